@@ -1,0 +1,99 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "inkra-server",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SingleTable", targets: ["SingleTable"]),
+        .library(name: "InkraUsage", targets: ["InkraUsage"]),
+        .library(name: "InkraAuth", targets: ["InkraAuth"]),
+        .library(name: "InkraJSON", targets: ["InkraJSON"]),
+        .library(name: "InkraHandlers", targets: ["InkraHandlers"]),
+        .library(name: "EmulatorKit", targets: ["EmulatorKit"]),
+        .executable(name: "inkra-emulator", targets: ["inkra-emulator"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.5.2"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    ],
+    targets: [
+        .target(name: "SingleTable", swiftSettings: strictSettings),
+        .target(name: "InkraJSON", swiftSettings: strictSettings),
+        .target(name: "InkraUsage", dependencies: ["SingleTable"], swiftSettings: strictSettings),
+        .target(
+            name: "InkraAuth",
+            dependencies: [
+                "InkraJSON",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "InkraHandlers",
+            dependencies: [
+                "InkraJSON",
+                "InkraAuth",
+                "InkraUsage",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(name: "LambdaRuntimeAPI", swiftSettings: strictSettings),
+        .target(
+            name: "EmulatorKit",
+            dependencies: [
+                "InkraHandlers",
+                "InkraAuth",
+                "InkraUsage",
+                "SingleTable",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "inkra-emulator",
+            dependencies: [
+                "EmulatorKit",
+                "InkraHandlers",
+                "InkraAuth",
+                "InkraUsage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "emulator",
+            resources: [.copy("dev-keys")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "SingleTableTests", dependencies: ["SingleTable"], swiftSettings: strictSettings),
+        .testTarget(name: "InkraUsageTests", dependencies: ["InkraUsage"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "InkraAuthTests",
+            dependencies: ["InkraAuth", "InkraJSON", .product(name: "JWTKit", package: "jwt-kit")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "InkraHandlersTests",
+            dependencies: ["InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable"],
+            exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EmulatorKitTests",
+            dependencies: ["EmulatorKit", "InkraHandlers", "InkraAuth", "InkraJSON", "InkraUsage", "SingleTable", "inkra-emulator"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,66 @@
+import Foundation
+import InkraHandlers
+import LambdaRuntimeAPI
+import Logging
+
+/// `bootstrap`: the Lambda custom runtime (`provided.al2023`) serving the function `_HANDLER`
+/// names, built once at start-up from the environment.
+@main
+enum BootstrapMain {
+    static func main() async {
+        let environment = ProcessInfo.processInfo.environment
+        guard let address = environment["AWS_LAMBDA_RUNTIME_API"], !address.isEmpty else {
+            FileHandle.standardError.write(
+                Data(
+                    "bootstrap: AWS_LAMBDA_RUNTIME_API is not set; run me under Lambda or inkra-emulator run-runtime\n"
+                        .utf8))
+            exit(1)
+        }
+        let client: RuntimeClient
+        do {
+            client = try RuntimeClient(address: address)
+        } catch {
+            FileHandle.standardError.write(Data("bootstrap: \(error)\n".utf8))
+            exit(1)
+        }
+        let earlyLogger = Logger(label: "inkra.bootstrap")
+        let loop = RuntimeLoop(client: client) { earlyLogger.warning("\($0)") }
+
+        let configuration: Configuration
+        let function: any EventHandler
+        let logger: Logger
+        do {
+            configuration = try Configuration(environment: environment)
+            let format = configuration.logFormat
+            let level =
+                Logger.Level(rawValue: configuration.logLevel == "warn" ? "warning" : configuration.logLevel) ?? .info
+            LoggingSystem.bootstrap { label in LambdaLogHandler(json: format == .json, logLevel: level, label: label) }
+            MetricsSetup.bootstrap(function: environment["_HANDLER"] ?? "unknown", namespace: "Inkra")
+            logger = Logger(label: "inkra.\(environment["_HANDLER"] ?? "bootstrap")")
+            function = try await Dependencies.function(
+                named: environment["_HANDLER"],
+                configuration: configuration,
+                environment: environment,
+                logger: logger
+            )
+        } catch {
+            let message = "\(error)"
+            FileHandle.standardError.write(Data("bootstrap: cannot start: \(message)\n".utf8))
+            loop.reportInitializationFailure(InvocationFailure(errorType: "Runtime.InitError", errorMessage: message))
+            exit(1)
+        }
+
+        do {
+            try await loop.run { context, event in
+                do {
+                    return try await function.handle(bytes: event)
+                } catch {
+                    throw InvocationFailure(errorType: error.errorType, errorMessage: error.errorMessage)
+                }
+            }
+        } catch {
+            logger.critical("the Runtime API is unreachable; stopping", metadata: ["error": "\(error)"])
+            exit(1)
+        }
+    }
+}

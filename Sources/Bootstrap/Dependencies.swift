@@ -1,0 +1,86 @@
+import Foundation
+import InkraAuth
+import InkraHandlers
+import InkraUsage
+import Logging
+import SingleTable
+
+/// Builds the chosen function once, at start-up, from the environment of SPEC §8.
+enum Dependencies {
+    /// The function `_HANDLER` names, wired to its store, keys, limits and generator.
+    /// - Throws: ``ConfigurationError`` naming the setting that is missing or malformed.
+    static func function(
+        named handler: String?,
+        configuration: Configuration,
+        environment: [String: String],
+        logger: Logger
+    ) async throws -> any EventHandler {
+        guard let handler, !handler.isEmpty else {
+            throw ConfigurationError("_HANDLER", "is required: authorizer, checkUsage or generateQuestions")
+        }
+        let name = handler.split(separator: ".").last.map(String.init) ?? handler
+        let limits = try tierLimits(configuration)
+        let now: @Sendable () -> Date = { Date() }
+        switch name.lowercased() {
+        case "authorizer":
+            let verifier = TokenVerifier(
+                configuration: try configuration.cognito(),
+                keys: try keySource(configuration),
+                now: now,
+                logger: logger
+            )
+            return Authorizer(verifier: verifier, limits: limits, logger: logger)
+        case "checkusage":
+            return CheckUsage(
+                store: try await store(configuration, environment), limits: limits, now: now, logger: logger)
+        case "generatequestions":
+            return GenerateQuestions(
+                store: try await store(configuration, environment),
+                generator: TemplateQuestionGenerator(),
+                limits: limits,
+                upgradeURL: configuration.upgradeURL,
+                now: now,
+                logger: logger
+            )
+        default:
+            throw ConfigurationError(
+                "_HANDLER", "must be authorizer, checkUsage or generateQuestions, got \"\(handler)\"")
+        }
+    }
+
+    private static func tierLimits(_ configuration: Configuration) throws(ConfigurationError) -> TierLimits {
+        guard let file = configuration.limitsFile else { return TierLimits() }
+        do {
+            return try TierLimits(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw ConfigurationError("INKRA_LIMITS_FILE", "\(error)")
+        }
+    }
+
+    private static func keySource(_ configuration: Configuration) throws(ConfigurationError) -> any KeySource {
+        if let file = configuration.jwksFile {
+            do {
+                return try JWKSKeySource(contentsOf: URL(fileURLWithPath: file))
+            } catch {
+                throw ConfigurationError("INKRA_JWKS_FILE", "\(error)")
+            }
+        }
+        let url = try configuration.cognito().jwksURL
+        return RemoteKeySource(url: url, fetch: HTTPSFetch.get)
+    }
+
+    private static func store(_ configuration: Configuration, _ environment: [String: String]) async throws
+        -> any UsageStore
+    {
+        switch configuration.store {
+        case .memory:
+            let table = InMemoryTable(schema: .singleTable(named: configuration.tableName))
+            return TableUsageStore(table: table, tableName: configuration.tableName)
+        case .dynamodb:
+            return TableUsageStore(
+                table: try DynamoDBStore.table(configuration, environment),
+                tableName: configuration.tableName
+            )
+        }
+    }
+}

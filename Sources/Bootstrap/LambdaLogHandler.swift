@@ -1,0 +1,48 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+import Logging
+
+/// Log lines as Lambda shows them: plain text, or one JSON object per line in Lambda's JSON log
+/// format (`timestamp`, `level`, `message`, `requestId`) when `AWS_LAMBDA_LOG_FORMAT=JSON`.
+struct LambdaLogHandler: LogHandler {
+    var json: Bool
+    var logLevel: Logger.Level
+    var metadata: Logger.Metadata = [:]
+    let label: String
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        let timestamp = Self.timestamp()
+        var line: String
+        if json {
+            var fields: [(String, String)] = [
+                ("timestamp", timestamp), ("level", event.level.rawValue.uppercased()), ("message", "\(event.message)"),
+                ("logger", label),
+            ]
+            if let trace = ProcessInfo.processInfo.environment["_X_AMZN_TRACE_ID"] { fields.append(("traceId", trace)) }
+            for (key, value) in merged.sorted(by: { $0.key < $1.key }) { fields.append((key, "\(value)")) }
+            line = "{" + fields.map { "\(Self.quote($0.0)):\(Self.quote($0.1))" }.joined(separator: ",") + "}"
+        } else {
+            line = "\(timestamp) \(event.level.rawValue.uppercased()) \(label): \(event.message)"
+            if !merged.isEmpty {
+                line +=
+                    " " + merged.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            }
+        }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    static func quote(_ text: String) -> String { JSONValue.string(text).jsonString }
+
+    private static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date())
+    }
+}

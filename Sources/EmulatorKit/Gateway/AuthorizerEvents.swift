@@ -1,0 +1,52 @@
+import InkraHandlers
+import InkraJSON
+
+/// The authorizer events API Gateway builds from a request.
+enum AuthorizerEvents {
+    /// REST API: a `TOKEN` event; HTTP API: a payload 2.0 `REQUEST` event.
+    static func event(for proxy: ProxyRequest, token: String) -> JSONValue {
+        let context = proxy.requestContext ?? JSONObject()
+        let region = Self.region(of: proxy)
+        let account = context["accountId"]?.scalarText ?? "123456789012"
+        let api = context["apiId"]?.scalarText ?? "local"
+        switch proxy.version {
+        case .v1:
+            let stage = context["stage"]?.scalarText ?? "prod"
+            let method = proxy.httpMethod ?? "GET"
+            let resource = context["resourcePath"]?.string ?? proxy.event["resource"]?.string ?? proxy.path ?? "/"
+            return [
+                "type": "TOKEN",
+                "authorizationToken": .string(token),
+                "methodArn": .string("arn:aws:execute-api:\(region):\(account):\(api)/\(stage)/\(method)\(resource)"),
+            ]
+        case .v2:
+            let stage = context["stage"]?.scalarText ?? "$default"
+            let method = proxy.httpMethod ?? "GET"
+            let path = proxy.path ?? "/"
+            var event: JSONValue = [
+                "version": "2.0",
+                "type": "REQUEST",
+                "routeArn": .string("arn:aws:execute-api:\(region):\(account):\(api)/\(stage)/\(method)\(path)"),
+                "identitySource": [.string(token)],
+                "routeKey": proxy.event["routeKey"] ?? .string("\(method) \(path)"),
+                "rawPath": .string(path),
+                "rawQueryString": proxy.event["rawQueryString"] ?? "",
+                "headers": proxy.event["headers"] ?? [:],
+            ]
+            var requestContext = context
+            requestContext["authorizer"] = nil
+            event.set(.object(requestContext), at: ["requestContext"])
+            return event
+        }
+    }
+
+    /// The region from the API's domain name (`id.execute-api.REGION.amazonaws.com`), else us-east-1.
+    static func region(of proxy: ProxyRequest) -> String {
+        let host = proxy.requestContext?["domainName"]?.string ?? proxy.header("Host") ?? ""
+        let labels = host.split(separator: ".")
+        if let index = labels.firstIndex(of: "execute-api"), index + 1 < labels.count {
+            return String(labels[index + 1])
+        }
+        return "us-east-1"
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+
+/// API Gateway's part of a request: the authorizer in front of the function, its answer turned
+/// into 401 / 403 or injected into the event as API Gateway injects it.
+public struct GatewayChain: Sendable {
+    let stack: EmulatorStack
+
+    /// Runs one event through the chain API Gateway would run for a function.
+    ///
+    /// For `checkUsage` and `generateQuestions`: an event that already carries an authorizer
+    /// section goes straight to the function; one with an `Authorization` header goes through
+    /// `authorizer` first; one with neither is refused with 401 as API Gateway refuses a request
+    /// without its identity source. For `authorizer`, the event goes to it alone.
+    public func invoke(_ function: FunctionName, event: JSONValue) async -> Invocation {
+        guard function != .authorizer else {
+            return await Invocation.run(stack.authorizer, event)
+        }
+        guard let proxy = try? ProxyRequest(event: event) else {
+            return await Invocation.run(stack.handler(for: function), event)
+        }
+        if let section = proxy.authorizer, !section.isEmpty {
+            return await Invocation.run(stack.handler(for: function), event)
+        }
+        guard let token = proxy.header("Authorization"), !token.isEmpty else {
+            return Invocation(outcome: .success(Self.gatewayResponse(401, "Unauthorized", proxy.version)))
+        }
+        let authorizerEvent = AuthorizerEvents.event(for: proxy, token: token)
+        let authorization = await Invocation.run(stack.authorizer, authorizerEvent)
+        let step = AuthorizerStep(event: authorizerEvent, result: authorization.outcome)
+        switch Self.decision(authorization.outcome, proxy: proxy, resource: authorizerEvent.resourceArn) {
+        case .allow(let context, let principal):
+            let injected = Self.inject(context, principal: principal, into: event, version: proxy.version)
+            var result = await Invocation.run(stack.handler(for: function), injected)
+            result.authorizer = step
+            return result
+        case .refuse(let status, let message):
+            return Invocation(
+                outcome: .success(Self.gatewayResponse(status, message, proxy.version)),
+                authorizer: step
+            )
+        }
+    }
+
+    enum Decision {
+        case allow(JSONObject, principal: String?)
+        case refuse(Int, String?)
+    }
+
+    /// What API Gateway makes of the authorizer's answer.
+    static func decision(_ outcome: Invocation.Outcome, proxy: ProxyRequest, resource: String?) -> Decision {
+        let forbidden = proxy.version == .v1 ? "User is not authorized to access this resource" : "Forbidden"
+        switch outcome {
+        case .failure(let error) where error.errorMessage == "Unauthorized":
+            return .refuse(401, "Unauthorized")
+        case .failure:
+            return .refuse(500, proxy.version == .v1 ? nil : "Internal Server Error")
+        case .success(let answer):
+            if let authorized = answer["isAuthorized"]?.bool {
+                return authorized
+                    ? .allow(answer["context"]?.object ?? JSONObject(), principal: nil) : .refuse(403, forbidden)
+            }
+            guard let document = answer["policyDocument"], let resource else {
+                return .refuse(500, proxy.version == .v1 ? nil : "Internal Server Error")
+            }
+            guard PolicyEvaluator.allows(document, resource: resource) else { return .refuse(403, forbidden) }
+            return .allow(answer["context"]?.object ?? JSONObject(), principal: answer["principalId"]?.scalarText)
+        }
+    }
+
+    /// Puts the authorizer's context where API Gateway puts it: REST as strings beside
+    /// `principalId`; HTTP API under `lambda`, values as they were.
+    static func inject(_ context: JSONObject, principal: String?, into event: JSONValue, version: ProxyRequest.Version)
+        -> JSONValue
+    {
+        var section = JSONObject()
+        switch version {
+        case .v1:
+            if let principal { section["principalId"] = .string(principal) }
+            for (key, value) in context.pairs { section[key] = .string(value.scalarText ?? value.jsonString) }
+            section["integrationLatency"] = 0
+        case .v2:
+            section["lambda"] = .object(context)
+        }
+        return event.setting(.object(section), at: ["requestContext", "authorizer"])
+    }
+
+    /// A response API Gateway makes itself: `{"message":…}`.
+    static func gatewayResponse(_ status: Int, _ message: String?, _ version: ProxyRequest.Version) -> JSONValue {
+        var headers: [(String, String)] = []
+        if version == .v1 {
+            switch status {
+            case 401: headers.append(("x-amzn-ErrorType", "UnauthorizedException"))
+            case 403: headers.append(("x-amzn-ErrorType", "AccessDeniedException"))
+            case 500: headers.append(("x-amzn-ErrorType", "AuthorizerConfigurationException"))
+            default: break
+            }
+        }
+        return ProxyResponse.json(status, ["message": message.map(JSONValue.string) ?? .null], headers: headers).json
+    }
+}
+
+extension JSONValue {
+    /// An authorizer event's `methodArn` or `routeArn`.
+    var resourceArn: String? { self["methodArn"]?.string ?? self["routeArn"]?.string }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+
+/// What came of one invocation through the chain.
+public struct Invocation: Sendable {
+    /// The function's result, or its failure.
+    public enum Outcome: Sendable, Hashable {
+        /// The function returned this JSON (for proxy functions, a proxy response).
+        case success(JSONValue)
+        /// The invocation failed with Lambda's error object.
+        case failure(FunctionError)
+    }
+
+    /// The outcome.
+    public var outcome: Outcome
+    /// The authorizer's part, when the chain ran it first.
+    public var authorizer: AuthorizerStep?
+
+    /// Creates a result.
+    public init(outcome: Outcome, authorizer: AuthorizerStep? = nil) {
+        self.outcome = outcome
+        self.authorizer = authorizer
+    }
+
+    /// The HTTP status, when the outcome is a proxy response.
+    public var statusCode: Int? {
+        if case .success(let json) = outcome { return json["statusCode"]?.int }
+        return nil
+    }
+
+    /// The result's JSON: the response, or Lambda's error object.
+    public var json: JSONValue {
+        switch outcome {
+        case .success(let json): json
+        case .failure(let error): error.json
+        }
+    }
+
+    /// Runs one function alone on one event, on the event's recorded clock when it has one (and
+    /// no fixed `--now` is set).
+    public static func direct(_ handler: any EventHandler, _ event: JSONValue, at time: Date?) async -> Invocation {
+        guard let time else { return await run(handler, event) }
+        return await EmulatorClock.$instant.withValue(time) { await run(handler, event) }
+    }
+
+    /// Runs one function on one event.
+    static func run(_ handler: any EventHandler, _ event: JSONValue) async -> Invocation {
+        do {
+            return Invocation(outcome: .success(try await handler.handle(event)))
+        } catch {
+            return Invocation(outcome: .failure(error))
+        }
+    }
+}
+
+/// The authorizer's part of a chained invocation.
+public struct AuthorizerStep: Sendable, Hashable {
+    /// The event API Gateway sent the authorizer.
+    public var event: JSONValue
+    /// What the authorizer answered.
+    public var result: Invocation.Outcome
+}

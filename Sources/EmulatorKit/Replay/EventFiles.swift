@@ -1,0 +1,58 @@
+import Foundation
+
+/// Finds the event files to replay: files as named, folders searched recursively for `*.json`
+/// (not `*.expected.json`), in name order.
+enum EventFiles {
+    static func collect(_ paths: [URL]) -> [EventFile] {
+        var files: [EventFile] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else {
+                files.append(EventFile(url: path, display: path.relativePath, missing: true))
+                continue
+            }
+            guard isDirectory.boolValue else {
+                files.append(EventFile(url: path, display: path.relativePath))
+                continue
+            }
+            let root = path.standardizedFileURL.path
+            let enumerator = FileManager.default.enumerator(atPath: root)
+            var found: [String] = []
+            while let relative = enumerator?.nextObject() as? String {
+                guard relative.hasSuffix(".json"), !relative.hasSuffix(".expected.json") else { continue }
+                let name = (relative as NSString).lastPathComponent
+                guard !name.hasPrefix(".") else { continue }
+                found.append(relative)
+            }
+            for relative in found.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                let display = (path.relativePath as NSString).appendingPathComponent(relative)
+                files.append(
+                    EventFile(url: URL(fileURLWithPath: root).appendingPathComponent(relative), display: display))
+            }
+        }
+        return files
+    }
+}
+
+/// One event file.
+struct EventFile: Sendable {
+    /// Where it is.
+    var url: URL
+    /// How it is named in output.
+    var display: String
+    /// Whether the path did not exist.
+    var missing = false
+
+    /// `<name>.expected.json` beside the event.
+    var expectationURL: URL {
+        url.deletingPathExtension().appendingPathExtension("expected.json")
+    }
+
+    /// The function its folder names: the nearest folder called after a function.
+    var functionFromFolder: FunctionName? {
+        for component in url.deletingLastPathComponent().pathComponents.reversed() {
+            if let function = FunctionName(caseInsensitive: component) { return function }
+        }
+        return nil
+    }
+}

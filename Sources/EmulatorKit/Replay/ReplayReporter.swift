@@ -1,0 +1,77 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+
+/// Turns replay records into what `replay` prints: a line per event (or a JSON object per event),
+/// a readable diff under each mismatch, and a summary.
+public enum ReplayReporter {
+    /// One line per event: mark, file, function, status, time taken; the diff indented below.
+    public static func line(for record: ReplayRecord) -> String {
+        let mark = record.ok ? (record.updated ? "✎" : "✓") : "✗"
+        let function = record.function?.rawValue ?? "-"
+        var status = "-"
+        if let invocation = record.invocation {
+            switch invocation.outcome {
+            case .failure(let error): status = "error \(error.errorMessage)"
+            case .success(let json):
+                if let code = json["statusCode"]?.int {
+                    status = String(code)
+                } else if let authorized = json["isAuthorized"]?.bool {
+                    status = authorized ? "authorized" : "not authorized"
+                } else if let effect = json["policyDocument"]?["Statement"]?.array?.first?["Effect"]?.string {
+                    status = effect
+                } else {
+                    status = "ok"
+                }
+            }
+        }
+        var text = "\(mark) \(record.file)  \(function)  \(status)  \(milliseconds(record.duration))"
+        if !record.checked && !record.updated && record.problem == nil {
+            text += "  (no expectation)"
+        }
+        if let problem = record.problem { text += "\n    \(problem)" }
+        for mismatch in record.mismatches { text += "\n    \(mismatch)" }
+        return text
+    }
+
+    /// The `--json` object of one event.
+    public static func json(for record: ReplayRecord) -> JSONValue {
+        var object: JSONValue = [
+            "file": .string(record.file), "function": record.function.map { .string($0.rawValue) } ?? .null,
+            "ok": .bool(record.ok),
+        ]
+        if let invocation = record.invocation {
+            switch invocation.outcome {
+            case .success(let json):
+                object.set(json["statusCode"] ?? .null, at: ["statusCode"])
+                object.set(json, at: ["response"])
+            case .failure(let error):
+                object.set(error.json, at: ["error"])
+            }
+        }
+        if let problem = record.problem { object.set(.string(problem), at: ["problem"]) }
+        if !record.mismatches.isEmpty {
+            object.set(.array(record.mismatches.map(JSONValue.string)), at: ["mismatches"])
+        }
+        return object
+    }
+
+    /// "`25 events: 25 passed, 0 failed in 12.3 ms`".
+    public static func summary(_ records: [ReplayRecord], elapsed: Duration) -> String {
+        let failed = records.filter { !$0.ok }.count
+        let unchecked = records.filter { $0.ok && !$0.checked && !$0.updated }.count
+        let updated = records.filter(\.updated).count
+        var text = "\(records.count) events: \(records.count - failed) passed, \(failed) failed"
+        if updated > 0 { text += ", \(updated) expectations written" }
+        if unchecked > 0 { text += ", \(unchecked) without expectations" }
+        text += " in \(milliseconds(elapsed))"
+        return text
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let value = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        if value >= 1000 { return String(format: "%.2f s", value / 1000) }
+        return String(format: "%.2f ms", value)
+    }
+}

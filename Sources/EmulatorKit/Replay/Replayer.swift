@@ -1,0 +1,162 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+
+/// Replays recorded events through the stack, in name order, with state shared across them.
+public struct Replayer: Sendable {
+    /// The stack events run on.
+    public let stack: EmulatorStack
+    /// Write each event's expectation from its result instead of comparing.
+    public var update = false
+
+    /// A replayer over a stack.
+    public init(stack: EmulatorStack, update: Bool = false) {
+        self.stack = stack
+        self.update = update
+    }
+
+    /// Replays files and folders.
+    /// - Parameters:
+    ///   - paths: event files and folders.
+    ///   - report: called after each event with its record, its position and the total.
+    /// - Returns: every event's record.
+    public func replay(
+        _ paths: [URL],
+        report: (ReplayRecord, _ position: Int, _ total: Int) -> Void = { _, _, _ in }
+    ) async -> [ReplayRecord] {
+        let files = EventFiles.collect(paths)
+        var records: [ReplayRecord] = []
+        records.reserveCapacity(files.count)
+        for (index, file) in files.enumerated() {
+            let record = await replay(file)
+            report(record, index + 1, files.count)
+            records.append(record)
+        }
+        return records
+    }
+
+    /// Replays one event given as JSON (no file), with its function named.
+    public func replay(event: JSONValue, function: FunctionName) async -> Invocation {
+        let (cleaned, time) = Self.prepare(event)
+        return await invoke(function, cleaned, at: time)
+    }
+
+    private func replay(_ file: EventFile) async -> ReplayRecord {
+        var record = ReplayRecord(file: file.display)
+        guard !file.missing else {
+            record.problem = "no such file or folder"
+            return record
+        }
+        let event: JSONValue
+        do {
+            let data = try Data(contentsOf: file.url)
+            guard data.count <= Self.maximumEventSize else {
+                record.problem = "event is \(data.count) bytes; Lambda accepts at most \(Self.maximumEventSize)"
+                return record
+            }
+            event = try JSONParser.parse(Array(data))
+        } catch let error as JSONParseError {
+            record.problem = "not valid JSON: \(error)"
+            return record
+        } catch {
+            record.problem = "cannot be read: \(error.localizedDescription)"
+            return record
+        }
+        guard event.object != nil else {
+            record.problem = "an event must be a JSON object, not \(event.typeName)"
+            return record
+        }
+        let named = event["x-inkra-function"]?.string
+        if let named, FunctionName(caseInsensitive: named) == nil {
+            record.problem = "x-inkra-function \"\(named)\" is not one of authorizer, checkUsage, generateQuestions"
+            return record
+        }
+        guard let function = named.flatMap(FunctionName.init(caseInsensitive:)) ?? file.functionFromFolder else {
+            record.problem =
+                "cannot tell which function this event is for: put it under a folder named after the function "
+                + "(events/generateQuestions/…) or add \"x-inkra-function\""
+            return record
+        }
+        record.function = function
+
+        let (cleaned, time) = Self.prepare(event)
+        let started = ContinuousClock.now
+        let invocation = await invoke(function, cleaned, at: time)
+        record.duration = ContinuousClock.now - started
+        record.invocation = invocation
+
+        let expectationURL = file.expectationURL
+        if update {
+            let expectation = Expectation(recording: invocation)
+            do {
+                try Data((expectation.json.prettyJSONString + "\n").utf8).write(to: expectationURL, options: .atomic)
+                record.updated = true
+            } catch {
+                record.problem = "cannot write \(expectationURL.lastPathComponent): \(error.localizedDescription)"
+            }
+            return record
+        }
+        guard FileManager.default.fileExists(atPath: expectationURL.path) else { return record }
+        do {
+            let data = try Data(contentsOf: expectationURL)
+            let expectation = Expectation(json: try JSONParser.parse(Array(data)))
+            record.checked = true
+            record.mismatches = expectation.mismatches(invocation)
+        } catch {
+            record.problem = "\(expectationURL.lastPathComponent) is not valid JSON: \(error)"
+        }
+        return record
+    }
+
+    private func invoke(_ function: FunctionName, _ event: JSONValue, at time: Date?) async -> Invocation {
+        let chain = stack.gateway
+        guard stack.options.now == nil, let time else { return await chain.invoke(function, event: event) }
+        return await EmulatorClock.$instant.withValue(time) { await chain.invoke(function, event: event) }
+    }
+
+    /// Lambda's limit on a synchronous invocation's payload.
+    public static let maximumEventSize = 6 * 1024 * 1024
+
+    /// The event without the emulator's own fields, and the instant it was recorded.
+    public static func prepare(_ event: JSONValue) -> (JSONValue, Date?) {
+        var cleaned = event
+        cleaned.set(nil, at: ["x-inkra-function"])
+        cleaned.set(nil, at: ["x-inkra-recorded-at"])
+        return (cleaned, recordedTime(event))
+    }
+
+    /// `requestContext.requestTimeEpoch` / `timeEpoch` (milliseconds), else `x-inkra-recorded-at`
+    /// (ISO-8601), the field the emulator reads for authorizer events, which carry no time.
+    static func recordedTime(_ event: JSONValue) -> Date? {
+        if let context = event["requestContext"],
+            let milliseconds = (context["requestTimeEpoch"] ?? context["timeEpoch"])?.double
+        {
+            return Date(timeIntervalSince1970: milliseconds / 1000)
+        }
+        if let text = event["x-inkra-recorded-at"]?.string { return ISO8601.parse(text) }
+        return nil
+    }
+}
+
+/// What happened to one event of a replay.
+public struct ReplayRecord: Sendable {
+    /// The event file, as named in output.
+    public var file: String
+    /// The function it was for.
+    public var function: FunctionName?
+    /// The result, when the event could be run.
+    public var invocation: Invocation?
+    /// Why the event could not be run or checked.
+    public var problem: String?
+    /// Differences from the expectation.
+    public var mismatches: [String] = []
+    /// Whether an expectation file was compared.
+    public var checked = false
+    /// Whether `--update` wrote the expectation.
+    public var updated = false
+    /// How long the chain took.
+    public var duration: Duration = .zero
+
+    /// Whether the event ran and matched its expectation (if any).
+    public var ok: Bool { problem == nil && mismatches.isEmpty }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import InkraAuth
+
+/// What the emulator runs with: whose tokens it trusts, where state lives, the clock and the seed.
+public struct EmulatorOptions: Sendable {
+    /// A JWKS file to trust instead of the development key's.
+    public var jwksFile: URL?
+    /// The issuer tokens must carry; default: the development pool's.
+    public var issuer: String?
+    /// A Cognito user pool id (with ``region``), instead of ``issuer``.
+    public var userPoolID: String?
+    /// The pool's region.
+    public var region: String?
+    /// Accepted client ids; default: the development client.
+    public var clientIDs: [String] = []
+    /// Which tokens are accepted.
+    public var tokenUse: TokenUse = .access
+    /// Seconds of tolerance on `exp`, `nbf`, `iat`.
+    public var clockSkew: TimeInterval = 0
+    /// Where the in-memory table is kept between runs.
+    public var stateFile: URL?
+    /// The table's name.
+    public var tableName = "inkra-usage"
+    /// A limits file.
+    public var limitsFile: URL?
+    /// The upgrade URL sent with monthly refusals.
+    public var upgradeURL = "https://inkra.app/premium"
+    /// A fixed clock for every invocation, instead of each event's recorded time.
+    public var now: Date?
+    /// The question generator's seed.
+    public var seed: UInt64 = 0
+    /// The development key (emulator/dev-keys), trusted unless another JWKS or pool is named.
+    public var developmentKey: DevelopmentKey?
+
+    /// The defaults: trust the development key, in memory, recorded time, seed 0.
+    public init() {}
+
+    /// Whether the development key is the trusted one.
+    public var trustsDevelopmentKey: Bool { jwksFile == nil && issuer == nil && userPoolID == nil }
+
+    /// The Cognito settings the authorizer checks tokens against.
+    /// - Throws: ``EmulatorError`` when a pool is named without its region.
+    public func cognitoConfiguration() throws(EmulatorError) -> CognitoConfiguration {
+        let ids = clientIDs.isEmpty && trustsDevelopmentKey ? [DevelopmentKey.clientID] : clientIDs
+        if let issuer {
+            return CognitoConfiguration(
+                issuer: issuer,
+                clientIds: ids,
+                tokenUse: tokenUse,
+                clockTolerance: clockSkew
+            )
+        }
+        if let userPoolID {
+            let region = region ?? String(userPoolID.prefix { $0 != "_" })
+            guard !region.isEmpty, userPoolID.contains("_") else {
+                throw EmulatorError("--user-pool-id \(userPoolID) needs --region (or the form us-east-1_AbCdEf)")
+            }
+            return CognitoConfiguration(
+                region: region,
+                userPoolId: userPoolID,
+                clientIds: ids,
+                tokenUse: tokenUse,
+                clockTolerance: clockSkew
+            )
+        }
+        return CognitoConfiguration(
+            issuer: DevelopmentKey.issuer,
+            clientIds: ids,
+            tokenUse: tokenUse,
+            clockTolerance: clockSkew
+        )
+    }
+}
+
+/// A problem the emulator reports to its user, naming the file or flag at fault.
+public struct EmulatorError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import InkraAuth
+import InkraHandlers
+import InkraUsage
+import Logging
+import SingleTable
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The three functions wired as they are deployed — one usage table, one key source, one clock —
+/// with API Gateway's chain in front.
+public struct EmulatorStack: Sendable {
+    /// What the stack was built with.
+    public let options: EmulatorOptions
+    /// The table the usage store writes to.
+    public let table: any Table
+    /// The in-memory table, when the stack is not on DynamoDB (persisted with `--state`).
+    public let memoryTable: InMemoryTable?
+    /// The usage store.
+    public let store: TableUsageStore
+    /// `authorizer`.
+    public let authorizer: Authorizer
+    /// `checkUsage`.
+    public let checkUsage: CheckUsage
+    /// `generateQuestions`.
+    public let generateQuestions: GenerateQuestions
+    /// The state file, when one was named.
+    public let state: StateFile?
+
+    /// Builds the stack on the in-memory table, loading `--state` when named.
+    /// - Throws: ``EmulatorError`` naming the file or flag at fault.
+    public init(options: EmulatorOptions, logger: Logger = Logger(label: "inkra.emulator")) throws(EmulatorError) {
+        let state = options.stateFile.map { StateFile(url: $0, tableName: options.tableName) }
+        let table = InMemoryTable(schema: .singleTable(named: options.tableName), items: try state?.load() ?? [])
+        try self.init(options: options, table: table, memoryTable: table, state: state, logger: logger)
+    }
+
+    /// Builds the stack over any table (such as DynamoDB).
+    public init(options: EmulatorOptions, table: any Table, logger: Logger = Logger(label: "inkra.emulator"))
+        throws(EmulatorError)
+    {
+        try self.init(options: options, table: table, memoryTable: nil, state: nil, logger: logger)
+    }
+
+    private init(
+        options: EmulatorOptions,
+        table: any Table,
+        memoryTable: InMemoryTable?,
+        state: StateFile?,
+        logger: Logger
+    ) throws(EmulatorError) {
+        self.options = options
+        self.table = table
+        self.memoryTable = memoryTable
+        self.state = state
+        let limits: TierLimits
+        if let file = options.limitsFile {
+            do {
+                limits = try TierLimits(contentsOf: file)
+            } catch {
+                throw EmulatorError("--limits: \(error)")
+            }
+        } else {
+            limits = TierLimits()
+        }
+        let now = EmulatorClock.closure(fixed: options.now)
+        store = TableUsageStore(table: table, tableName: options.tableName)
+        let verifier = TokenVerifier(
+            configuration: try options.cognitoConfiguration(),
+            keys: try Self.keySource(options),
+            now: now,
+            logger: logger
+        )
+        authorizer = Authorizer(verifier: verifier, limits: limits, logger: logger)
+        checkUsage = CheckUsage(store: store, limits: limits, now: now, logger: logger)
+        generateQuestions = GenerateQuestions(
+            store: store,
+            generator: TemplateQuestionGenerator(seed: options.seed),
+            limits: limits,
+            upgradeURL: options.upgradeURL,
+            now: now,
+            logger: logger
+        )
+    }
+
+    /// The function of a name.
+    public func handler(for function: FunctionName) -> any EventHandler {
+        switch function {
+        case .authorizer: authorizer
+        case .checkUsage: checkUsage
+        case .generateQuestions: generateQuestions
+        }
+    }
+
+    /// API Gateway's chain in front of the functions.
+    public var gateway: GatewayChain { GatewayChain(stack: self) }
+
+    /// Writes the in-memory table to the state file, when one was named.
+    /// - Throws: ``EmulatorError`` naming the file.
+    public func saveState() throws(EmulatorError) {
+        guard let state, let memoryTable else { return }
+        try state.save(memoryTable.snapshot())
+    }
+
+    private static func keySource(_ options: EmulatorOptions) throws(EmulatorError) -> any KeySource {
+        if let file = options.jwksFile {
+            do {
+                return try JWKSKeySource(contentsOf: file)
+            } catch {
+                throw EmulatorError("--jwks \(file.path): \(error)")
+            }
+        }
+        if options.trustsDevelopmentKey {
+            guard let key = options.developmentKey else {
+                throw EmulatorError("no development key is loaded and no --jwks, --issuer or --user-pool-id was given")
+            }
+            do {
+                return try JWKSKeySource(jwks: key.jwks)
+            } catch {
+                throw EmulatorError("development JWKS: \(error)")
+            }
+        }
+        let url = try options.cognitoConfiguration().jwksURL
+        return RemoteKeySource(url: url, fetch: Self.fetch)
+    }
+
+    /// Fetches a pool's JWKS over HTTPS.
+    @Sendable private static func fetch(_ url: URL) async throws -> Data {
+        var request = URLRequest(url: url)
+        request.timeoutInterval = 5
+        let (data, response) = try await URLSession.shared.data(for: request)
+        if let http = response as? HTTPURLResponse, http.statusCode != 200 {
+            throw EmulatorError("\(url.absoluteString) answered HTTP \(http.statusCode)")
+        }
+        return data
+    }
+}

@@ -1,0 +1,17 @@
+/// The three functions of the stack, by their deployed names.
+public enum FunctionName: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case authorizer
+    case checkUsage
+    case generateQuestions
+
+    /// The name as written in events folders, flags and `_HANDLER`.
+    public var description: String { rawValue }
+
+    /// A function from its name, ignoring case (`generatequestions`, `GenerateQuestions`).
+    public init?(caseInsensitive name: String) {
+        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+            return nil
+        }
+        self = match
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import SingleTable
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The file `--state` keeps the in-memory table in between runs.
+///
+/// Writes are atomic: the new contents go to a temporary file in the same folder, which is
+/// flushed to disk (`fsync`) and then renamed over the old file, so a crash leaves either the old
+/// state or the new one, never a torn file. A file that is not an emulator state file is refused
+/// with a message and never overwritten.
+public struct StateFile: Sendable {
+    /// The format tag at the top of every state file.
+    public static let format = "inkra-emulator-state"
+    /// The format version this emulator writes.
+    public static let version = 1
+
+    /// The file.
+    public let url: URL
+    /// The table the file belongs to.
+    public let tableName: String
+
+    /// A state file for a table.
+    public init(url: URL, tableName: String) {
+        self.url = url
+        self.tableName = tableName
+    }
+
+    private struct Contents: Codable {
+        var format: String
+        var version: Int
+        var table: String
+        var items: [Item]
+    }
+
+    /// The items in the file; none when the file does not exist yet.
+    /// - Throws: ``EmulatorError`` when the file exists but is unreadable, corrupt, of another
+    ///   format or version, or of another table.
+    public func load() throws(EmulatorError) -> [Item] {
+        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw EmulatorError("state file \(url.path) cannot be read: \(error.localizedDescription)")
+        }
+        let refuse = "; refusing to use or overwrite it (move it away, or pass another --state)"
+        guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
+            throw EmulatorError(
+                "state file \(url.path) is not an inkra-emulator state file (not the expected JSON)\(refuse)")
+        }
+        guard header.format == Self.format else {
+            throw EmulatorError(
+                "state file \(url.path) has format \"\(header.format)\", not \"\(Self.format)\"\(refuse)")
+        }
+        guard header.version == Self.version else {
+            throw EmulatorError(
+                "state file \(url.path) is version \(header.version); this emulator reads version \(Self.version)\(refuse)"
+            )
+        }
+        guard header.table == tableName else {
+            throw EmulatorError("state file \(url.path) holds table \"\(header.table)\", not \"\(tableName)\"\(refuse)")
+        }
+        do {
+            return try JSONDecoder().decode(Contents.self, from: data).items
+        } catch {
+            throw EmulatorError("state file \(url.path) is corrupt (\(Self.describe(error)))\(refuse)")
+        }
+    }
+
+    /// Replaces the file's contents with these items, atomically and durably.
+    /// - Throws: ``EmulatorError`` naming the file.
+    public func save(_ items: [Item]) throws(EmulatorError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data: Data
+        do {
+            data = try encoder.encode(
+                Contents(format: Self.format, version: Self.version, table: tableName, items: items))
+        } catch {
+            throw EmulatorError("state for \(url.path) cannot be encoded: \(error)")
+        }
+        try Self.writeAtomically(data, to: url)
+    }
+
+    private struct Header: Decodable {
+        var format: String
+        var version: Int
+        var table: String
+    }
+
+    /// Writes through a flushed temporary file renamed into place, then flushes the folder.
+    static func writeAtomically(_ data: Data, to url: URL) throws(EmulatorError) {
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else {
+            throw EmulatorError("cannot write \(temporary.path): \(String(cString: strerror(errno)))")
+        }
+        var failure: String?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil && fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
+        close(descriptor)
+        if let failure {
+            unlink(temporary.path)
+            throw EmulatorError("cannot write \(temporary.path): \(failure)")
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary.path)
+            throw EmulatorError("cannot replace \(url.path): \(reason)")
+        }
+        let folder = open(directory.path, O_RDONLY)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return "\(error)" }
+        switch decoding {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
+            .valueNotFound(_, let context):
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return "at \(path.isEmpty ? "top level" : path): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

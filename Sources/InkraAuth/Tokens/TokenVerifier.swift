@@ -1,0 +1,130 @@
+import Foundation
+import InkraJSON
+import JWTKit
+import Logging
+
+/// Verifies Cognito user-pool tokens exactly as SPEC §3 describes: form, algorithm, signature by
+/// the key whose `kid` the token names, issuer, token use, client, and time claims.
+public struct TokenVerifier: Sendable {
+    /// What tokens must satisfy.
+    public let configuration: CognitoConfiguration
+    let keys: any KeySource
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    /// The algorithms accepted; `none` and HMAC never are.
+    static let algorithms: Set<String> = ["RS256", "RS384", "RS512", "ES256"]
+
+    /// Creates a verifier.
+    public init(
+        configuration: CognitoConfiguration,
+        keys: any KeySource,
+        now: @escaping @Sendable () -> Date,
+        logger: Logger = Logger(label: "inkra.auth")
+    ) {
+        self.configuration = configuration
+        self.keys = keys
+        self.now = now
+        self.logger = logger
+    }
+
+    /// Verifies a token (with or without its `Bearer ` prefix) and returns its claims.
+    /// - Throws: ``AuthError`` with the reason; callers answer `Unauthorized` whatever it is.
+    public func verify(_ token: String) async throws(AuthError) -> CognitoClaims {
+        do {
+            return try await check(token)
+        } catch {
+            logger.info("token refused", metadata: ["reason": "\(error.code)", "detail": "\(error.message)"])
+            throw error
+        }
+    }
+
+    private func check(_ raw: String) async throws(AuthError) -> CognitoClaims {
+        let token = try CompactToken(raw)
+        guard let alg = token.header["alg"]?.string else { throw AuthError(.unsupportedAlgorithm, "header has no alg") }
+        guard Self.algorithms.contains(alg) else {
+            throw AuthError(.unsupportedAlgorithm, "alg \(alg) is not accepted")
+        }
+        guard let kid = token.header["kid"]?.string, !kid.isEmpty, kid.utf8.count <= 256 else {
+            throw AuthError(.unknownKey, "header has no usable kid")
+        }
+        let key: VerificationKey?
+        do {
+            key = try await keys.key(withID: kid)
+        } catch {
+            throw AuthError(.keysUnavailable, "\(error)")
+        }
+        guard let key else { throw AuthError(.unknownKey, "no key has kid \(kid.prefix(64))") }
+        guard let verifier = key.verifier(for: alg) else {
+            throw AuthError(
+                .unsupportedAlgorithm, "alg \(alg) does not match key \(kid) (\(key.algorithm ?? key.keyType))")
+        }
+        let valid: Bool
+        do {
+            valid = try verifier.verify(token.signature, signs: token.signingInput)
+        } catch {
+            valid = false
+        }
+        guard valid else { throw AuthError(.badSignature, "signature does not verify with key \(kid)") }
+        return try claims(token.payload)
+    }
+
+    private func claims(_ payload: JSONObject) throws(AuthError) -> CognitoClaims {
+        let instant = now().timeIntervalSince1970
+        let tolerance = configuration.clockTolerance
+        guard let issuer = payload["iss"]?.string, issuer == configuration.issuer else {
+            throw AuthError(
+                .wrongIssuer, "iss is \(payload["iss"]?.jsonString ?? "missing"), not \(configuration.issuer)")
+        }
+        let use = payload["token_use"]?.string
+        switch configuration.tokenUse {
+        case .access, .id:
+            guard use == configuration.tokenUse.rawValue else {
+                throw AuthError(
+                    .wrongTokenUse, "token_use is \(use ?? "missing"), not \(configuration.tokenUse.rawValue)")
+            }
+        case .any:
+            guard use == "access" || use == "id" else {
+                throw AuthError(.wrongTokenUse, "token_use is \(use ?? "missing"), not access or id")
+            }
+        }
+        let clientId = payload["client_id"]?.string
+        let audience: [String] =
+            payload["aud"]?.string.map { [$0] } ?? payload["aud"]?.array?.compactMap(\.string) ?? []
+        if !configuration.clientIds.isEmpty {
+            let presented = use == "access" ? clientId.map { [$0] } ?? [] : audience
+            guard presented.contains(where: configuration.clientIds.contains) else {
+                throw AuthError(.wrongAudience, "\(use == "access" ? "client_id" : "aud") is not a configured client")
+            }
+        }
+        guard let exp = payload["exp"]?.double else { throw AuthError(.missingExpiry, "exp is missing") }
+        guard instant < exp + tolerance else { throw AuthError(.expired, "expired at \(Int(exp))") }
+        if let nbf = payload["nbf"] {
+            guard let value = nbf.double, value <= instant + tolerance else {
+                throw AuthError(.notYetValid, "nbf is in the future")
+            }
+        }
+        if let iat = payload["iat"] {
+            guard let value = iat.double, value <= instant + tolerance else {
+                throw AuthError(.issuedInFuture, "iat is in the future")
+            }
+        }
+        guard let subject = payload["sub"]?.string, !subject.isEmpty else {
+            throw AuthError(.missingSubject, "sub is missing or empty")
+        }
+        let groups = payload["cognito:groups"]?.array?.compactMap(\.string) ?? []
+        return CognitoClaims(
+            subject: subject,
+            email: payload["email"]?.string,
+            tokenUse: use,
+            clientId: clientId,
+            audience: audience,
+            issuer: issuer,
+            expiresAt: Date(timeIntervalSince1970: exp),
+            groups: groups,
+            subscriptionTier: payload["custom:subscription_tier"]?.string.flatMap { $0.isEmpty ? nil : $0 },
+            customTier: payload["custom:tier"]?.string.flatMap { $0.isEmpty ? nil : $0 },
+            monthlyQuota: CognitoClaims.positiveInteger(payload["custom:monthly_quota"])
+        )
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import InkraAuth
+
+/// The settings of SPEC §8, read from the environment as Lambda provides it.
+///
+/// Reading checks the form of every setting present; what a function needs and lacks is reported
+/// when that function is built, by ``ConfigurationError`` naming the setting.
+public struct Configuration: Sendable, Hashable {
+    /// Which usage store to use.
+    public enum StoreKind: String, Sendable, Hashable {
+        /// The embedded in-memory table.
+        case memory
+        /// DynamoDB (or a compatible endpoint).
+        case dynamodb
+    }
+
+    /// Log line format.
+    public enum LogFormat: String, Sendable, Hashable {
+        case text = "Text"
+        case json = "JSON"
+    }
+
+    /// `INKRA_TABLE_NAME`, default `inkra-usage`.
+    public var tableName: String = "inkra-usage"
+    /// `INKRA_STORE`, default `memory`.
+    public var store: StoreKind = .memory
+    /// `AWS_REGION` (or `AWS_DEFAULT_REGION`).
+    public var region: String?
+    /// `AWS_ACCESS_KEY_ID`.
+    public var accessKeyID: String?
+    /// `AWS_SECRET_ACCESS_KEY`.
+    public var secretAccessKey: String?
+    /// `AWS_SESSION_TOKEN`.
+    public var sessionToken: String?
+    /// `AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`.
+    public var dynamoDBEndpoint: URL?
+    /// `COGNITO_USER_POOL_ID`.
+    public var userPoolID: String?
+    /// `COGNITO_REGION`, else the pool id's region prefix, else `AWS_REGION`.
+    public var cognitoRegion: String?
+    /// `COGNITO_CLIENT_IDS`, comma-separated.
+    public var clientIDs: [String] = []
+    /// `INKRA_TOKEN_USE`: `access` (default), `id` or `any`.
+    public var tokenUse: TokenUse = .access
+    /// `INKRA_JWKS_FILE`: a local JWKS instead of the pool's.
+    public var jwksFile: String?
+    /// `INKRA_CLOCK_SKEW`: seconds of tolerance on `exp`, `nbf`, `iat`.
+    public var clockSkew: TimeInterval = 0
+    /// `INKRA_LIMITS_FILE`.
+    public var limitsFile: String?
+    /// `INKRA_UPGRADE_URL`.
+    public var upgradeURL: String = "https://inkra.app/premium"
+    /// `AWS_LAMBDA_LOG_FORMAT`.
+    public var logFormat: LogFormat = .text
+    /// `LOG_LEVEL` (or `AWS_LAMBDA_LOG_LEVEL`), default `info`.
+    public var logLevel: String = "info"
+
+    /// The defaults.
+    public init() {}
+
+    /// Reads the environment.
+    /// - Throws: ``ConfigurationError`` naming the first malformed setting.
+    public init(environment: [String: String]) throws(ConfigurationError) {
+        func value(_ name: String) -> String? {
+            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+            return raw
+        }
+        if let name = value("INKRA_TABLE_NAME") {
+            guard Self.isTableName(name) else {
+                throw ConfigurationError(
+                    "INKRA_TABLE_NAME",
+                    "must be 3–255 characters of letters, digits, '_', '-' and '.', got \"\(name)\""
+                )
+            }
+            tableName = name
+        }
+        if let kind = value("INKRA_STORE") {
+            guard let parsed = StoreKind(rawValue: kind.lowercased()) else {
+                throw ConfigurationError("INKRA_STORE", "must be memory or dynamodb, got \"\(kind)\"")
+            }
+            store = parsed
+        }
+        region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION")
+        accessKeyID = value("AWS_ACCESS_KEY_ID")
+        secretAccessKey = value("AWS_SECRET_ACCESS_KEY")
+        sessionToken = value("AWS_SESSION_TOKEN")
+        for name in ["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"] {
+            guard let text = value(name) else { continue }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                ["http", "https"].contains(scheme),
+                url.host != nil
+            else {
+                throw ConfigurationError(name, "must be an http or https URL, got \"\(text)\"")
+            }
+            dynamoDBEndpoint = url
+            break
+        }
+        userPoolID = value("COGNITO_USER_POOL_ID")
+        if let pool = userPoolID {
+            guard let underscore = pool.firstIndex(of: "_"), underscore != pool.startIndex,
+                pool.index(after: underscore) != pool.endIndex
+            else {
+                throw ConfigurationError("COGNITO_USER_POOL_ID", "must look like us-east-1_AbCdEf123, got \"\(pool)\"")
+            }
+        }
+        cognitoRegion = value("COGNITO_REGION") ?? userPoolID.map { String($0.prefix { $0 != "_" }) } ?? region
+        clientIDs = (value("COGNITO_CLIENT_IDS") ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if let use = value("INKRA_TOKEN_USE") {
+            guard let parsed = TokenUse(rawValue: use.lowercased()) else {
+                throw ConfigurationError("INKRA_TOKEN_USE", "must be access, id or any, got \"\(use)\"")
+            }
+            tokenUse = parsed
+        }
+        jwksFile = value("INKRA_JWKS_FILE")
+        if let skew = value("INKRA_CLOCK_SKEW") {
+            guard let seconds = TimeInterval(skew), seconds >= 0, seconds <= 3600 else {
+                throw ConfigurationError(
+                    "INKRA_CLOCK_SKEW", "must be a number of seconds from 0 to 3600, got \"\(skew)\"")
+            }
+            clockSkew = seconds
+        }
+        limitsFile = value("INKRA_LIMITS_FILE")
+        if let url = value("INKRA_UPGRADE_URL") {
+            guard let parsed = URL(string: url), parsed.scheme != nil, parsed.host != nil else {
+                throw ConfigurationError("INKRA_UPGRADE_URL", "must be an absolute URL, got \"\(url)\"")
+            }
+            upgradeURL = url
+        }
+        if let format = value("AWS_LAMBDA_LOG_FORMAT") {
+            guard let parsed = LogFormat.allCases.first(where: { $0.rawValue.lowercased() == format.lowercased() })
+            else {
+                throw ConfigurationError("AWS_LAMBDA_LOG_FORMAT", "must be Text or JSON, got \"\(format)\"")
+            }
+            logFormat = parsed
+        }
+        if let level = value("LOG_LEVEL") ?? value("AWS_LAMBDA_LOG_LEVEL") {
+            let known = ["trace", "debug", "info", "notice", "warning", "warn", "error", "critical", "fatal"]
+            guard known.contains(level.lowercased()) else {
+                throw ConfigurationError(
+                    "LOG_LEVEL", "must be one of trace, debug, info, warning, error, critical, got \"\(level)\"")
+            }
+            logLevel = level.lowercased()
+        }
+    }
+
+    /// The Cognito settings the authorizer needs.
+    /// - Throws: ``ConfigurationError`` when the pool or its region is missing.
+    public func cognito() throws(ConfigurationError) -> CognitoConfiguration {
+        guard let userPoolID else {
+            throw ConfigurationError("COGNITO_USER_POOL_ID", "is required by the authorizer")
+        }
+        guard let cognitoRegion else {
+            throw ConfigurationError("COGNITO_REGION", "is required by the authorizer (or AWS_REGION)")
+        }
+        return CognitoConfiguration(
+            region: cognitoRegion,
+            userPoolId: userPoolID,
+            clientIds: clientIDs,
+            tokenUse: tokenUse,
+            clockTolerance: clockSkew
+        )
+    }
+
+    private static func isTableName(_ name: String) -> Bool {
+        (3...255).contains(name.count)
+            && name.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                    || "_-.".unicodeScalars.contains($0)
+            }
+    }
+}
+
+extension Configuration.LogFormat: CaseIterable {}
+
+/// A setting that is missing or malformed; stops start-up with a message naming it.
+public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The environment variable or flag.
+    public var setting: String
+    /// What is wrong with it.
+    public var reason: String
+
+    /// Creates an error.
+    public init(_ setting: String, _ reason: String) {
+        self.setting = setting
+        self.reason = reason
+    }
+
+    /// "`<setting>` `<reason>`".
+    public var description: String { "\(setting) \(reason)" }
+}

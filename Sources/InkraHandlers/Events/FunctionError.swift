@@ -1,0 +1,27 @@
+/// A failed invocation, reported as Lambda reports it: `{"errorMessage":…,"errorType":…}`.
+public struct FunctionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `errorType`.
+    public var errorType: String
+    /// `errorMessage`.
+    public var errorMessage: String
+
+    /// Creates an invocation error.
+    public init(errorType: String, errorMessage: String) {
+        self.errorType = errorType
+        self.errorMessage = errorMessage
+    }
+
+    /// The authorizer's refusal: API Gateway answers 401.
+    public static let unauthorized = FunctionError(errorType: "Unauthorized", errorMessage: "Unauthorized")
+
+    /// An event the function cannot read, with what is wrong.
+    public static func invalidEvent(_ message: String) -> FunctionError {
+        FunctionError(errorType: "InvalidEvent", errorMessage: message)
+    }
+
+    /// Lambda's error object.
+    public var json: JSONValue { ["errorMessage": .string(errorMessage), "errorType": .string(errorType)] }
+
+    /// "`<errorType>`: `<errorMessage>`".
+    public var description: String { "\(errorType): \(errorMessage)" }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import InkraAuth
+import InkraUsage
+import Logging
+import Metrics
+
+/// `authorizer`: verifies the caller's Cognito token for API Gateway and describes the caller in
+/// the context the other functions read.
+public struct Authorizer: EventHandler {
+    let verifier: TokenVerifier
+    let limits: TierLimits
+    let blockedGroup: String
+    let simpleResponses: Bool
+    let logger: Logger
+
+    /// Creates the function.
+    /// - Parameters:
+    ///   - verifier: checks tokens.
+    ///   - limits: each tier's limits; the context's `quota` is the caller's monthly limit.
+    ///   - blockedGroup: members of this Cognito group get a `Deny` policy.
+    ///   - simpleResponses: answer HTTP API 2.0 events with `{"isAuthorized":…}` rather than a policy.
+    ///   - logger: where refusals and their reasons are logged.
+    public init(
+        verifier: TokenVerifier,
+        limits: TierLimits = TierLimits(),
+        blockedGroup: String = "blocked",
+        simpleResponses: Bool = true,
+        logger: Logger = Logger(label: "inkra.authorizer")
+    ) {
+        self.verifier = verifier
+        self.limits = limits
+        self.blockedGroup = blockedGroup
+        self.simpleResponses = simpleResponses
+        self.logger = logger
+    }
+
+    public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
+        let request = try AuthorizerRequest(event: event)
+        let simple = request.kind == .httpV2 && simpleResponses
+        guard let token = request.token, !token.isEmpty else {
+            logger.info("refused: no token in the event", metadata: ["kind": "\(request.kind.rawValue)"])
+            return try refuse(simple)
+        }
+        let claims: CognitoClaims
+        do {
+            claims = try await verifier.verify(token)
+        } catch {
+            logger.info("refused: \(error)", metadata: ["kind": "\(request.kind.rawValue)"])
+            return try refuse(simple)
+        }
+        let caller = CallerIdentity(
+            userID: claims.subject,
+            email: claims.email,
+            tier: claims.tier,
+            monthlyQuota: claims.monthlyQuota,
+            groups: claims.groups
+        )
+        let allowed = !caller.groups.contains(blockedGroup)
+        if !allowed {
+            logger.warning("denied: user is in the blocked group", metadata: ["user": "\(caller.userID)"])
+        }
+        let context = self.context(for: caller)
+        if simple {
+            return allowed ? ["isAuthorized": true, "context": .object(context)] : ["isAuthorized": false]
+        }
+        guard let arn = request.resourceArn, let resource = Self.stageWide(arn) else {
+            logger.info("refused: the event has no usable methodArn or routeArn")
+            throw FunctionError.unauthorized
+        }
+        return [
+            "principalId": .string(caller.userID),
+            "policyDocument": [
+                "Version": "2012-10-17",
+                "Statement": [
+                    [
+                        "Action": "execute-api:Invoke",
+                        "Effect": allowed ? "Allow" : "Deny",
+                        "Resource": .string(resource),
+                    ]
+                ],
+            ],
+            "context": .object(context),
+        ]
+    }
+
+    private func refuse(_ simple: Bool) throws(FunctionError) -> JSONValue {
+        Counter(label: "AuthFailure").increment()
+        if simple { return ["isAuthorized": false] }
+        throw FunctionError.unauthorized
+    }
+
+    /// What API Gateway passes on: strings and numbers only.
+    private func context(for caller: CallerIdentity) -> JSONObject {
+        var context = JSONObject()
+        context["userId"] = .string(caller.userID)
+        if let email = caller.email { context["email"] = .string(email) }
+        context["tier"] = .string(caller.tier.rawValue)
+        context["quota"] = .number(caller.limits(in: limits).monthly)
+        return context
+    }
+
+    /// The method or route ARN widened to every method and path of its stage, so API Gateway may
+    /// cache the policy for the caller's other requests:
+    /// `arn:aws:execute-api:region:account:api/stage/GET/usage` → `…:api/stage/*/*`.
+    static func stageWide(_ arn: String) -> String? {
+        let parts = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0] == "arn", parts[2] == "execute-api" else { return nil }
+        let path = parts[5].split(separator: "/", omittingEmptySubsequences: false)
+        guard path.count >= 2, !path[0].isEmpty, !path[1].isEmpty else { return nil }
+        return parts[0..<5].joined(separator: ":") + ":" + path[0] + "/" + path[1] + "/*/*"
+    }
+}

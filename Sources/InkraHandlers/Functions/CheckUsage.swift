@@ -1,0 +1,63 @@
+import Foundation
+import InkraAuth
+import InkraUsage
+import Logging
+
+/// `checkUsage` (GET): the caller's usage in the month, day and hour; consumes nothing.
+public struct CheckUsage: EventHandler {
+    let store: any UsageStore
+    let limits: TierLimits
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    /// Creates the function with its dependencies.
+    public init(
+        store: any UsageStore,
+        limits: TierLimits = TierLimits(),
+        now: @escaping @Sendable () -> Date,
+        logger: Logger = Logger(label: "inkra.checkUsage")
+    ) {
+        self.store = store
+        self.limits = limits
+        self.now = now
+        self.logger = logger
+    }
+
+    public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
+        await respond(to: try ProxyRequest(event: event)).json
+    }
+
+    /// Answers one proxy request.
+    public func respond(to request: ProxyRequest) async -> ProxyResponse {
+        guard let caller = CallerIdentity(authorizer: request.authorizer) else {
+            return HTTPError.unauthorized.response
+        }
+        let report: UsageReport
+        do {
+            report = try await store.usage(for: caller.userID, at: now(), limits: caller.limits(in: limits))
+        } catch {
+            logger.error("usage store failed", metadata: ["error": "\(error)"])
+            return HTTPError.storeUnavailable.response
+        }
+        return .json(
+            200,
+            [
+                "used": .number(report.monthly.used),
+                "limit": .number(report.monthly.limit),
+                "remaining": .number(report.monthly.remaining),
+                "resetDate": .string(report.resetDate),
+                "tier": .string(caller.tier.rawValue),
+                "daily": Self.window(report.daily),
+                "hourly": Self.window(report.hourly),
+            ]
+        )
+    }
+
+    private static func window(_ usage: WindowUsage) -> JSONValue {
+        [
+            "used": .number(usage.used),
+            "limit": .number(usage.limit),
+            "resetAt": .string(UsageWindows.iso8601(usage.resetsAt)),
+        ]
+    }
+}

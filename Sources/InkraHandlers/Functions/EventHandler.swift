@@ -1,0 +1,21 @@
+/// A Lambda function: one JSON event in, one JSON result out, or a failed invocation.
+public protocol EventHandler: Sendable {
+    /// Handles one event.
+    /// - Throws: ``FunctionError`` when the invocation fails (Lambda reports it as the error object).
+    func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue
+}
+
+extension EventHandler {
+    /// Handles one event given as UTF-8 JSON bytes, as the Lambda Runtime API delivers it.
+    /// - Throws: ``FunctionError`` naming what is wrong when the bytes are not JSON, or when the
+    ///   invocation fails.
+    public func handle(bytes: some Collection<UInt8>) async throws(FunctionError) -> [UInt8] {
+        let event: JSONValue
+        do {
+            event = try JSONParser.parse(bytes)
+        } catch {
+            throw FunctionError.invalidEvent("event is not valid JSON: \(error)")
+        }
+        return try await handle(event).jsonBytes
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import InkraAuth
+import InkraUsage
+import Logging
+import Metrics
+
+/// `generateQuestions` (POST): checks the caller and the body, consumes one unit of usage in all
+/// three windows at once, then generates.
+public struct GenerateQuestions: EventHandler {
+    /// The largest body accepted, in bytes.
+    public static let maximumBodySize = 64 * 1024
+
+    let store: any UsageStore
+    let generator: any QuestionGenerator
+    let limits: TierLimits
+    let upgradeURL: String
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    /// Creates the function with its dependencies.
+    /// - Parameters:
+    ///   - store: where usage is counted.
+    ///   - generator: what writes the questions.
+    ///   - limits: each tier's limits.
+    ///   - upgradeURL: sent with the monthly 429.
+    ///   - now: the clock.
+    ///   - logger: where refusals and failures are logged.
+    public init(
+        store: any UsageStore,
+        generator: any QuestionGenerator,
+        limits: TierLimits = TierLimits(),
+        upgradeURL: String = "https://inkra.app/premium",
+        now: @escaping @Sendable () -> Date,
+        logger: Logger = Logger(label: "inkra.generateQuestions")
+    ) {
+        self.store = store
+        self.generator = generator
+        self.limits = limits
+        self.upgradeURL = upgradeURL
+        self.now = now
+        self.logger = logger
+    }
+
+    public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
+        try await respond(to: ProxyRequest(event: event)).json
+    }
+
+    /// Answers one proxy request.
+    public func respond(to request: ProxyRequest) async -> ProxyResponse {
+        do {
+            return try await answer(request)
+        } catch let error as HTTPError {
+            return error.response
+        } catch {
+            logger.error("generateQuestions failed", metadata: ["error": "\(error)"])
+            return HTTPError.internalServer.response
+        }
+    }
+
+    private func answer(_ request: ProxyRequest) async throws -> ProxyResponse {
+        guard let caller = CallerIdentity(authorizer: request.authorizer) else { throw HTTPError.unauthorized }
+        let body = try QuestionsBody(request.bodyBytes())
+        let idempotencyKey = try Self.idempotencyKey(request)
+        let callerLimits = caller.limits(in: limits)
+        let instant = now()
+        let outcome: ConsumeOutcome
+        do {
+            outcome = try await store.consume(
+                ConsumeRequest(
+                    userID: caller.userID, instant: instant, limits: callerLimits, idempotencyKey: idempotencyKey)
+            )
+        } catch {
+            logger.error(
+                "usage store failed; refusing rather than generating unmetered", metadata: ["error": "\(error)"])
+            Counter(label: "UsageStoreFailure").increment()
+            throw HTTPError.storeUnavailable
+        }
+        switch outcome {
+        case .refused(let refusal):
+            logger.info(
+                "refused",
+                metadata: [
+                    "user": "\(caller.userID)", "window": "\(refusal.window.rawValue)", "limit": "\(refusal.limit)",
+                ]
+            )
+            if refusal.window == .month {
+                Counter(label: "QuotaExceeded").increment()
+            } else {
+                Counter(label: "RateLimitHit", dimensions: [("window", refusal.window.rawValue)]).increment()
+            }
+            throw HTTPError.refusal(refusal, upgradeURL: upgradeURL)
+        case .repeated(let stored):
+            return ProxyResponse(
+                statusCode: stored.statusCode,
+                headers: ["Content-Type": "application/json", "Idempotent-Replayed": "true"],
+                body: stored.body
+            )
+        case .inProgress:
+            throw HTTPError(409, "A request with this Idempotency-Key is still in progress")
+        case .consumed(let consumption, let monthly):
+            let questions: [String]
+            do {
+                questions = try await generator.questions(for: body.questionRequest)
+                guard !questions.isEmpty else { throw GenerationError.empty }
+            } catch {
+                logger.error("generation failed; giving the unit back", metadata: ["error": "\(error)"])
+                do {
+                    try await store.release(consumption)
+                } catch {
+                    logger.critical("could not give the unit back", metadata: ["error": "\(error)"])
+                }
+                throw HTTPError(502, "Question generation failed")
+            }
+            let response = ProxyResponse.json(
+                200,
+                [
+                    "questions": .array(questions.map(JSONValue.string)),
+                    "usage": [
+                        "used": .number(monthly.used),
+                        "limit": .number(monthly.limit),
+                        "remaining": .number(monthly.remaining),
+                    ],
+                ]
+            )
+            if idempotencyKey != nil {
+                do {
+                    try await store.complete(consumption, with: StoredResponse(statusCode: 200, body: response.body))
+                } catch {
+                    logger.error("could not record the idempotent response", metadata: ["error": "\(error)"])
+                }
+            }
+            return response
+        }
+    }
+
+    /// The `Idempotency-Key` header, 1–128 characters, when present.
+    private static func idempotencyKey(_ request: ProxyRequest) throws(HTTPError) -> String? {
+        guard let key = request.header("Idempotency-Key") else { return nil }
+        guard (1...128).contains(key.count), key.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        else {
+            throw HTTPError.badRequest("Idempotency-Key header must be 1 to 128 printable characters")
+        }
+        return key
+    }
+
+    private enum GenerationError: Error {
+        case empty
+    }
+}
+
+extension CallerIdentity {
+    /// The caller's limits: their tier's, with their own monthly quota when they have one.
+    func limits(in table: TierLimits) -> Limits {
+        let tierLimits = table.limits(forTier: tier.rawValue)
+        guard let monthlyQuota else { return tierLimits }
+        return tierLimits.withMonthly(monthlyQuota)
+    }
+}
+
+extension HTTPError {
+    /// The 429 for a full window, with `Retry-After`.
+    static func refusal(_ refusal: Refusal, upgradeURL: String) -> HTTPError {
+        let headers = ["Retry-After": String(refusal.retryAfter)]
+        switch refusal.window {
+        case .month:
+            return HTTPError(
+                429,
+                "Monthly quota exceeded",
+                details: [
+                    ("limit", .number(refusal.limit)),
+                    ("used", .number(refusal.used)),
+                    ("resetDate", .string(refusal.resetDate)),
+                    ("upgradeUrl", .string(upgradeURL)),
+                ],
+                headers: headers
+            )
+        case .day:
+            return HTTPError(
+                429,
+                "Daily limit exceeded",
+                details: [("limit", .number(refusal.limit)), ("retryAfter", .number(refusal.retryAfter))],
+                headers: headers
+            )
+        case .hour:
+            return HTTPError(
+                429,
+                "Hourly limit exceeded",
+                details: [("limit", .number(refusal.limit)), ("retryAfter", .number(refusal.retryAfter))],
+                headers: headers
+            )
+        }
+    }
+}

@@ -1,0 +1,93 @@
+/// The body of `generateQuestions`, validated: every refusal names the field.
+struct QuestionsBody {
+    var topic: String
+    var count: Int
+    var length: QuestionLength
+    var language: String?
+
+    var questionRequest: QuestionRequest {
+        QuestionRequest(topic: topic, count: count, length: length, language: language)
+    }
+
+    init(_ bytes: [UInt8]?) throws(HTTPError) {
+        guard let bytes, !bytes.isEmpty else {
+            throw HTTPError.badRequest("body is required: a JSON object with topic")
+        }
+        guard bytes.count <= GenerateQuestions.maximumBodySize else {
+            throw HTTPError(
+                400,
+                "body is \(bytes.count) bytes; at most \(GenerateQuestions.maximumBodySize) bytes are accepted"
+            )
+        }
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(bytes, maximumDepth: 64)
+        } catch {
+            throw HTTPError.badRequest("body is not valid JSON: \(error)")
+        }
+        guard let object = json.object else {
+            throw HTTPError.badRequest("body must be a JSON object, not \(json.typeName)")
+        }
+
+        switch object["topic"] {
+        case nil, .null?:
+            throw HTTPError.badRequest("topic is required")
+        case .string(let text)?:
+            let trimmed = text.trimmingWhitespace()
+            guard !trimmed.isEmpty else { throw HTTPError.badRequest("topic must not be empty") }
+            guard trimmed.count <= 500 else {
+                throw HTTPError.badRequest("topic must be at most 500 characters (it has \(trimmed.count))")
+            }
+            topic = trimmed
+        case let other?:
+            throw HTTPError.badRequest("topic must be a string, not \(other.typeName)")
+        }
+
+        switch object["length"] {
+        case nil, .null?:
+            length = .medium
+        case .string(let text)?:
+            guard let value = QuestionLength(rawValue: text) else {
+                throw HTTPError.badRequest("length must be one of short, medium, long")
+            }
+            length = value
+        case let other?:
+            throw HTTPError.badRequest("length must be a string (short, medium or long), not \(other.typeName)")
+        }
+
+        switch object["count"] {
+        case nil, .null?:
+            count = length.defaultCount
+        case let value? where value.typeName == "number":
+            guard let number = value.int else { throw HTTPError.badRequest("count must be an integer") }
+            guard (1...20).contains(number) else { throw HTTPError.badRequest("count must be between 1 and 20") }
+            count = number
+        case let other?:
+            throw HTTPError.badRequest("count must be an integer, not \(other.typeName)")
+        }
+
+        switch object["language"] {
+        case nil, .null?:
+            language = nil
+        case .string(let text)?:
+            let trimmed = text.trimmingWhitespace()
+            guard (1...35).contains(trimmed.count) else {
+                throw HTTPError.badRequest("language must be a language tag such as en or es-MX")
+            }
+            language = trimmed
+        case let other?:
+            throw HTTPError.badRequest("language must be a string, not \(other.typeName)")
+        }
+    }
+}
+
+extension String {
+    /// The string without leading and trailing whitespace and newlines.
+    func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+}

@@ -1,0 +1,42 @@
+/// How long an interview should be; sets the default number of questions.
+public enum QuestionLength: String, Sendable, Hashable, CaseIterable {
+    case short
+    case medium
+    case long
+
+    /// The number of questions when the caller names none: short 3, medium 5, long 8.
+    public var defaultCount: Int {
+        switch self {
+        case .short: 3
+        case .medium: 5
+        case .long: 8
+        }
+    }
+}
+
+/// What to generate questions about.
+public struct QuestionRequest: Sendable, Hashable {
+    /// The interview's topic, trimmed, 1–500 characters.
+    public var topic: String
+    /// How many questions, 1–20.
+    public var count: Int
+    /// The interview's length.
+    public var length: QuestionLength
+    /// The questions' language (a BCP-47 tag such as `en` or `es-MX`), when the caller named one.
+    public var language: String?
+
+    /// Creates a request.
+    public init(topic: String, count: Int, length: QuestionLength = .medium, language: String? = nil) {
+        self.topic = topic
+        self.count = count
+        self.length = length
+        self.language = language
+    }
+}
+
+/// Produces interview questions: the product's one costly call.
+public protocol QuestionGenerator: Sendable {
+    /// Returns exactly `request.count` distinct questions about `request.topic`.
+    /// - Throws: When generation fails; the caller gives the consumed unit back.
+    func questions(for request: QuestionRequest) async throws -> [String]
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// The default question generator: offline, deterministic for a topic, count, length, language
+/// and seed, drawing on a bank of interview questions in six categories and arranging them the
+/// way an interview flows — an opening first, background, turning points and feelings in the
+/// middle, lessons or the future to close. Never the same question twice in one answer.
+public struct TemplateQuestionGenerator: QuestionGenerator {
+    /// The seed every selection starts from.
+    public let seed: UInt64
+
+    /// A generator with a seed.
+    public init(seed: UInt64 = 0) {
+        self.seed = seed
+    }
+
+    public func questions(for request: QuestionRequest) async throws -> [String] {
+        questions(request)
+    }
+
+    /// The questions for a request, synchronously.
+    public func questions(_ request: QuestionRequest) -> [String] {
+        let topic = Self.cleaned(request.topic)
+        let bank = QuestionBank.forLanguage(request.language)
+        var random = SeededGenerator(
+            seed: SeededGenerator.mix(
+                seed, [topic, String(request.count), request.length.rawValue, request.language ?? ""])
+        )
+        var pools: [QuestionCategory: [String]] = [:]
+        for category in QuestionCategory.allCases {
+            pools[category] = (bank.templates[category] ?? []).shuffled(using: &random)
+        }
+        var chosen: [String] = []
+        for category in Self.arc(count: request.count, length: request.length, using: &random) {
+            if let template = pools[category]?.popLast() {
+                chosen.append(template)
+            } else if let spare = QuestionCategory.allCases.lazy.compactMap({ pools[$0]?.isEmpty == false ? $0 : nil })
+                .first,
+                let template = pools[spare]?.popLast()
+            {
+                chosen.append(template)
+            }
+        }
+        return chosen.map { $0.replacingOccurrences(of: "{topic}", with: topic) }
+    }
+
+    /// The categories of an interview of `count` questions, in order.
+    static func arc(count: Int, length: QuestionLength, using random: inout SeededGenerator) -> [QuestionCategory] {
+        guard count > 0 else { return [] }
+        guard count > 1 else { return [.opening] }
+        let closing: QuestionCategory = Bool.random(using: &random) ? .lessons : .future
+        guard count > 2 else { return [.opening, .feelings] }
+        var middle: [QuestionCategory] = []
+        let cycle: [QuestionCategory] =
+            switch length {
+            case .short: [.background, .feelings, .turningPoints]
+            case .medium: [.background, .turningPoints, .feelings]
+            case .long: [.background, .turningPoints, .feelings, .turningPoints, .feelings]
+            }
+        var extras: [QuestionCategory] = [closing == .lessons ? .future : .lessons, .opening, .lessons, .future]
+        while middle.count < count - 2 {
+            if middle.count >= 9, !extras.isEmpty, middle.count % 3 == 0 {
+                middle.append(extras.removeFirst())
+            } else {
+                middle.append(cycle[middle.count % cycle.count])
+            }
+        }
+        return [.opening] + middle + [closing]
+    }
+
+    /// The topic as it reads inside a question: trimmed, without closing punctuation, and with a
+    /// leading capital lowered when it starts with an ordinary word ("My first job" → "my first job").
+    static func cleaned(_ topic: String) -> String {
+        var text = topic.trimmingWhitespace()
+        while let last = text.last, ".?!;:".contains(last) { text.removeLast() }
+        text = text.trimmingWhitespace()
+        let firstWord = text.prefix { !$0.isWhitespace }
+        let ordinary: Set<String> = [
+            "My", "The", "A", "An", "Our", "Your", "His", "Her", "Their", "Learning", "Starting", "Moving", "Being",
+            "Growing", "Working", "Becoming", "Raising", "Leaving", "Building", "Losing", "Finding", "Living",
+        ]
+        if ordinary.contains(String(firstWord)) {
+            text = text.prefix(1).lowercased() + text.dropFirst()
+        }
+        return text.isEmpty ? topic : text
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// The limits of each tier, by tier name, with the defaults of the free and premium tiers.
+public struct TierLimits: Sendable, Hashable {
+    /// Tier name → limits.
+    public private(set) var tiers: [String: Limits]
+
+    /// The defaults: free 5/3/2, premium 999999/100/20.
+    public init() {
+        tiers = ["free": .free, "premium": .premium]
+    }
+
+    /// Limits by tier name; tiers not named keep their defaults.
+    public init(_ tiers: [String: Limits]) {
+        self.init()
+        self.tiers.merge(tiers) { _, new in new }
+    }
+
+    /// The limits of a tier; an unknown tier gets the free tier's.
+    public func limits(forTier tier: String) -> Limits {
+        tiers[tier] ?? tiers["free"] ?? .free
+    }
+
+    /// Reads a limits file: `{"free":{"monthly":5,"daily":3,"hourly":2},"premium":{…}}`.
+    ///
+    /// A tier may name only some of its windows; the others keep that tier's defaults.
+    /// - Throws: ``LimitsFileError`` naming the file and the field that is wrong.
+    public init(contentsOf url: URL) throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw LimitsFileError(path: url.path, reason: "cannot be read (\(error.localizedDescription))")
+        }
+        try self.init(json: data, source: url.path)
+    }
+
+    /// Parses the JSON of a limits file; `source` names it in errors.
+    public init(json data: Data, source: String = "limits file") throws {
+        self.init()
+        let object: [String: [String: LimitValue]]
+        do {
+            object = try JSONDecoder().decode([String: [String: LimitValue]].self, from: data)
+        } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
+            let tier = context.codingPath[0].stringValue
+            throw LimitsFileError(path: source, reason: "\(tier) must be an object with monthly, daily, hourly")
+        } catch is DecodingError {
+            throw LimitsFileError(path: source, reason: "must be a JSON object of tier names to limits")
+        }
+        for (tier, windows) in object {
+            var limits = limits(forTier: tier)
+            for (name, value) in windows {
+                guard case .count(let count) = value, count > 0 else {
+                    throw LimitsFileError(path: source, reason: "\(tier).\(name) must be a positive integer")
+                }
+                switch name {
+                case "monthly": limits.monthly = count
+                case "daily": limits.daily = count
+                case "hourly": limits.hourly = count
+                default:
+                    throw LimitsFileError(
+                        path: source,
+                        reason: "\(tier).\(name) is not a limit (expected monthly, daily or hourly)"
+                    )
+                }
+            }
+            tiers[tier] = limits
+        }
+    }
+}
+
+/// One value of a limits file: an integer, or anything else (refused with the field's name).
+private enum LimitValue: Decodable {
+    case count(Int)
+    case other
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if (try? container.decode(Bool.self)) != nil {
+            self = .other
+        } else if let count = try? container.decode(Int.self) {
+            self = .count(count)
+        } else {
+            self = .other
+        }
+    }
+}
+
+/// A limits file that cannot be used.
+public struct LimitsFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file.
+    public var path: String
+    /// What is wrong with it.
+    public var reason: String
+
+    /// "`<path>`: `<reason>`".
+    public var description: String { "\(path): \(reason)" }
+}

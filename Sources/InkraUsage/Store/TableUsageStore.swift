@@ -1,0 +1,340 @@
+import Foundation
+import SingleTable
+
+/// A ``UsageStore`` over any ``Table`` with the single-table design of SPEC §7.
+///
+/// A consume is one `TransactWriteItems` of three conditional `ADD`s (month, day, hour), plus the
+/// idempotency record's put when the call carries a key, so the unit and the record are written
+/// together or not at all. The position of the failed condition in the cancellation reasons says
+/// which window was full.
+public struct TableUsageStore: UsageStore {
+    /// The table.
+    public let table: any Table
+    /// Its name, sent with every request.
+    public let tableName: String
+
+    /// A store over a table.
+    public init(table: any Table, tableName: String) {
+        self.table = table
+        self.tableName = tableName
+    }
+
+    public func consume(_ request: ConsumeRequest) async throws -> ConsumeOutcome {
+        let windows = UsageWindows(at: request.instant)
+        let epoch = Int(windows.instant.timeIntervalSince1970)
+        var actions: [TransactWriteItem] = [
+            .update(monthUpdate(request, windows, epoch)),
+            .update(dayUpdate(request, windows, epoch)),
+            .update(hourUpdate(request, windows, epoch)),
+        ]
+        if let key = request.idempotencyKey {
+            actions.append(.put(idempotencyPut(request.userID, key, epoch)))
+        }
+        let consumption = Consumption(
+            userID: request.userID,
+            instant: windows.instant,
+            idempotencyKey: request.idempotencyKey
+        )
+        do {
+            try await table.transactWriteItems(TransactWriteItemsRequest(transactItems: actions))
+        } catch let error as TableError where error.code == .transactionCanceled {
+            return try await outcome(of: error, request, windows)
+        } catch {
+            throw UsageStoreError(operation: "consume", underlying: error)
+        }
+        let month = try await read(user: request.userID, sort: UsageKeys.month(windows.month))
+        let used = month?["interviewCount"]?.intValue ?? 1
+        return .consumed(
+            consumption,
+            monthly: WindowUsage(used: used, limit: request.limits.monthly, resetsAt: windows.monthResetsAt)
+        )
+    }
+
+    public func release(_ consumption: Consumption) async throws {
+        let windows = UsageWindows(at: consumption.instant)
+        let values: [String: AttributeValue] = [":minusOne": .n(-1), ":zero": .n(0)]
+        func giveBack(_ sort: String, _ counter: String) -> TransactWriteItem {
+            .update(
+                UpdateItemRequest(
+                    tableName: tableName,
+                    key: UsageKeys.key(user: consumption.userID, sort: sort),
+                    updateExpression: "ADD \(counter) :minusOne",
+                    conditionExpression: "\(counter) > :zero",
+                    expressionAttributes: ExpressionAttributes(values: values)
+                )
+            )
+        }
+        var actions = [
+            giveBack(UsageKeys.month(windows.month), "interviewCount"),
+            giveBack(UsageKeys.rateLimit(windows.day), "requestCount"),
+            giveBack(UsageKeys.rateLimit(windows.hour), "requestCount"),
+        ]
+        if let key = consumption.idempotencyKey {
+            actions.append(
+                .delete(
+                    DeleteItemRequest(
+                        tableName: tableName,
+                        key: UsageKeys.key(user: consumption.userID, sort: UsageKeys.idempotency(key))
+                    )
+                )
+            )
+        }
+        do {
+            try await table.transactWriteItems(TransactWriteItemsRequest(transactItems: actions))
+        } catch {
+            throw UsageStoreError(operation: "release", underlying: error)
+        }
+    }
+
+    public func complete(_ consumption: Consumption, with response: StoredResponse) async throws {
+        guard let key = consumption.idempotencyKey else { return }
+        let request = UpdateItemRequest(
+            tableName: tableName,
+            key: UsageKeys.key(user: consumption.userID, sort: UsageKeys.idempotency(key)),
+            updateExpression: "SET #status = :completed, responseStatus = :code, responseBody = :body",
+            expressionAttributes: ExpressionAttributes(
+                names: ["#status": "status"],
+                values: [
+                    ":completed": .s(IdempotencyStatus.completed),
+                    ":code": .n(response.statusCode),
+                    ":body": .s(response.body),
+                ]
+            )
+        )
+        do {
+            _ = try await table.updateItem(request)
+        } catch {
+            throw UsageStoreError(operation: "complete", underlying: error)
+        }
+    }
+
+    public func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport {
+        let windows = UsageWindows(at: instant)
+        let keys = [
+            UsageKeys.key(user: userID, sort: UsageKeys.month(windows.month)),
+            UsageKeys.key(user: userID, sort: UsageKeys.rateLimit(windows.day)),
+            UsageKeys.key(user: userID, sort: UsageKeys.rateLimit(windows.hour)),
+        ]
+        var items: [Item] = []
+        var pending = [tableName: KeysAndAttributes(keys: keys, consistentRead: true)]
+        do {
+            while !pending.isEmpty {
+                let response = try await table.batchGetItem(BatchGetItemRequest(requestItems: pending))
+                items += response.responses[tableName] ?? []
+                pending = response.unprocessedKeys
+            }
+        } catch {
+            throw UsageStoreError(operation: "read usage", underlying: error)
+        }
+        func count(_ sort: String, _ counter: String) -> Int {
+            let item = items.first { $0[UsageKeys.sortKey] == .s(sort) }
+            return item?[counter]?.intValue ?? 0
+        }
+        return UsageReport(
+            monthly: WindowUsage(
+                used: count(UsageKeys.month(windows.month), "interviewCount"),
+                limit: limits.monthly,
+                resetsAt: windows.monthResetsAt
+            ),
+            daily: WindowUsage(
+                used: count(UsageKeys.rateLimit(windows.day), "requestCount"),
+                limit: limits.daily,
+                resetsAt: windows.dayResetsAt
+            ),
+            hourly: WindowUsage(
+                used: count(UsageKeys.rateLimit(windows.hour), "requestCount"),
+                limit: limits.hourly,
+                resetsAt: windows.hourResetsAt
+            ),
+            resetDate: windows.resetDate
+        )
+    }
+
+    public func refusedUsers(on day: String) async throws -> [String] {
+        var users: [String] = []
+        var start: Item?
+        repeat {
+            let page: QueryResponse
+            do {
+                page = try await table.query(
+                    QueryRequest(
+                        tableName: tableName,
+                        indexName: "GSI1",
+                        keyConditionExpression: "GSI1PK = :date",
+                        expressionAttributes: ExpressionAttributes(values: [":date": .s(UsageKeys.date(day))]),
+                        exclusiveStartKey: start
+                    )
+                )
+            } catch {
+                throw UsageStoreError(operation: "list refused users", underlying: error)
+            }
+            for item in page.items {
+                if let sort = item["GSI1SK"]?.stringValue, sort.hasPrefix("USER#") {
+                    users.append(String(sort.dropFirst(5)))
+                }
+            }
+            start = page.lastEvaluatedKey
+        } while start != nil
+        return users
+    }
+
+    // MARK: - The consume transaction
+
+    private func monthUpdate(_ request: ConsumeRequest, _ windows: UsageWindows, _ epoch: Int) -> UpdateItemRequest {
+        UpdateItemRequest(
+            tableName: tableName,
+            key: UsageKeys.key(user: request.userID, sort: UsageKeys.month(windows.month)),
+            updateExpression:
+                "SET lastInterviewDate = :now, quotaLimit = :limit, resetDate = :reset, expiresAt = :expires "
+                + "ADD interviewCount :one",
+            conditionExpression: "attribute_not_exists(interviewCount) OR interviewCount < :limit",
+            expressionAttributes: ExpressionAttributes(values: [
+                ":now": .s(windows.timestamp),
+                ":limit": .n(request.limits.monthly),
+                ":reset": .s(windows.resetDate),
+                ":expires": .n(epoch + UsageKeys.Retention.month),
+                ":one": .n(1),
+            ]),
+            returnValuesOnConditionCheckFailure: .allOld
+        )
+    }
+
+    private func dayUpdate(_ request: ConsumeRequest, _ windows: UsageWindows, _ epoch: Int) -> UpdateItemRequest {
+        UpdateItemRequest(
+            tableName: tableName,
+            key: UsageKeys.key(user: request.userID, sort: UsageKeys.rateLimit(windows.day)),
+            updateExpression:
+                "SET firstRequestTime = if_not_exists(firstRequestTime, :now), expiresAt = :expires "
+                + "ADD requestCount :one",
+            conditionExpression: "attribute_not_exists(requestCount) OR requestCount < :limit",
+            expressionAttributes: ExpressionAttributes(values: [
+                ":now": .s(windows.timestamp),
+                ":limit": .n(request.limits.daily),
+                ":expires": .n(epoch + UsageKeys.Retention.day),
+                ":one": .n(1),
+            ]),
+            returnValuesOnConditionCheckFailure: .allOld
+        )
+    }
+
+    private func hourUpdate(_ request: ConsumeRequest, _ windows: UsageWindows, _ epoch: Int) -> UpdateItemRequest {
+        UpdateItemRequest(
+            tableName: tableName,
+            key: UsageKeys.key(user: request.userID, sort: UsageKeys.rateLimit(windows.hour)),
+            updateExpression: "SET expiresAt = :expires ADD requestCount :one",
+            conditionExpression: "attribute_not_exists(requestCount) OR requestCount < :limit",
+            expressionAttributes: ExpressionAttributes(values: [
+                ":limit": .n(request.limits.hourly),
+                ":expires": .n(epoch + UsageKeys.Retention.hour),
+                ":one": .n(1),
+            ]),
+            returnValuesOnConditionCheckFailure: .allOld
+        )
+    }
+
+    private func idempotencyPut(_ userID: String, _ key: String, _ epoch: Int) -> PutItemRequest {
+        var item = UsageKeys.key(user: userID, sort: UsageKeys.idempotency(key))
+        item["status"] = .s(IdempotencyStatus.inProgress)
+        item["expiresAt"] = .n(epoch + UsageKeys.Retention.idempotency)
+        return PutItemRequest(
+            tableName: tableName,
+            item: item,
+            conditionExpression: "attribute_not_exists(PK) OR expiresAt <= :now",
+            expressionAttributes: ExpressionAttributes(values: [":now": .n(epoch)]),
+            returnValuesOnConditionCheckFailure: .allOld
+        )
+    }
+
+    // MARK: - Refusals
+
+    private func outcome(
+        of error: TableError,
+        _ request: ConsumeRequest,
+        _ windows: UsageWindows
+    ) async throws -> ConsumeOutcome {
+        let reasons = error.cancellationReasons
+        func failed(_ index: Int) -> TableError.CancellationReason? {
+            guard index < reasons.count, reasons[index].code == "ConditionalCheckFailed" else { return nil }
+            return reasons[index]
+        }
+        if let record = failed(3) {
+            let old: Item
+            if let item = record.item {
+                old = item
+            } else if let item = try await read(
+                user: request.userID,
+                sort: UsageKeys.idempotency(request.idempotencyKey ?? "")
+            ) {
+                old = item
+            } else {
+                throw UsageStoreError(operation: "consume", underlying: error)
+            }
+            if old["status"]?.stringValue == IdempotencyStatus.completed,
+                let code = old["responseStatus"]?.intValue,
+                let body = old["responseBody"]?.stringValue
+            {
+                return .repeated(StoredResponse(statusCode: code, body: body))
+            }
+            return .inProgress
+        }
+        let counters: [(UsageWindow, Int, String)] = [
+            (.month, 0, "interviewCount"), (.day, 1, "requestCount"), (.hour, 2, "requestCount"),
+        ]
+        for (window, index, counter) in counters {
+            guard let reason = failed(index) else { continue }
+            let refusal = Refusal(
+                window: window,
+                limit: request.limits.limit(for: window),
+                used: reason.item?[counter]?.intValue ?? request.limits.limit(for: window),
+                resetsAt: windows.resetsAt(window),
+                retryAfter: windows.secondsUntilReset(window),
+                resetDate: windows.resetDate
+            )
+            try await markRefused(request.userID, windows, until: refusal.resetsAt)
+            return .refused(refusal)
+        }
+        throw UsageStoreError(operation: "consume", underlying: error)
+    }
+
+    /// Marks the user's day item so the GSI1 query "who was refused on a date" finds them.
+    private func markRefused(_ userID: String, _ windows: UsageWindows, until: Date) async throws {
+        let epoch = Int(windows.instant.timeIntervalSince1970)
+        let request = UpdateItemRequest(
+            tableName: tableName,
+            key: UsageKeys.key(user: userID, sort: UsageKeys.rateLimit(windows.day)),
+            updateExpression:
+                "SET GSI1PK = :date, GSI1SK = :user, blockedUntil = :until, "
+                + "expiresAt = if_not_exists(expiresAt, :expires)",
+            expressionAttributes: ExpressionAttributes(values: [
+                ":date": .s(UsageKeys.date(windows.day)),
+                ":user": .s(UsageKeys.user(userID)),
+                ":until": .s(UsageWindows.iso8601(until)),
+                ":expires": .n(epoch + UsageKeys.Retention.day),
+            ])
+        )
+        do {
+            _ = try await table.updateItem(request)
+        } catch {
+            throw UsageStoreError(operation: "mark refusal", underlying: error)
+        }
+    }
+
+    private func read(user userID: String, sort: String) async throws -> Item? {
+        do {
+            let request = GetItemRequest(
+                tableName: tableName,
+                key: UsageKeys.key(user: userID, sort: sort),
+                consistentRead: true
+            )
+            return try await table.getItem(request).item
+        } catch {
+            throw UsageStoreError(operation: "read", underlying: error)
+        }
+    }
+}
+
+/// The `status` of an idempotency record.
+enum IdempotencyStatus {
+    static let inProgress = "INPROGRESS"
+    static let completed = "COMPLETED"
+}

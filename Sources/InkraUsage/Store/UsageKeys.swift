@@ -1,0 +1,25 @@
+import SingleTable
+
+/// The single table's keys and attribute names (SPEC §7).
+enum UsageKeys {
+    static let partitionKey = "PK"
+    static let sortKey = "SK"
+
+    static func user(_ userID: String) -> String { "USER#\(userID)" }
+    static func month(_ month: String) -> String { "USAGE#\(month)" }
+    static func rateLimit(_ window: String) -> String { "RATELIMIT#\(window)" }
+    static func idempotency(_ key: String) -> String { "IDEMPOTENCY#\(key)" }
+    static func date(_ day: String) -> String { "DATE#\(day)" }
+
+    static func key(user userID: String, sort: String) -> Item {
+        [partitionKey: .s(user(userID)), sortKey: .s(sort)]
+    }
+
+    /// Seconds an item is kept after its window starts, for DynamoDB TTL on `expiresAt`.
+    enum Retention {
+        static let month = 400 * 86_400
+        static let day = 3 * 86_400
+        static let hour = 2 * 86_400
+        static let idempotency = 86_400
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// Counts each user's costly calls in monthly, daily and hourly windows, all at once or not at all.
+///
+/// Implementations must be atomic under concurrency: two calls can never both take the last unit.
+public protocol UsageStore: Sendable {
+    /// Consumes one unit in the month, day and hour windows of `request.instant`, or none when any
+    /// window is full; with an idempotency key, a repeat is recognised instead.
+    func consume(_ request: ConsumeRequest) async throws -> ConsumeOutcome
+    /// Gives back a unit that was consumed (the call it paid for failed), and forgets its
+    /// idempotency record so the caller may retry.
+    func release(_ consumption: Consumption) async throws
+    /// Records the response of a call made with an idempotency key, for repeats to return.
+    func complete(_ consumption: Consumption, with response: StoredResponse) async throws
+    /// A user's usage in the windows of an instant; reads only.
+    func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport
+    /// The users refused at least once on a UTC day (`YYYY-MM-DD`), in user order.
+    func refusedUsers(on day: String) async throws -> [String]
+}
+
+/// A request to consume one unit.
+public struct ConsumeRequest: Sendable, Hashable {
+    /// The user (the token's `sub`).
+    public var userID: String
+    /// When the call happened; decides the windows.
+    public var instant: Date
+    /// The user's limits.
+    public var limits: Limits
+    /// The caller's `Idempotency-Key`, when it sent one.
+    public var idempotencyKey: String?
+
+    /// Creates a request.
+    public init(userID: String, instant: Date, limits: Limits, idempotencyKey: String? = nil) {
+        self.userID = userID
+        self.instant = instant
+        self.limits = limits
+        self.idempotencyKey = idempotencyKey
+    }
+}
+
+/// A unit that was consumed: enough to give it back or to complete its idempotency record.
+public struct Consumption: Sendable, Hashable {
+    /// The user.
+    public var userID: String
+    /// The instant whose windows were charged.
+    public var instant: Date
+    /// The idempotency key the call carried.
+    public var idempotencyKey: String?
+
+    /// Creates a consumption record.
+    public init(userID: String, instant: Date, idempotencyKey: String? = nil) {
+        self.userID = userID
+        self.instant = instant
+        self.idempotencyKey = idempotencyKey
+    }
+}
+
+/// What came of a consume.
+public enum ConsumeOutcome: Sendable, Hashable {
+    /// One unit was consumed; `monthly` is the month's usage after it.
+    case consumed(Consumption, monthly: WindowUsage)
+    /// A window was full: nothing was consumed.
+    case refused(Refusal)
+    /// The idempotency key was used before and that call finished: here is its response.
+    case repeated(StoredResponse)
+    /// The idempotency key belongs to a call that is still running.
+    case inProgress
+}
+
+/// Why a consume was refused: the first full window, month before day before hour.
+public struct Refusal: Sendable, Hashable {
+    /// The full window.
+    public var window: UsageWindow
+    /// Its limit.
+    public var limit: Int
+    /// Units used in it.
+    public var used: Int
+    /// When it resets.
+    public var resetsAt: Date
+    /// Whole seconds until then, at least 1.
+    public var retryAfter: Int
+    /// The first day of the next month, `YYYY-MM-01`.
+    public var resetDate: String
+
+    /// Creates a refusal.
+    public init(window: UsageWindow, limit: Int, used: Int, resetsAt: Date, retryAfter: Int, resetDate: String) {
+        self.window = window
+        self.limit = limit
+        self.used = used
+        self.resetsAt = resetsAt
+        self.retryAfter = retryAfter
+        self.resetDate = resetDate
+    }
+}
+
+/// Usage in one window.
+public struct WindowUsage: Sendable, Hashable {
+    /// Units used.
+    public var used: Int
+    /// The window's limit.
+    public var limit: Int
+    /// When the window resets.
+    public var resetsAt: Date
+
+    /// Units left, never below zero.
+    public var remaining: Int { max(0, limit - used) }
+
+    /// Creates a reading.
+    public init(used: Int, limit: Int, resetsAt: Date) {
+        self.used = used
+        self.limit = limit
+        self.resetsAt = resetsAt
+    }
+}
+
+/// A user's usage in the three windows of an instant.
+public struct UsageReport: Sendable, Hashable {
+    /// The month.
+    public var monthly: WindowUsage
+    /// The day.
+    public var daily: WindowUsage
+    /// The hour.
+    public var hourly: WindowUsage
+    /// The first day of the next month, `YYYY-MM-01`.
+    public var resetDate: String
+
+    /// Creates a report.
+    public init(monthly: WindowUsage, daily: WindowUsage, hourly: WindowUsage, resetDate: String) {
+        self.monthly = monthly
+        self.daily = daily
+        self.hourly = hourly
+        self.resetDate = resetDate
+    }
+}
+
+/// A finished call's response, kept for repeats with the same idempotency key.
+public struct StoredResponse: Sendable, Hashable {
+    /// The HTTP status code.
+    public var statusCode: Int
+    /// The response body.
+    public var body: String
+
+    /// Creates a stored response.
+    public init(statusCode: Int, body: String) {
+        self.statusCode = statusCode
+        self.body = body
+    }
+}

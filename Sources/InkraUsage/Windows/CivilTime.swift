@@ -1,0 +1,100 @@
+import Foundation
+
+/// A UTC calendar reading of an instant, computed with integer arithmetic (no `Calendar`, no
+/// formatter), so the usage hot path stays cheap.
+struct CivilTime: Hashable, Sendable {
+    var year: Int
+    var month: Int
+    var day: Int
+    var hour: Int
+    var minute: Int
+    var second: Int
+
+    /// Reads an instant in UTC, to the whole second (rounded down).
+    init(_ instant: Date) {
+        self.init(epochSeconds: Int(instant.timeIntervalSince1970.rounded(.down)))
+    }
+
+    /// Reads epoch seconds in UTC.
+    init(epochSeconds: Int) {
+        let days = Self.floorDivide(epochSeconds, 86_400)
+        let secondsOfDay = epochSeconds - days * 86_400
+        (year, month, day) = Self.civil(fromDays: days)
+        hour = secondsOfDay / 3_600
+        minute = (secondsOfDay % 3_600) / 60
+        second = secondsOfDay % 60
+    }
+
+    init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+    }
+
+    /// Seconds since 1970-01-01T00:00:00Z.
+    var epochSeconds: Int {
+        Self.days(fromCivil: year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second
+    }
+
+    var date: Date { Date(timeIntervalSince1970: TimeInterval(epochSeconds)) }
+
+    /// `YYYY-MM`.
+    var monthKey: String { "\(Self.pad(year, 4))-\(Self.pad(month, 2))" }
+    /// `YYYY-MM-DD`.
+    var dayKey: String { "\(monthKey)-\(Self.pad(day, 2))" }
+    /// `YYYY-MM-DDTHH`.
+    var hourKey: String { "\(dayKey)T\(Self.pad(hour, 2))" }
+    /// `YYYY-MM-DDTHH:MM:SSZ`.
+    var iso8601: String { "\(hourKey):\(Self.pad(minute, 2)):\(Self.pad(second, 2))Z" }
+
+    /// The first instant of the next UTC hour.
+    var startOfNextHour: CivilTime {
+        CivilTime(epochSeconds: CivilTime(year: year, month: month, day: day, hour: hour).epochSeconds + 3_600)
+    }
+
+    /// The next UTC midnight.
+    var startOfNextDay: CivilTime {
+        CivilTime(epochSeconds: CivilTime(year: year, month: month, day: day).epochSeconds + 86_400)
+    }
+
+    /// The first instant of the next UTC month.
+    var startOfNextMonth: CivilTime {
+        month == 12 ? CivilTime(year: year + 1, month: 1, day: 1) : CivilTime(year: year, month: month + 1, day: 1)
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
+    private static func floorDivide(_ a: Int, _ b: Int) -> Int {
+        a >= 0 ? a / b : -((-a + b - 1) / b)
+    }
+
+    // Howard Hinnant's days-from-civil and civil-from-days algorithms (proleptic Gregorian).
+    private static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = floorDivide(y, 400)
+        let yearOfEra = y - era * 400
+        let monthIndex = month > 2 ? month - 3 : month + 9
+        let dayOfYear = (153 * monthIndex + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func civil(fromDays days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = floorDivide(z, 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// One of the three calendar windows a unit of usage is counted in.
+public enum UsageWindow: String, Sendable, Hashable, CaseIterable {
+    /// The UTC calendar month.
+    case month
+    /// The UTC calendar day.
+    case day
+    /// The UTC clock hour.
+    case hour
+}
+
+/// The UTC calendar windows an instant falls in, and when each resets.
+public struct UsageWindows: Sendable, Hashable {
+    /// The instant, to the whole second.
+    public let instant: Date
+    /// `YYYY-MM`.
+    public let month: String
+    /// `YYYY-MM-DD`.
+    public let day: String
+    /// `YYYY-MM-DDTHH`.
+    public let hour: String
+    /// The instant as `YYYY-MM-DDTHH:MM:SSZ`.
+    public let timestamp: String
+    /// The first instant of the next month.
+    public let monthResetsAt: Date
+    /// The next UTC midnight.
+    public let dayResetsAt: Date
+    /// The first instant of the next hour.
+    public let hourResetsAt: Date
+    /// The first day of the next month, `YYYY-MM-01`.
+    public let resetDate: String
+
+    /// The windows of an instant.
+    public init(at instant: Date) {
+        let civil = CivilTime(instant)
+        self.instant = civil.date
+        month = civil.monthKey
+        day = civil.dayKey
+        hour = civil.hourKey
+        timestamp = civil.iso8601
+        let nextMonth = civil.startOfNextMonth
+        monthResetsAt = nextMonth.date
+        dayResetsAt = civil.startOfNextDay.date
+        hourResetsAt = civil.startOfNextHour.date
+        resetDate = nextMonth.dayKey
+    }
+
+    /// When a window resets.
+    public func resetsAt(_ window: UsageWindow) -> Date {
+        switch window {
+        case .month: monthResetsAt
+        case .day: dayResetsAt
+        case .hour: hourResetsAt
+        }
+    }
+
+    /// Whole seconds from the instant to a window's reset, at least 1.
+    public func secondsUntilReset(_ window: UsageWindow) -> Int {
+        max(1, Int(resetsAt(window).timeIntervalSince(instant).rounded(.up)))
+    }
+
+    /// Formats an instant as `YYYY-MM-DDTHH:MM:SSZ`.
+    public static func iso8601(_ instant: Date) -> String {
+        CivilTime(instant).iso8601
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A blocking HTTP/1.1 client connection with keep-alive, just enough for the Lambda Runtime API
+/// on loopback: one request at a time, `Content-Length` or chunked bodies.
+final class HTTPConnection {
+    /// A response.
+    struct Response {
+        var status: Int
+        /// Header names lower-cased.
+        var headers: [String: String]
+        var body: [UInt8]
+    }
+
+    private let host: String
+    private let port: UInt16
+    private var descriptor: Int32 = -1
+    private var buffer: [UInt8] = []
+    private var bufferStart = 0
+
+    /// A connection to `host:port`, opened on first use.
+    init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    deinit { close() }
+
+    /// Closes the socket; the next request opens a new one.
+    func close() {
+        if descriptor >= 0 {
+            _ = systemClose(descriptor)
+            descriptor = -1
+        }
+        buffer.removeAll(keepingCapacity: true)
+        bufferStart = 0
+    }
+
+    /// Sends one request and reads its response.
+    /// - Throws: ``RuntimeAPIError`` when the connection fails or the response is malformed.
+    func send(method: String, path: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> Response {
+        if descriptor < 0 { try connect() }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUser-Agent: inkra-lambda-runtime\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if method != "GET" || !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
+        head += "\r\n"
+        do {
+            try writeAll(Array(head.utf8) + body)
+            return try readResponse()
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    private func connect() throws {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Glibc)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+            hints.ai_socktype = SOCK_STREAM
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw RuntimeAPIError.connection("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(list) }
+        var lastError = "no address"
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let address = entry {
+            let socketDescriptor = socket(
+                address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+            if socketDescriptor >= 0 {
+                if Glibc.connect(socketDescriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 {
+                    var one: Int32 = 1
+                    setsockopt(
+                        socketDescriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                    descriptor = socketDescriptor
+                    return
+                }
+                lastError = String(cString: strerror(errno))
+                _ = systemClose(socketDescriptor)
+            }
+            entry = address.pointee.ai_next
+        }
+        throw RuntimeAPIError.connection("cannot connect to \(host):\(port): \(lastError)")
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in
+                Glibc.send(descriptor, raw.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw RuntimeAPIError.connection("write failed: \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+
+    private func fill() throws {
+        if bufferStart > 0 && bufferStart == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            bufferStart = 0
+        }
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                buffer.append(contentsOf: chunk[0..<count])
+                return
+            }
+            if count == 0 { throw RuntimeAPIError.connection("the Runtime API closed the connection") }
+            if errno == EINTR { continue }
+            throw RuntimeAPIError.connection("read failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private func readLine() throws -> String {
+        while true {
+            if let index = buffer[bufferStart...].firstIndex(of: 0x0A) {
+                var end = index
+                if end > bufferStart && buffer[end - 1] == 0x0D { end -= 1 }
+                let line = String(decoding: buffer[bufferStart..<end], as: UTF8.self)
+                bufferStart = index + 1
+                return line
+            }
+            guard buffer.count - bufferStart < 64 * 1024 else {
+                throw RuntimeAPIError.protocolError("header line too long")
+            }
+            try fill()
+        }
+    }
+
+    private func readBytes(_ count: Int) throws -> [UInt8] {
+        while buffer.count - bufferStart < count { try fill() }
+        let bytes = Array(buffer[bufferStart..<(bufferStart + count)])
+        bufferStart += count
+        return bytes
+    }
+
+    private func readResponse() throws -> Response {
+        let statusLine = try readLine()
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+            throw RuntimeAPIError.protocolError("malformed status line \"\(statusLine)\"")
+        }
+        var headers: [String: String] = [:]
+        while true {
+            let line = try readLine()
+            if line.isEmpty { break }
+            guard let colon = line.firstIndex(of: ":") else {
+                throw RuntimeAPIError.protocolError("malformed header \"\(line)\"")
+            }
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+        }
+        var body: [UInt8] = []
+        if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
+            while true {
+                let sizeLine = try readLine()
+                guard let size = Int(sizeLine.split(separator: ";")[0].trimmingCharacters(in: .whitespaces), radix: 16)
+                else { throw RuntimeAPIError.protocolError("malformed chunk size \"\(sizeLine)\"") }
+                if size == 0 {
+                    while try !readLine().isEmpty {}
+                    break
+                }
+                body += try readBytes(size)
+                _ = try readLine()
+            }
+        } else if let length = headers["content-length"].flatMap({ Int($0) }) {
+            body = try readBytes(length)
+        }
+        if headers["connection"]?.lowercased() == "close" { close() }
+        return Response(status: status, headers: headers, body: body)
+    }
+}
+
+private func systemClose(_ descriptor: Int32) -> Int32 {
+    #if canImport(Glibc)
+        Glibc.close(descriptor)
+    #else
+        Darwin.close(descriptor)
+    #endif
+}

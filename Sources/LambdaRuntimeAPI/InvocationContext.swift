@@ -1,0 +1,76 @@
+import Foundation
+
+/// What the Runtime API says about one invocation, beside its event.
+public struct InvocationContext: Sendable {
+    /// `Lambda-Runtime-Aws-Request-Id`.
+    public var requestID: String
+    /// `Lambda-Runtime-Deadline-Ms`: when the invocation times out.
+    public var deadline: Date
+    /// `Lambda-Runtime-Invoked-Function-Arn`.
+    public var invokedFunctionARN: String?
+    /// `Lambda-Runtime-Trace-Id`, also exported as `_X_AMZN_TRACE_ID`.
+    public var traceID: String?
+    /// `Lambda-Runtime-Client-Context`, when the caller sent one (mobile SDKs).
+    public var clientContext: String?
+    /// `Lambda-Runtime-Cognito-Identity`, when the caller sent one.
+    public var cognitoIdentity: String?
+
+    /// Creates a context.
+    public init(
+        requestID: String,
+        deadline: Date,
+        invokedFunctionARN: String? = nil,
+        traceID: String? = nil,
+        clientContext: String? = nil,
+        cognitoIdentity: String? = nil
+    ) {
+        self.requestID = requestID
+        self.deadline = deadline
+        self.invokedFunctionARN = invokedFunctionARN
+        self.traceID = traceID
+        self.clientContext = clientContext
+        self.cognitoIdentity = cognitoIdentity
+    }
+
+    /// The time left before the deadline, never negative.
+    public func remainingTime(now: Date = Date()) -> TimeInterval {
+        max(0, deadline.timeIntervalSince(now))
+    }
+}
+
+/// A failed invocation as the Runtime API reports it.
+public struct InvocationFailure: Error, Sendable, Hashable {
+    /// `errorType` (also sent as `Lambda-Runtime-Function-Error-Type`).
+    public var errorType: String
+    /// `errorMessage`.
+    public var errorMessage: String
+
+    /// Creates a failure.
+    public init(errorType: String, errorMessage: String) {
+        self.errorType = errorType
+        self.errorMessage = errorMessage
+    }
+
+    /// `{"errorMessage":…,"errorType":…}`.
+    var json: [UInt8] {
+        Array("{\"errorMessage\":\(Self.quote(errorMessage)),\"errorType\":\(Self.quote(errorType))}".utf8)
+    }
+
+    static func quote(_ text: String) -> String {
+        var output = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\u{0}"..."\u{1F}":
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output + "\""
+    }
+}

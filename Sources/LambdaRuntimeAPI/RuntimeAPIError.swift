@@ -1,0 +1,20 @@
+/// A failure talking to the Lambda Runtime API.
+public enum RuntimeAPIError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The connection failed or closed; retrying may help.
+    case connection(String)
+    /// The Runtime API answered something that is not HTTP as expected.
+    case protocolError(String)
+    /// The Runtime API answered with an unexpected status.
+    case status(Int, String)
+    /// `AWS_LAMBDA_RUNTIME_API` is missing or malformed.
+    case configuration(String)
+
+    public var description: String {
+        switch self {
+        case .connection(let message): "Runtime API connection failed: \(message)"
+        case .protocolError(let message): "Runtime API protocol error: \(message)"
+        case .status(let code, let body): "Runtime API answered HTTP \(code): \(body)"
+        case .configuration(let message): message
+        }
+    }
+}

@@ -1,0 +1,82 @@
+/// The placeholder values an expression is evaluated with.
+struct ExpressionContext {
+    let names: [String: String]
+    let values: [String: AttributeValue]
+
+    /// An element's attribute name: `#placeholder` resolved, a literal as it is.
+    func name(_ element: String) throws(TableError) -> String {
+        guard element.hasPrefix("#") else { return element }
+        guard let resolved = names[element] else {
+            throw TableError(
+                .validation,
+                "Invalid expression: An expression attribute name used in the document path is not defined; attribute name: \(element)"
+            )
+        }
+        return resolved
+    }
+
+    /// A `:placeholder`'s value.
+    func value(_ placeholder: String) throws(TableError) -> AttributeValue {
+        guard let value = values[placeholder] else {
+            throw TableError(
+                .validation,
+                "Invalid expression: An expression attribute value used in expression is not defined; attribute value: \(placeholder)"
+            )
+        }
+        return value
+    }
+
+    /// A path's steps with names resolved.
+    func resolve(_ path: DocumentPath) throws(TableError) -> [ResolvedStep] {
+        var steps: [ResolvedStep] = []
+        steps.reserveCapacity(path.elements.count)
+        for element in path.elements {
+            switch element {
+            case .name(let raw): steps.append(.key(try name(raw)))
+            case .index(let index): steps.append(.index(index))
+            }
+        }
+        return steps
+    }
+
+    /// Checks that every placeholder the request provides is used, and every used one provided.
+    static func checkPlaceholders(
+        usedNames: Set<String>,
+        usedValues: Set<String>,
+        names: [String: String],
+        values: [String: AttributeValue]
+    ) throws(TableError) {
+        let unusedValues = Set(values.keys).subtracting(usedValues)
+        if !unusedValues.isEmpty {
+            throw TableError(
+                .validation,
+                "Value provided in ExpressionAttributeValues unused in expressions: keys: {\(unusedValues.sorted().joined(separator: ", "))}"
+            )
+        }
+        let unusedNames = Set(names.keys).subtracting(usedNames)
+        if !unusedNames.isEmpty {
+            throw TableError(
+                .validation,
+                "Value provided in ExpressionAttributeNames unused in expressions: keys: {\(unusedNames.sorted().joined(separator: ", "))}"
+            )
+        }
+        if let missing = usedValues.subtracting(values.keys).sorted().first {
+            throw TableError(
+                .validation,
+                "Invalid expression: An expression attribute value used in expression is not defined; attribute value: \(missing)"
+            )
+        }
+        if let missing = usedNames.subtracting(names.keys).sorted().first {
+            throw TableError(
+                .validation,
+                "Invalid expression: An expression attribute name used in the document path is not defined; attribute name: \(missing)"
+            )
+        }
+    }
+}
+
+/// One step of a resolved document path.
+enum ResolvedStep: Hashable {
+    case key(String)
+    case index(Int)
+}

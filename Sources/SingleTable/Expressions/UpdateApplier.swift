@@ -1,0 +1,173 @@
+/// Applies an update expression's actions to an item.
+enum UpdateApplier {
+    /// Applies the actions; returns the top-level attribute names they touched.
+    /// - Throws: ``TableError`` for wrong operand types, key attributes, or invalid paths.
+    static func apply(
+        _ actions: UpdateActions,
+        to item: inout Item,
+        keyNames: Set<String>,
+        _ context: ExpressionContext
+    ) throws(TableError) -> Set<String> {
+        let original = item
+        var touched: Set<String> = []
+        var paths: [[ResolvedStep]] = []
+        func check(_ steps: [ResolvedStep]) throws(TableError) {
+            guard case .key(let top)? = steps.first else {
+                throw TableError(.validation, "Invalid UpdateExpression: The document path is invalid")
+            }
+            if keyNames.contains(top) {
+                throw TableError(.validation, "Cannot update attribute \(top). This attribute is part of the key")
+            }
+            for other in paths where other.starts(with: steps) || steps.starts(with: other) {
+                throw TableError(
+                    .validation,
+                    "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths"
+                )
+            }
+            paths.append(steps)
+            touched.insert(top)
+        }
+        for (path, value) in actions.set {
+            let steps = try context.resolve(path)
+            try check(steps)
+            guard let newValue = try ConditionEvaluator.operand(value, original, context) else {
+                throw TableError(
+                    .validation,
+                    "The provided expression refers to an attribute that does not exist in the item"
+                )
+            }
+            try write(newValue, at: steps, in: &item)
+        }
+        for path in actions.remove {
+            let steps = try context.resolve(path)
+            try check(steps)
+            remove(at: steps, in: &item)
+        }
+        for (path, value) in actions.add {
+            let steps = try context.resolve(path)
+            try check(steps)
+            let increment = try ConditionEvaluator.operand(value, original, context)
+            let existing = ConditionEvaluator.lookup(steps, original)
+            let result: AttributeValue
+            switch (existing, increment) {
+            case (nil, .n(let number)?): result = .n(number)
+            case (nil, .ss(let set)?): result = .ss(set)
+            case (nil, .ns(let set)?): result = .ns(set)
+            case (nil, .bs(let set)?): result = .bs(set)
+            case (.n(let a)?, .n(let b)?): result = .n(try a.adding(b))
+            case (.ss(let a)?, .ss(let b)?): result = .ss(union(a, b))
+            case (.ns(let a)?, .ns(let b)?): result = .ns(union(a, b))
+            case (.bs(let a)?, .bs(let b)?): result = .bs(union(a, b))
+            default:
+                throw TableError(.validation, "An operand in the update expression has an incorrect data type")
+            }
+            try write(result, at: steps, in: &item)
+        }
+        for (path, value) in actions.delete {
+            let steps = try context.resolve(path)
+            try check(steps)
+            let subset = try ConditionEvaluator.operand(value, original, context)
+            let existing = ConditionEvaluator.lookup(steps, original)
+            let result: AttributeValue?
+            switch (existing, subset) {
+            case (nil, .ss?), (nil, .ns?), (nil, .bs?): continue
+            case (.ss(let a)?, .ss(let b)?):
+                result = a.filter { !b.contains($0) }.isEmpty ? nil : .ss(a.filter { !b.contains($0) })
+            case (.ns(let a)?, .ns(let b)?):
+                result = a.filter { !b.contains($0) }.isEmpty ? nil : .ns(a.filter { !b.contains($0) })
+            case (.bs(let a)?, .bs(let b)?):
+                result = a.filter { !b.contains($0) }.isEmpty ? nil : .bs(a.filter { !b.contains($0) })
+            default:
+                throw TableError(.validation, "An operand in the update expression has an incorrect data type")
+            }
+            if let result { try write(result, at: steps, in: &item) } else { remove(at: steps, in: &item) }
+        }
+        return touched
+    }
+
+    private static func union<T: Hashable>(_ a: [T], _ b: [T]) -> [T] {
+        var seen = Set(a)
+        var result = a
+        for element in b where seen.insert(element).inserted { result.append(element) }
+        return result
+    }
+
+    private static func write(_ value: AttributeValue, at steps: [ResolvedStep], in item: inout Item) throws(TableError)
+    {
+        guard case .key(let top) = steps[0] else { return }
+        if steps.count == 1 {
+            item[top] = value
+            return
+        }
+        guard var container = item[top] else { throw invalidPath() }
+        try write(value, at: steps.dropFirst(), in: &container)
+        item[top] = container
+    }
+
+    private static func write(
+        _ value: AttributeValue, at steps: ArraySlice<ResolvedStep>, in container: inout AttributeValue
+    )
+        throws(TableError)
+    {
+        guard let step = steps.first else {
+            container = value
+            return
+        }
+        switch (step, container) {
+        case (.key(let key), .m(var map)):
+            if steps.count == 1 {
+                map[key] = value
+            } else {
+                guard var child = map[key] else { throw invalidPath() }
+                try write(value, at: steps.dropFirst(), in: &child)
+                map[key] = child
+            }
+            container = .m(map)
+        case (.index(let index), .l(var list)):
+            if steps.count == 1 {
+                if index < list.count { list[index] = value } else { list.append(value) }
+            } else {
+                guard index < list.count else { throw invalidPath() }
+                try write(value, at: steps.dropFirst(), in: &list[index])
+            }
+            container = .l(list)
+        default:
+            throw invalidPath()
+        }
+    }
+
+    private static func remove(at steps: [ResolvedStep], in item: inout Item) {
+        guard case .key(let top) = steps[0] else { return }
+        if steps.count == 1 {
+            item[top] = nil
+            return
+        }
+        guard var container = item[top] else { return }
+        remove(at: steps.dropFirst(), in: &container)
+        item[top] = container
+    }
+
+    private static func remove(at steps: ArraySlice<ResolvedStep>, in container: inout AttributeValue) {
+        guard let step = steps.first else { return }
+        switch (step, container) {
+        case (.key(let key), .m(var map)):
+            if steps.count == 1 {
+                map[key] = nil
+            } else if var child = map[key] {
+                remove(at: steps.dropFirst(), in: &child)
+                map[key] = child
+            }
+            container = .m(map)
+        case (.index(let index), .l(var list)):
+            guard index < list.count else { return }
+            if steps.count == 1 { list.remove(at: index) } else { remove(at: steps.dropFirst(), in: &list[index]) }
+            container = .l(list)
+        default:
+            return
+        }
+    }
+
+    private static func invalidPath() -> TableError {
+        TableError(.validation, "The document path provided in the update expression is invalid for update")
+    }
+}

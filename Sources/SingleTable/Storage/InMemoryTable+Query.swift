@@ -1,0 +1,304 @@
+import Foundation
+import Synchronization
+
+extension InMemoryTable {
+    public func query(_ request: QueryRequest) async throws -> QueryResponse {
+        try checkTable(request.tableName)
+        let keySchema = try self.keySchema(request.indexName)
+        let keyCondition = try expressions.condition(request.keyConditionExpression, kind: "KeyConditionExpression")
+        let filter = try request.filterExpression.map { text throws(TableError) in
+            try expressions.condition(text, kind: "FilterExpression")
+        }
+        let projection = try request.projectionExpression.map { text throws(TableError) in
+            try expressions.projection(text)
+        }
+        try ExpressionContext.checkPlaceholders(
+            usedNames: keyCondition.names.union(filter?.names ?? []).union(projection?.names ?? []),
+            usedValues: keyCondition.values.union(filter?.values ?? []),
+            names: request.expressionAttributes.names,
+            values: request.expressionAttributes.values
+        )
+        let context = ExpressionContext(
+            names: request.expressionAttributes.names, values: request.expressionAttributes.values)
+        let key = try KeyConditionReader.read(keyCondition.tree, keySchema, context)
+        if let limit = request.limit, limit < 1 {
+            throw TableError(
+                .validation,
+                "1 validation error detected: Value at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"
+            )
+        }
+        let candidates: [(item: Item, sort: KeyValue?, position: IndexPosition)] = state.withLock { state in
+            self.rows(in: state, index: request.indexName, partition: KeyValue(value: key.partition))
+        }
+        var matching = candidates.filter { key.matchesSort($0.sort) }
+        if !request.scanIndexForward { matching.reverse() }
+        return try page(
+            matching,
+            start: request.exclusiveStartKey,
+            forward: request.scanIndexForward,
+            limit: request.limit,
+            indexName: request.indexName,
+            filter: filter?.tree,
+            projection: projection?.tree,
+            context: context
+        )
+    }
+
+    public func scan(_ request: ScanRequest) async throws -> QueryResponse {
+        try checkTable(request.tableName)
+        _ = try keySchema(request.indexName)
+        let filter = try request.filterExpression.map { text throws(TableError) in
+            try expressions.condition(text, kind: "FilterExpression")
+        }
+        let projection = try request.projectionExpression.map { text throws(TableError) in
+            try expressions.projection(text)
+        }
+        try ExpressionContext.checkPlaceholders(
+            usedNames: (filter?.names ?? []).union(projection?.names ?? []),
+            usedValues: filter?.values ?? [],
+            names: request.expressionAttributes.names,
+            values: request.expressionAttributes.values
+        )
+        let context = ExpressionContext(
+            names: request.expressionAttributes.names, values: request.expressionAttributes.values)
+        let all = state.withLock { state in
+            let partitions =
+                request.indexName.map { state.indexes[$0]?.keys.sorted() ?? [] } ?? state.partitions.keys.sorted()
+            return partitions.flatMap { self.rows(in: state, index: request.indexName, partition: $0) }
+        }
+        return try page(
+            all,
+            start: request.exclusiveStartKey,
+            forward: true,
+            limit: request.limit,
+            indexName: request.indexName,
+            filter: filter?.tree,
+            projection: projection?.tree,
+            context: context
+        )
+    }
+
+    /// A row's place, for pagination: the index entry's keys, or the table key.
+    struct IndexPosition: Hashable {
+        var indexPartition: KeyValue?
+        var indexSort: KeyValue?
+        var key: TableState.PrimaryKey
+    }
+
+    private func keySchema(_ indexName: String?) throws(TableError) -> TableSchema.Key {
+        guard let indexName else { return schema.key }
+        guard let index = schema.indexes.first(where: { $0.name == indexName }) else {
+            throw TableError(.validation, "The table does not have the specified index: \(indexName)")
+        }
+        return index.key
+    }
+
+    private func rows(in state: TableState, index: String?, partition: KeyValue)
+        -> [(item: Item, sort: KeyValue?, position: IndexPosition)]
+    {
+        if let index {
+            return (state.indexes[index]?[partition] ?? []).compactMap { entry in
+                guard let item = state.item(at: entry.key) else { return nil }
+                return (
+                    item, entry.sort, IndexPosition(indexPartition: partition, indexSort: entry.sort, key: entry.key)
+                )
+            }
+        }
+        return (state.partitions[partition] ?? []).map { entry in
+            (entry.item, entry.sort, IndexPosition(key: TableState.PrimaryKey(partition: partition, sort: entry.sort)))
+        }
+    }
+
+    private func page(
+        _ rows: [(item: Item, sort: KeyValue?, position: IndexPosition)],
+        start: Item?,
+        forward: Bool,
+        limit: Int?,
+        indexName: String?,
+        filter: Condition?,
+        projection: [DocumentPath]?,
+        context: ExpressionContext
+    ) throws(TableError) -> QueryResponse {
+        var first = 0
+        if let start {
+            let position = try startPosition(start, indexName: indexName)
+            guard let found = rows.firstIndex(where: { $0.position == position }) else {
+                first = rows.firstIndex { row in Self.after(row.position, position, forward: forward) } ?? rows.count
+                return try finish(
+                    rows, from: first, limit: limit, indexName: indexName, filter: filter, projection: projection,
+                    context: context)
+            }
+            first = found + 1
+        }
+        return try finish(
+            rows, from: first, limit: limit, indexName: indexName, filter: filter, projection: projection,
+            context: context)
+    }
+
+    private func finish(
+        _ rows: [(item: Item, sort: KeyValue?, position: IndexPosition)],
+        from first: Int,
+        limit: Int?,
+        indexName: String?,
+        filter: Condition?,
+        projection: [DocumentPath]?,
+        context: ExpressionContext
+    ) throws(TableError) -> QueryResponse {
+        let end = limit.map { min(rows.count, first + $0) } ?? rows.count
+        var items: [Item] = []
+        for row in rows[first..<end] {
+            if let filter, try !ConditionEvaluator.evaluate(filter, row.item, context) { continue }
+            items.append(try Projection.apply(projection, to: row.item, context))
+        }
+        var lastKey: Item?
+        if end < rows.count, end > first {
+            lastKey = evaluatedKey(rows[end - 1], indexName: indexName)
+        }
+        return QueryResponse(items: items, scannedCount: end - first, lastEvaluatedKey: lastKey)
+    }
+
+    private func evaluatedKey(_ row: (item: Item, sort: KeyValue?, position: IndexPosition), indexName: String?) -> Item
+    {
+        var key: Item = [schema.key.partitionKey: row.position.key.partition.value]
+        if let sortName = schema.key.sortKey, let sort = row.position.key.sort { key[sortName] = sort.value }
+        if let indexName, let index = schema.indexes.first(where: { $0.name == indexName }) {
+            if let partition = row.position.indexPartition { key[index.key.partitionKey] = partition.value }
+            if let sortName = index.key.sortKey, let sort = row.position.indexSort { key[sortName] = sort.value }
+        }
+        return key
+    }
+
+    private func startPosition(_ start: Item, indexName: String?) throws(TableError) -> IndexPosition {
+        let key = try TableState.primaryKey(of: start, exact: false, schema: schema)
+        guard let indexName, let index = schema.indexes.first(where: { $0.name == indexName }) else {
+            return IndexPosition(key: key)
+        }
+        let partition = start[index.key.partitionKey].map(KeyValue.init)
+        let sort = index.key.sortKey.flatMap { start[$0] }.map(KeyValue.init)
+        guard partition != nil else {
+            throw TableError(
+                .validation, "The provided starting key is invalid: The provided key element does not match the schema")
+        }
+        return IndexPosition(indexPartition: partition, indexSort: sort, key: key)
+    }
+
+    /// Whether a row comes after a start position that is no longer in the table.
+    private static func after(_ row: IndexPosition, _ start: IndexPosition, forward: Bool) -> Bool {
+        func tuple(_ p: IndexPosition) -> [KeyValue?] {
+            [p.indexPartition, p.indexSort, p.key.partition, p.key.sort]
+        }
+        for (a, b) in zip(tuple(row), tuple(start)) where a != b {
+            let less = TableState.IndexEntry.less(a, b)
+            return forward ? !less : less
+        }
+        return false
+    }
+}
+
+/// Reads a key condition into the partition value and a sort-key test.
+struct KeyConditionReader {
+    var partition: AttributeValue
+    var sortTest: (@Sendable (KeyValue?) -> Bool)?
+
+    func matchesSort(_ sort: KeyValue?) -> Bool { sortTest.map { $0(sort) } ?? true }
+
+    static func read(_ condition: Condition, _ key: TableSchema.Key, _ context: ExpressionContext) throws(TableError)
+        -> KeyConditionReader
+    {
+        var parts: [Condition] = []
+        func flatten(_ condition: Condition) {
+            if case .and(let a, let b) = condition {
+                flatten(a)
+                flatten(b)
+            } else {
+                parts.append(condition)
+            }
+        }
+        flatten(condition)
+        var partition: AttributeValue?
+        var sortTest: (@Sendable (KeyValue?) -> Bool)?
+        for part in parts {
+            let (name, test, equalValue) = try sortOrEquality(part, context)
+            if name == key.partitionKey, let equalValue, partition == nil {
+                partition = equalValue
+            } else if name == key.sortKey, sortTest == nil {
+                sortTest = test
+            } else {
+                throw unsupported()
+            }
+        }
+        guard let partition else { throw unsupported() }
+        return KeyConditionReader(partition: partition, sortTest: sortTest)
+    }
+
+    private static func sortOrEquality(_ part: Condition, _ context: ExpressionContext) throws(TableError)
+        -> (String, @Sendable (KeyValue?) -> Bool, AttributeValue?)
+    {
+        func name(_ operand: Operand) throws(TableError) -> String {
+            guard case .path(let path) = operand, path.elements.count == 1, case .name(let raw) = path.elements[0]
+            else {
+                throw unsupported()
+            }
+            return try context.name(raw)
+        }
+        func value(_ operand: Operand) throws(TableError) -> AttributeValue {
+            guard case .value(let placeholder) = operand else { throw unsupported() }
+            return try context.value(placeholder)
+        }
+        switch part {
+        case .compare(let left, let comparator, let right):
+            guard comparator != .notEqual else { throw unsupported() }
+            let attribute = try name(left)
+            let bound = try value(right)
+            return (
+                attribute,
+                { sort in
+                    guard let sort, let order = ConditionEvaluator.order(sort.value, bound) else { return false }
+                    switch comparator {
+                    case .equal: return order == 0
+                    case .less: return order < 0
+                    case .lessOrEqual: return order <= 0
+                    case .greater: return order > 0
+                    case .greaterOrEqual: return order >= 0
+                    case .notEqual: return false
+                    }
+                },
+                comparator == .equal ? bound : nil
+            )
+        case .between(let subject, let low, let high):
+            let attribute = try name(subject)
+            let lower = try value(low)
+            let upper = try value(high)
+            return (
+                attribute,
+                { sort in
+                    guard let sort, let a = ConditionEvaluator.order(sort.value, lower),
+                        let b = ConditionEvaluator.order(sort.value, upper)
+                    else { return false }
+                    return a >= 0 && b <= 0
+                },
+                nil
+            )
+        case .beginsWith(let subject, let prefix):
+            let attribute = try name(subject)
+            let start = try value(prefix)
+            return (
+                attribute,
+                { sort in
+                    switch (sort?.value, start) {
+                    case (.s(let text)?, .s(let head)): return text.utf8.starts(with: head.utf8)
+                    case (.b(let data)?, .b(let head)): return data.starts(with: head)
+                    default: return false
+                    }
+                },
+                nil
+            )
+        default:
+            throw unsupported()
+        }
+    }
+
+    private static func unsupported() -> TableError {
+        TableError(.validation, "Query key condition not supported")
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Synchronization
+
+/// A DynamoDB-like table held in memory: partitions ordered by sort key, sparse global secondary
+/// indexes, condition and update expressions, transactions — every operation atomic.
+///
+/// One lock guards the whole table, so each operation (a whole transaction included) sees and
+/// leaves a consistent table; operations take microseconds, so contention stays low.
+public final class InMemoryTable: Table {
+    /// The table's name and keys.
+    public let schema: TableSchema
+    let state: Mutex<TableState>
+    let expressions = ExpressionCache()
+    let now: @Sendable () -> Date
+
+    /// A table with a schema, optionally holding items already (from a state file).
+    /// - Parameters:
+    ///   - schema: the table's name, key and indexes.
+    ///   - items: items to load; each must carry the key attributes.
+    ///   - now: the clock for `ClientRequestToken` expiry.
+    public init(schema: TableSchema, items: [Item] = [], now: @escaping @Sendable () -> Date = { Date() }) {
+        self.schema = schema
+        self.now = now
+        var initial = TableState(schema: schema)
+        for item in items {
+            if let key = try? initial.primaryKey(of: item, exact: false) { initial.store(item, at: key) }
+        }
+        state = Mutex(initial)
+    }
+
+    /// Every item, in partition-key then sort-key order.
+    public func snapshot() -> [Item] {
+        state.withLock { state in
+            state.partitions.keys.sorted().flatMap { state.partitions[$0]!.map(\.item) }
+        }
+    }
+
+    /// The number of items.
+    public var count: Int { state.withLock { $0.count } }
+
+    /// Removes every item.
+    public func removeAll() {
+        state.withLock { $0.removeAll() }
+    }
+
+    public func getItem(_ request: GetItemRequest) async throws -> GetItemResponse {
+        try checkTable(request.tableName)
+        let projection = try request.projectionExpression.map { text throws(TableError) in
+            try expressions.projection(text)
+        }
+        try ExpressionContext.checkPlaceholders(
+            usedNames: projection?.names ?? [],
+            usedValues: [],
+            names: request.expressionAttributeNames,
+            values: [:]
+        )
+        let context = ExpressionContext(names: request.expressionAttributeNames, values: [:])
+        let item = try state.withLock { state throws(TableError) in
+            state.item(at: try state.primaryKey(of: request.key, exact: true))
+        }
+        return GetItemResponse(
+            item: try item.map { item throws(TableError) in try Projection.apply(projection?.tree, to: item, context) })
+    }
+
+    public func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
+        let total = request.requestItems.values.reduce(0) { $0 + $1.keys.count }
+        guard total > 0 else {
+            throw TableError(
+                .validation, "1 validation error detected: Value at 'requestItems' failed to satisfy constraint")
+        }
+        guard total <= 100 else {
+            throw TableError(.validation, "Too many items requested for the BatchGetItem call")
+        }
+        var responses: [String: [Item]] = [:]
+        for (tableName, keys) in request.requestItems {
+            try checkTable(tableName)
+            guard Set(keys.keys).count == keys.keys.count else {
+                throw TableError(.validation, "Provided list of item keys contains duplicates")
+            }
+            var items: [Item] = []
+            for key in keys.keys {
+                let response = try await getItem(
+                    GetItemRequest(
+                        tableName: tableName,
+                        key: key,
+                        consistentRead: keys.consistentRead,
+                        projectionExpression: keys.projectionExpression,
+                        expressionAttributeNames: keys.expressionAttributeNames
+                    )
+                )
+                if let item = response.item { items.append(item) }
+            }
+            responses[tableName] = items
+        }
+        return BatchGetItemResponse(responses: responses)
+    }
+
+    public func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse {
+        let write = try prepare(.put(request))
+        return try state.withLock { state throws(TableError) in
+            let old = try write.check(against: state)
+            let new = try write.apply(to: old)
+            try commit(new, at: write.key, in: &state)
+            return WriteItemResponse(attributes: write.returned(old: old, new: new))
+        }
+    }
+
+    public func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
+        let write = try prepare(.update(request))
+        return try state.withLock { state throws(TableError) in
+            let old = try write.check(against: state)
+            let new = try write.apply(to: old)
+            try commit(new, at: write.key, in: &state)
+            return WriteItemResponse(attributes: write.returned(old: old, new: new))
+        }
+    }
+
+    public func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
+        let write = try prepare(.delete(request))
+        return try state.withLock { state throws(TableError) in
+            let old = try write.check(against: state)
+            try commit(nil, at: write.key, in: &state)
+            return WriteItemResponse(attributes: write.returned(old: old, new: nil))
+        }
+    }
+
+    public func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
+        guard (1...100).contains(request.transactItems.count) else {
+            throw TableError(
+                .validation,
+                "1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100"
+            )
+        }
+        let writes = try request.transactItems.map { action throws(TableError) in try prepare(action) }
+        guard Set(writes.map(\.key)).count == writes.count else {
+            throw TableError(.validation, "Transaction request cannot include multiple operations on one item")
+        }
+        let instant = now()
+        try state.withLock { state throws(TableError) in
+            if let token = request.clientRequestToken {
+                state.tokens = state.tokens.filter { instant.timeIntervalSince($0.value.at) < 600 }
+                if let previous = state.tokens[token] {
+                    guard previous.request == request else {
+                        throw TableError(
+                            .idempotentParameterMismatch,
+                            "The request uses the same client token as a previous, but non-identical request."
+                        )
+                    }
+                    return
+                }
+            }
+            var reasons: [TableError.CancellationReason] = []
+            var olds: [Item?] = []
+            var failed = false
+            for write in writes {
+                do throws(TableError) {
+                    olds.append(try write.check(against: state))
+                    reasons.append(.none)
+                } catch  where error.code == .conditionalCheckFailed {
+                    failed = true
+                    olds.append(nil)
+                    reasons.append(
+                        TableError.CancellationReason(
+                            code: "ConditionalCheckFailed",
+                            message: "The conditional request failed",
+                            item: error.item
+                        )
+                    )
+                } catch {
+                    throw error
+                }
+            }
+            if failed {
+                throw TableError(
+                    .transactionCanceled,
+                    "Transaction cancelled, please refer cancellation reasons for specific reasons [\(reasons.map(\.code).joined(separator: ", "))]",
+                    cancellationReasons: reasons
+                )
+            }
+            var news: [Item?] = []
+            for (write, old) in zip(writes, olds) { news.append(try write.apply(to: old)) }
+            for (write, new) in zip(writes, news) where write.writes { try commit(new, at: write.key, in: &state) }
+            if let token = request.clientRequestToken { state.tokens[token] = (request, instant) }
+        }
+    }
+
+    /// Checks the table name.
+    func checkTable(_ name: String) throws(TableError) {
+        guard name == schema.tableName else { throw TableError(.resourceNotFound, "Requested resource not found") }
+    }
+
+    private func commit(_ item: Item?, at key: TableState.PrimaryKey, in state: inout TableState) throws(TableError) {
+        if let item { state.store(item, at: key) } else { state.remove(at: key) }
+    }
+}

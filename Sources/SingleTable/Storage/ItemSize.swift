@@ -1,0 +1,59 @@
+/// DynamoDB's item size: attribute names' UTF-8 bytes plus each value's size.
+enum ItemSize {
+    /// The largest item DynamoDB stores.
+    static let limit = 400 * 1024
+
+    static func of(_ item: Item) -> Int {
+        item.reduce(0) { $0 + $1.key.utf8.count + of($1.value) }
+    }
+
+    static func of(_ value: AttributeValue) -> Int {
+        switch value {
+        case .s(let text): text.utf8.count
+        case .n(let number): number.storageSize
+        case .b(let data): data.count
+        case .bool, .null: 1
+        case .m(let map): 3 + map.reduce(0) { $0 + $1.key.utf8.count + of($1.value) + 1 }
+        case .l(let list): 3 + list.reduce(0) { $0 + of($1) + 1 }
+        case .ss(let set): set.reduce(0) { $0 + $1.utf8.count }
+        case .ns(let set): set.reduce(0) { $0 + $1.storageSize }
+        case .bs(let set): set.reduce(0) { $0 + $1.count }
+        }
+    }
+
+    /// Checks the limit and the rules on values DynamoDB refuses (empty sets, duplicate set elements).
+    static func validate(_ item: Item) throws(TableError) {
+        guard of(item) <= limit else {
+            throw TableError(.validation, "Item size has exceeded the maximum allowed size")
+        }
+        for value in item.values { try validate(value) }
+    }
+
+    private static func validate(_ value: AttributeValue) throws(TableError) {
+        switch value {
+        case .ss(let set):
+            guard !set.isEmpty else { throw emptySet() }
+            guard Set(set).count == set.count else { throw duplicates() }
+        case .ns(let set):
+            guard !set.isEmpty else { throw emptySet() }
+            guard Set(set).count == set.count else { throw duplicates() }
+        case .bs(let set):
+            guard !set.isEmpty else { throw emptySet() }
+            guard Set(set).count == set.count else { throw duplicates() }
+        case .m(let map):
+            for element in map.values { try validate(element) }
+        case .l(let list):
+            for element in list { try validate(element) }
+        default:
+            break
+        }
+    }
+
+    private static func emptySet() -> TableError {
+        TableError(.validation, "One or more parameter values were invalid: A set may not be empty")
+    }
+
+    private static func duplicates() -> TableError {
+        TableError(.validation, "One or more parameter values were invalid: Input collection contains duplicates")
+    }
+}

@@ -1,0 +1,159 @@
+/// A write checked for form before the table is locked: key, parsed expressions, placeholders.
+struct PreparedWrite {
+    enum Kind {
+        case put(Item)
+        case update(Parsed<UpdateActions>?)
+        case delete
+        case check
+    }
+
+    let kind: Kind
+    let key: TableState.PrimaryKey
+    let keyItem: Item
+    let keyNames: Set<String>
+    let condition: Parsed<Condition>?
+    let context: ExpressionContext
+    let returnValues: ReturnValues
+    let returnOnFailure: ReturnValuesOnConditionCheckFailure
+
+    /// Whether the write changes the table (a condition check does not).
+    var writes: Bool {
+        if case .check = kind { return false }
+        return true
+    }
+
+    /// The item as it is, once the condition is known to hold.
+    /// - Throws: ``TableError`` `ConditionalCheckFailedException`, with the item when asked for.
+    func check(against state: TableState) throws(TableError) -> Item? {
+        let old = state.item(at: key)
+        if let condition, try !ConditionEvaluator.evaluate(condition.tree, old, context) {
+            throw TableError(
+                .conditionalCheckFailed,
+                "The conditional request failed",
+                item: returnOnFailure == .allOld ? old : nil
+            )
+        }
+        return old
+    }
+
+    /// The item after the write (`nil` when deleted).
+    func apply(to old: Item?) throws(TableError) -> Item? {
+        switch kind {
+        case .put(let item):
+            return item
+        case .delete:
+            return nil
+        case .check:
+            return old
+        case .update(let actions):
+            var item = old ?? keyItem
+            if let actions {
+                _ = try UpdateApplier.apply(actions.tree, to: &item, keyNames: keyNames, context)
+            }
+            try ItemSize.validate(item)
+            return item
+        }
+    }
+
+    /// What `ReturnValues` asks for.
+    func returned(old: Item?, new: Item?) -> Item? {
+        switch returnValues {
+        case .none: return nil
+        case .allOld: return old
+        case .allNew: return new
+        case .updatedOld, .updatedNew:
+            guard case .update(let actions?) = kind else { return nil }
+            let touched = Self.touchedNames(actions.tree, context)
+            let source = returnValues == .updatedOld ? old : new
+            guard let source else { return nil }
+            let result = source.filter { touched.contains($0.key) }
+            return result.isEmpty ? nil : result
+        }
+    }
+
+    private static func touchedNames(_ actions: UpdateActions, _ context: ExpressionContext) -> Set<String> {
+        let paths = actions.set.map(\.0) + actions.remove + actions.add.map(\.0) + actions.delete.map(\.0)
+        var names: Set<String> = []
+        for path in paths {
+            if case .name(let raw)? = path.elements.first, let name = try? context.name(raw) { names.insert(name) }
+        }
+        return names
+    }
+}
+
+extension InMemoryTable {
+    /// Checks a write's form: table, key, expressions, placeholders, `ReturnValues`.
+    func prepare(_ action: TransactWriteItem) throws(TableError) -> PreparedWrite {
+        let tableName: String
+        let keySource: Item
+        let exact: Bool
+        let conditionText: String?
+        let attributes: ExpressionAttributes
+        let returnValues: ReturnValues
+        let returnOnFailure: ReturnValuesOnConditionCheckFailure
+        var kind: PreparedWrite.Kind
+        switch action {
+        case .put(let request):
+            (tableName, keySource, exact, conditionText, attributes) = (
+                request.tableName, request.item, false, request.conditionExpression, request.expressionAttributes
+            )
+            (returnValues, returnOnFailure) = (request.returnValues, request.returnValuesOnConditionCheckFailure)
+            kind = .put(request.item)
+            try ItemSize.validate(request.item)
+        case .update(let request):
+            (tableName, keySource, exact, conditionText, attributes) = (
+                request.tableName, request.key, true, request.conditionExpression, request.expressionAttributes
+            )
+            (returnValues, returnOnFailure) = (request.returnValues, request.returnValuesOnConditionCheckFailure)
+            kind = .update(try request.updateExpression.map { text throws(TableError) in try expressions.update(text) })
+        case .delete(let request):
+            (tableName, keySource, exact, conditionText, attributes) = (
+                request.tableName, request.key, true, request.conditionExpression, request.expressionAttributes
+            )
+            (returnValues, returnOnFailure) = (request.returnValues, request.returnValuesOnConditionCheckFailure)
+            kind = .delete
+        case .conditionCheck(let request):
+            (tableName, keySource, exact, conditionText, attributes) = (
+                request.tableName, request.key, true, request.conditionExpression, request.expressionAttributes
+            )
+            (returnValues, returnOnFailure) = (.none, request.returnValuesOnConditionCheckFailure)
+            kind = .check
+        }
+        try checkTable(tableName)
+        switch (kind, returnValues) {
+        case (.put, .none), (.put, .allOld), (.delete, .none), (.delete, .allOld), (.update, _), (.check, _): break
+        default:
+            throw TableError(.validation, "ReturnValues can only be ALL_OLD or NONE")
+        }
+        let key = try TableState.primaryKey(of: keySource, exact: exact, schema: schema)
+        var keyItem: Item = [schema.key.partitionKey: key.partition.value]
+        if let sortName = schema.key.sortKey, let sort = key.sort { keyItem[sortName] = sort.value }
+        let condition = try conditionText.map { text throws(TableError) in
+            try expressions.condition(text, kind: "ConditionExpression")
+        }
+        var usedNames = condition?.names ?? []
+        var usedValues = condition?.values ?? []
+        if case .update(let actions?) = kind {
+            usedNames.formUnion(actions.names)
+            usedValues.formUnion(actions.values)
+        }
+        try ExpressionContext.checkPlaceholders(
+            usedNames: usedNames,
+            usedValues: usedValues,
+            names: attributes.names,
+            values: attributes.values
+        )
+        var keyNames: Set<String> = [schema.key.partitionKey]
+        if let sortName = schema.key.sortKey { keyNames.insert(sortName) }
+        return PreparedWrite(
+            kind: kind,
+            key: key,
+            keyItem: keyItem,
+            keyNames: keyNames,
+            condition: condition,
+            context: ExpressionContext(names: attributes.names, values: attributes.values),
+            returnValues: returnValues,
+            returnOnFailure: returnOnFailure
+        )
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+
+/// The items of an in-memory table: partitions ordered by sort key, and each global secondary
+/// index as partitions of (index sort key, table key) entries. Not thread-safe: the table guards it.
+struct TableState {
+    /// A primary key.
+    struct PrimaryKey: Hashable {
+        var partition: KeyValue
+        var sort: KeyValue?
+    }
+
+    /// One entry of an index partition.
+    struct IndexEntry {
+        var sort: KeyValue?
+        var key: PrimaryKey
+
+        func precedes(_ other: IndexEntry) -> Bool {
+            if sort != other.sort { return Self.less(sort, other.sort) }
+            if key.partition != other.key.partition { return key.partition < other.key.partition }
+            return Self.less(key.sort, other.key.sort)
+        }
+
+        static func less(_ a: KeyValue?, _ b: KeyValue?) -> Bool {
+            switch (a, b) {
+            case (nil, nil): false
+            case (nil, _): true
+            case (_, nil): false
+            case (let x?, let y?): x < y
+            }
+        }
+    }
+
+    let schema: TableSchema
+    private(set) var partitions: [KeyValue: [(sort: KeyValue?, item: Item)]] = [:]
+    private(set) var indexes: [String: [KeyValue: [IndexEntry]]] = [:]
+    private(set) var count = 0
+    var tokens: [String: (request: TransactWriteItemsRequest, at: Date)] = [:]
+
+    init(schema: TableSchema) {
+        self.schema = schema
+        for index in schema.indexes { indexes[index.name] = [:] }
+    }
+
+    /// The primary key of an item or key map.
+    /// - Throws: ``TableError`` when a key attribute is missing or not S, N or B.
+    func primaryKey(of item: Item, exact: Bool) throws(TableError) -> PrimaryKey {
+        try Self.primaryKey(of: item, exact: exact, schema: schema)
+    }
+
+    /// The primary key of an item or key map under a schema.
+    static func primaryKey(of item: Item, exact: Bool, schema: TableSchema) throws(TableError) -> PrimaryKey {
+        let names = [schema.key.partitionKey] + (schema.key.sortKey.map { [$0] } ?? [])
+        if exact && item.count != names.count {
+            throw TableError(.validation, "The provided key element does not match the schema")
+        }
+        func key(_ name: String) throws(TableError) -> KeyValue {
+            guard let value = item[name] else {
+                if exact { throw TableError(.validation, "The provided key element does not match the schema") }
+                throw TableError(
+                    .validation, "One or more parameter values were invalid: Missing the key \(name) in the item")
+            }
+            switch value {
+            case .s(""), .b(Data()):
+                throw TableError(
+                    .validation,
+                    "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: \(name)"
+                )
+            case .s, .n, .b:
+                return KeyValue(value: value)
+            default:
+                throw TableError(
+                    .validation,
+                    "One or more parameter values were invalid: Type mismatch for key \(name) expected: S actual: \(value.typeName)"
+                )
+            }
+        }
+        return PrimaryKey(
+            partition: try key(schema.key.partitionKey),
+            sort: try schema.key.sortKey.map { name throws(TableError) in try key(name) })
+    }
+
+    /// The item under a key.
+    func item(at key: PrimaryKey) -> Item? {
+        guard let entries = partitions[key.partition], let position = Self.find(key.sort, in: entries) else {
+            return nil
+        }
+        return entries[position].item
+    }
+
+    /// Stores an item (replacing the one under its key), keeping the indexes in step.
+    mutating func store(_ item: Item, at key: PrimaryKey) {
+        let old = self.item(at: key)
+        if let old { unindex(old, key) }
+        var entries = partitions[key.partition] ?? []
+        let position = Self.insertionPoint(key.sort, in: entries)
+        if position < entries.count && entries[position].sort == key.sort {
+            entries[position].item = item
+        } else {
+            entries.insert((key.sort, item), at: position)
+            count += 1
+        }
+        partitions[key.partition] = entries
+        index(item, key)
+    }
+
+    /// Removes the item under a key.
+    mutating func remove(at key: PrimaryKey) {
+        guard var entries = partitions[key.partition], let position = Self.find(key.sort, in: entries) else { return }
+        unindex(entries[position].item, key)
+        entries.remove(at: position)
+        count -= 1
+        partitions[key.partition] = entries.isEmpty ? nil : entries
+    }
+
+    /// Removes every item.
+    mutating func removeAll() {
+        partitions.removeAll()
+        for name in indexes.keys { indexes[name] = [:] }
+        count = 0
+    }
+
+    private mutating func index(_ item: Item, _ key: PrimaryKey) {
+        for index in schema.indexes {
+            guard let entry = Self.indexEntry(item, key, index) else { continue }
+            var list = indexes[index.name]?[entry.0] ?? []
+            let position = list.firstIndex { !$0.precedes(entry.1) } ?? list.count
+            list.insert(entry.1, at: position)
+            indexes[index.name]?[entry.0] = list
+        }
+    }
+
+    private mutating func unindex(_ item: Item, _ key: PrimaryKey) {
+        for index in schema.indexes {
+            guard let entry = Self.indexEntry(item, key, index) else { continue }
+            guard var list = indexes[index.name]?[entry.0] else { continue }
+            list.removeAll { $0.key == key }
+            indexes[index.name]?[entry.0] = list.isEmpty ? nil : list
+        }
+    }
+
+    /// An item's place in a sparse index: absent unless it has the index's key attributes (S, N or B).
+    private static func indexEntry(_ item: Item, _ key: PrimaryKey, _ index: TableSchema.Index) -> (
+        KeyValue, IndexEntry
+    )? {
+        func keyValue(_ name: String) -> KeyValue? {
+            switch item[name] {
+            case .s(let text)? where !text.isEmpty: KeyValue(value: .s(text))
+            case .n(let number)?: KeyValue(value: .n(number))
+            case .b(let data)? where !data.isEmpty: KeyValue(value: .b(data))
+            default: nil
+            }
+        }
+        guard let partition = keyValue(index.key.partitionKey) else { return nil }
+        var sort: KeyValue?
+        if let name = index.key.sortKey {
+            guard let value = keyValue(name) else { return nil }
+            sort = value
+        }
+        return (partition, IndexEntry(sort: sort, key: key))
+    }
+
+    static func insertionPoint(_ sort: KeyValue?, in entries: [(sort: KeyValue?, item: Item)]) -> Int {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if IndexEntry.less(entries[middle].sort, sort) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    static func find(_ sort: KeyValue?, in entries: [(sort: KeyValue?, item: Item)]) -> Int? {
+        let position = insertionPoint(sort, in: entries)
+        return position < entries.count && entries[position].sort == sort ? position : nil
+    }
+}

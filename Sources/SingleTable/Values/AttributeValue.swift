@@ -1,0 +1,107 @@
+import Foundation
+
+/// One DynamoDB attribute value, with DynamoDB's ten types.
+///
+/// Sets keep their elements unique; their order carries no meaning, so two sets with the same
+/// elements compare equal.
+public enum AttributeValue: Sendable {
+    /// A string (`S`).
+    case s(String)
+    /// A number (`N`), exact to 38 significant digits.
+    case n(Number)
+    /// Binary data (`B`).
+    case b(Data)
+    /// A Boolean (`BOOL`).
+    case bool(Bool)
+    /// The null value (`NULL`).
+    case null
+    /// A map of attribute values (`M`).
+    case m([String: AttributeValue])
+    /// A list of attribute values (`L`).
+    case l([AttributeValue])
+    /// A string set (`SS`).
+    case ss([String])
+    /// A number set (`NS`).
+    case ns([Number])
+    /// A binary set (`BS`).
+    case bs([Data])
+}
+
+/// An item: attribute names to values.
+public typealias Item = [String: AttributeValue]
+
+extension AttributeValue {
+    /// DynamoDB's name for the value's type: `S`, `N`, `B`, `BOOL`, `NULL`, `M`, `L`, `SS`, `NS` or `BS`.
+    public var typeName: String {
+        switch self {
+        case .s: "S"
+        case .n: "N"
+        case .b: "B"
+        case .bool: "BOOL"
+        case .null: "NULL"
+        case .m: "M"
+        case .l: "L"
+        case .ss: "SS"
+        case .ns: "NS"
+        case .bs: "BS"
+        }
+    }
+
+    /// The string, when this is an `S` value.
+    public var stringValue: String? {
+        if case .s(let value) = self { return value }
+        return nil
+    }
+
+    /// The number, when this is an `N` value.
+    public var numberValue: Number? {
+        if case .n(let value) = self { return value }
+        return nil
+    }
+
+    /// The number as an `Int`, when this is an `N` value holding an integer that fits.
+    public var intValue: Int? {
+        numberValue.flatMap { Int(exactly: $0) }
+    }
+
+    /// A number value from an integer.
+    public static func n(_ value: Int) -> AttributeValue {
+        .n(Number(value))
+    }
+}
+
+extension AttributeValue: Equatable {
+    public static func == (lhs: AttributeValue, rhs: AttributeValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.s(let a), .s(let b)): a == b
+        case (.n(let a), .n(let b)): a == b
+        case (.b(let a), .b(let b)): a == b
+        case (.bool(let a), .bool(let b)): a == b
+        case (.null, .null): true
+        case (.m(let a), .m(let b)): a == b
+        case (.l(let a), .l(let b)): a == b
+        case (.ss(let a), .ss(let b)): Set(a) == Set(b)
+        case (.ns(let a), .ns(let b)): Set(a) == Set(b)
+        case (.bs(let a), .bs(let b)): Set(a) == Set(b)
+        default: false
+        }
+    }
+}
+
+extension AttributeValue: Hashable {
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(typeName)
+        switch self {
+        case .s(let value): hasher.combine(value)
+        case .n(let value): hasher.combine(value)
+        case .b(let value): hasher.combine(value)
+        case .bool(let value): hasher.combine(value)
+        case .null: break
+        case .m(let value): hasher.combine(value)
+        case .l(let value): hasher.combine(value)
+        case .ss(let value): hasher.combine(Set(value))
+        case .ns(let value): hasher.combine(Set(value))
+        case .bs(let value): hasher.combine(Set(value))
+        }
+    }
+}

@@ -1,0 +1,246 @@
+/// An exact decimal number, as DynamoDB's `N`: up to 38 significant digits, magnitudes from
+/// 1E-130 to 9.99…E+125. Never stored or computed as a `Double`.
+public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+    /// Whether the number is below zero (never true for zero).
+    let negative: Bool
+    /// Significant digits, most significant first, without leading or trailing zeros; empty for zero.
+    let digits: [UInt8]
+    /// The value is `digits × 10^exponent`.
+    let exponent: Int
+
+    /// The most significant digits DynamoDB keeps.
+    public static let maximumDigits = 38
+
+    private init(normalizing negative: Bool, _ digits: [UInt8], _ exponent: Int) {
+        var start = 0
+        while start < digits.count && digits[start] == 0 { start += 1 }
+        var end = digits.count
+        var exponent = exponent
+        while end > start && digits[end - 1] == 0 {
+            end -= 1
+            exponent += 1
+        }
+        if start == end {
+            self.negative = false
+            self.digits = []
+            self.exponent = 0
+        } else {
+            self.negative = negative
+            self.digits = Array(digits[start..<end])
+            self.exponent = exponent
+        }
+    }
+
+    /// A number from an integer.
+    public init(_ value: Int) {
+        let magnitude = value.magnitude
+        self.init(normalizing: value < 0, Array(String(magnitude).utf8.map { $0 - 48 }), 0)
+    }
+
+    public init(integerLiteral value: Int) {
+        self.init(value)
+    }
+
+    /// Parses DynamoDB's number text (`12`, `-0.5`, `1.5e30`).
+    /// - Throws: ``TableError`` (`ValidationException`) when the text is not a number, has more than
+    ///   38 significant digits, or is out of range.
+    public init(parsing text: String) throws(TableError) {
+        var bytes = Array(text.utf8)[...]
+        var negative = false
+        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+            negative = first == UInt8(ascii: "-")
+            bytes = bytes.dropFirst()
+        }
+        var digits: [UInt8] = []
+        var exponent = 0
+        var sawDigit = false
+        var sawPoint = false
+        while let byte = bytes.first, byte != UInt8(ascii: "e") && byte != UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if byte == UInt8(ascii: ".") {
+                guard !sawPoint else { throw Self.notANumber(text) }
+                sawPoint = true
+            } else if byte >= 48 && byte <= 57 {
+                sawDigit = true
+                if !(digits.isEmpty && byte == 48) { digits.append(byte - 48) }
+                if sawPoint { exponent -= 1 }
+            } else {
+                throw Self.notANumber(text)
+            }
+        }
+        guard sawDigit else { throw Self.notANumber(text) }
+        if !bytes.isEmpty {
+            bytes = bytes.dropFirst()
+            var exponentNegative = false
+            if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+                exponentNegative = first == UInt8(ascii: "-")
+                bytes = bytes.dropFirst()
+            }
+            guard !bytes.isEmpty, bytes.count <= 6, bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+                throw Self.notANumber(text)
+            }
+            let value = bytes.reduce(0) { $0 * 10 + Int($1 - 48) }
+            exponent += exponentNegative ? -value : value
+        }
+        try self.init(validating: negative, digits, exponent)
+    }
+
+    private init(validating negative: Bool, _ digits: [UInt8], _ exponent: Int) throws(TableError) {
+        self.init(normalizing: negative, digits, exponent)
+        guard self.digits.count <= Self.maximumDigits else {
+            throw TableError(.validation, "Attempting to store more than 38 significant digits in a Number")
+        }
+        if !self.digits.isEmpty {
+            let magnitude = self.exponent + self.digits.count - 1
+            guard magnitude <= 125 else {
+                throw TableError(
+                    .validation,
+                    "Number overflow. Attempting to store a number with magnitude larger than supported range"
+                )
+            }
+            guard magnitude >= -130 else {
+                throw TableError(
+                    .validation,
+                    "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+                )
+            }
+        }
+    }
+
+    private static func notANumber(_ text: String) -> TableError {
+        TableError(.validation, "A value provided cannot be converted into a number: \"\(text)\"")
+    }
+
+    /// Whether the number is zero.
+    public var isZero: Bool { digits.isEmpty }
+
+    /// The canonical text: integers plainly (`999999`), decimals plainly when short (`-0.5`),
+    /// others in scientific form (`1.5E+30`).
+    public var description: String {
+        guard !digits.isEmpty else { return "0" }
+        let sign = negative ? "-" : ""
+        let text = String(decoding: digits.map { $0 + 48 }, as: UTF8.self)
+        if exponent >= 0 && digits.count + exponent <= 40 {
+            return sign + text + String(repeating: "0", count: exponent)
+        }
+        if exponent < 0 && -exponent <= digits.count + 40 {
+            let point = digits.count + exponent
+            if point > 0 {
+                return sign + text.prefix(point) + "." + text.dropFirst(point)
+            }
+            return sign + "0." + String(repeating: "0", count: -point) + text
+        }
+        let magnitude = exponent + digits.count - 1
+        let mantissa = digits.count == 1 ? text : text.prefix(1) + "." + text.dropFirst()
+        return sign + mantissa + "E" + (magnitude >= 0 ? "+" : "") + String(magnitude)
+    }
+
+    public static func < (lhs: Number, rhs: Number) -> Bool {
+        if lhs.negative != rhs.negative { return lhs.negative }
+        let ascending = compareMagnitude(lhs, rhs)
+        return lhs.negative ? ascending > 0 : ascending < 0
+    }
+
+    /// -1, 0 or 1 as |lhs| is below, equal to or above |rhs|.
+    private static func compareMagnitude(_ lhs: Number, _ rhs: Number) -> Int {
+        if lhs.digits.isEmpty || rhs.digits.isEmpty {
+            return lhs.digits.isEmpty ? (rhs.digits.isEmpty ? 0 : -1) : 1
+        }
+        let lhsMagnitude = lhs.exponent + lhs.digits.count
+        let rhsMagnitude = rhs.exponent + rhs.digits.count
+        if lhsMagnitude != rhsMagnitude { return lhsMagnitude < rhsMagnitude ? -1 : 1 }
+        for index in 0..<max(lhs.digits.count, rhs.digits.count) {
+            let a = index < lhs.digits.count ? lhs.digits[index] : 0
+            let b = index < rhs.digits.count ? rhs.digits[index] : 0
+            if a != b { return a < b ? -1 : 1 }
+        }
+        return 0
+    }
+
+    /// The exact sum.
+    /// - Throws: ``TableError`` when the result needs more than 38 digits or is out of range.
+    public func adding(_ other: Number) throws(TableError) -> Number {
+        if other.isZero { return self }
+        if isZero { return other }
+        let exponent = min(self.exponent, other.exponent)
+        let a = aligned(to: exponent)
+        let b = other.aligned(to: exponent)
+        if negative == other.negative {
+            return try Number(validating: negative, Self.add(a, b), exponent)
+        }
+        let order = Self.compareDigits(a, b)
+        if order == 0 { return Number(0) }
+        let (larger, smaller, sign) = order > 0 ? (a, b, negative) : (b, a, other.negative)
+        return try Number(validating: sign, Self.subtract(larger, smaller), exponent)
+    }
+
+    /// The exact difference.
+    /// - Throws: ``TableError`` when the result needs more than 38 digits or is out of range.
+    public func subtracting(_ other: Number) throws(TableError) -> Number {
+        try adding(other.negated)
+    }
+
+    /// The number with its sign flipped.
+    public var negated: Number {
+        isZero ? self : Number(normalizing: !negative, digits, exponent)
+    }
+
+    private func aligned(to target: Int) -> [UInt8] {
+        digits + [UInt8](repeating: 0, count: exponent - target)
+    }
+
+    private static func compareDigits(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        if a.count != b.count { return a.count < b.count ? -1 : 1 }
+        for (x, y) in zip(a, b) where x != y { return x < y ? -1 : 1 }
+        return 0
+    }
+
+    private static func add(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: max(a.count, b.count) + 1)
+        var carry: UInt8 = 0
+        var i = a.count - 1
+        var j = b.count - 1
+        var k = result.count - 1
+        while k >= 0 {
+            let sum = (i >= 0 ? a[i] : 0) + (j >= 0 ? b[j] : 0) + carry
+            result[k] = sum % 10
+            carry = sum / 10
+            i -= 1
+            j -= 1
+            k -= 1
+        }
+        return result
+    }
+
+    private static func subtract(_ larger: [UInt8], _ smaller: [UInt8]) -> [UInt8] {
+        var result = larger
+        var borrow: Int = 0
+        var j = smaller.count - 1
+        for i in stride(from: larger.count - 1, through: 0, by: -1) {
+            var value = Int(larger[i]) - borrow - (j >= 0 ? Int(smaller[j]) : 0)
+            borrow = 0
+            if value < 0 {
+                value += 10
+                borrow = 1
+            }
+            result[i] = UInt8(value)
+            j -= 1
+        }
+        return result
+    }
+
+    /// The approximate number of bytes DynamoDB counts for this number.
+    var storageSize: Int { (digits.count + 1) / 2 + 1 }
+}
+
+extension Int {
+    /// The integer value of a number, when it is an integer that fits.
+    public init?(exactly number: Number) {
+        guard number.exponent >= 0 || number.isZero else { return nil }
+        guard number.digits.count + number.exponent <= 18 else { return nil }
+        var value = 0
+        for digit in number.digits { value = value * 10 + Int(digit) }
+        for _ in 0..<number.exponent { value *= 10 }
+        self = number.negative ? -value : value
+    }
+}

@@ -1,0 +1,120 @@
+import EmulatorKit
+import Foundation
+import InkraHandlers
+import InkraJSON
+import InkraUsage
+import SingleTable
+import Testing
+
+@Suite("The API Gateway chain")
+struct ChainTests {
+    static let when = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+
+    func token(_ sub: String, tier: String? = nil, groups: [String]? = nil, at time: Date = when) throws -> String {
+        try DevelopmentTokens.mint(
+            with: Repository.developmentKey, claims: .init(sub: sub, tier: tier, groups: groups), at: time)
+    }
+
+    @Test("v1 and v2 events with only an Authorization header reach generateQuestions with the token's identity")
+    func chain() async throws {
+        let stack = try EmulatorStack(options: Repository.options())
+        for (kind, user) in [(SampleEvents.Kind.restGenerate, "rest-user"), (.httpGenerate, "http-user")] {
+            let event = SampleEvents.event(kind, token: try token(user, tier: "premium"), at: Self.when)
+            let result = await Replayer(stack: stack).replay(event: event, function: .generateQuestions)
+            #expect(result.statusCode == 200)
+            #expect(result.authorizer != nil)
+            let body = try JSONParser.parse(result.json["body"]?.string ?? "")
+            #expect(body["usage"]?["limit"] == 999_999)
+            let items = try await stack.store.usage(for: user, at: Self.when, limits: .premium)
+            #expect(items.monthly.used == 1)
+        }
+    }
+
+    @Test("REST context is injected as strings beside principalId; HTTP API context under lambda")
+    func injection() async throws {
+        let stack = try EmulatorStack(options: Repository.options())
+        let rest = SampleEvents.event(.restUsage, token: try token("ctx"), at: Self.when)
+        let result = await Replayer(stack: stack).replay(event: rest, function: .checkUsage)
+        let step = try #require(result.authorizer)
+        #expect(step.event["type"] == "TOKEN")
+        #expect(step.event["methodArn"] == "arn:aws:execute-api:us-east-1:123456789012:inkra0local/prod/GET/usage")
+        #expect(result.statusCode == 200)
+    }
+
+    @Test("A bad token stops at 401 and consumes nothing; a blocked user gets 403")
+    func refusals() async throws {
+        let stack = try EmulatorStack(options: Repository.options())
+        let replayer = Replayer(stack: stack)
+        let bad = SampleEvents.event(.restGenerate, token: "not.a.token", at: Self.when)
+        let refused = await replayer.replay(event: bad, function: .generateQuestions)
+        #expect(refused.statusCode == 401)
+        #expect(refused.json["body"] == #"{"message":"Unauthorized"}"#)
+        #expect(stack.memoryTable?.snapshot().isEmpty == true)
+
+        let missing = SampleEvents.event(.httpGenerate, token: nil, at: Self.when)
+        #expect(await replayer.replay(event: missing, function: .generateQuestions).statusCode == 401)
+
+        let blocked = SampleEvents.event(.restGenerate, token: try token("b", groups: ["blocked"]), at: Self.when)
+        let denied = await replayer.replay(event: blocked, function: .generateQuestions)
+        #expect(denied.statusCode == 403)
+        #expect(denied.json["body"] == #"{"message":"User is not authorized to access this resource"}"#)
+        let blockedV2 = SampleEvents.event(.httpGenerate, token: try token("b", groups: ["blocked"]), at: Self.when)
+        let forbidden = await replayer.replay(event: blockedV2, function: .generateQuestions)
+        #expect(forbidden.statusCode == 403)
+        #expect(stack.memoryTable?.snapshot().isEmpty == true)
+    }
+
+    @Test("Recorded time: a token that expired since recording replays as recorded, and fails with --now")
+    func recordedTime() async throws {
+        let recorded = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14
+        let event = SampleEvents.event(.restUsage, token: try token("old", at: recorded), at: recorded)
+        let asRecorded = try EmulatorStack(options: Repository.options())
+        #expect(await Replayer(stack: asRecorded).replay(event: event, function: .checkUsage).statusCode == 200)
+        let today = try EmulatorStack(options: Repository.options(now: Date()))
+        #expect(await Replayer(stack: today).replay(event: event, function: .checkUsage).statusCode == 401)
+    }
+
+    @Test("--state: usage accumulates across two replays")
+    func stateAccumulates() async throws {
+        let state = Repository.temporaryDirectory().appendingPathComponent("state.json")
+        let event = SampleEvents.event(.restGenerate, token: try token("persistent", tier: "premium"), at: Self.when)
+        for run in 1...2 {
+            let stack = try EmulatorStack(options: Repository.options(state: state))
+            let result = await Replayer(stack: stack).replay(event: event, function: .generateQuestions)
+            let body = try JSONParser.parse(result.json["body"]?.string ?? "")
+            #expect(body["usage"]?["used"] == .number(run))
+            try stack.saveState()
+        }
+        let items = try StateFile(url: state, tableName: "inkra-usage").load()
+        #expect(items.count == 3)
+    }
+
+    @Test("A corrupt or foreign state file is refused and left as it was")
+    func corruptState() throws {
+        let folder = Repository.temporaryDirectory()
+        let cases: [(String, String)] = [
+            ("{ torn", "is not an inkra-emulator state file"),
+            (
+                #"{"format":"something-else","version":1,"table":"inkra-usage","items":[]}"#,
+                "has format \"something-else\""
+            ),
+            (#"{"format":"inkra-emulator-state","version":9,"table":"inkra-usage","items":[]}"#, "is version 9"),
+            (#"{"format":"inkra-emulator-state","version":1,"table":"other","items":[]}"#, "holds table \"other\""),
+            (
+                #"{"format":"inkra-emulator-state","version":1,"table":"inkra-usage","items":[{"PK":{"Q":"x"}}]}"#,
+                "is corrupt"
+            ),
+        ]
+        for (index, (contents, message)) in cases.enumerated() {
+            let file = folder.appendingPathComponent("state-\(index).json")
+            try Data(contents.utf8).write(to: file)
+            #expect {
+                try EmulatorStack(options: Repository.options(state: file))
+            } throws: { error in
+                let text = String(describing: error)
+                return text.contains(message) && text.contains(file.path) && text.contains("refusing")
+            }
+            #expect(try String(contentsOf: file, encoding: .utf8) == contents)
+        }
+    }
+}

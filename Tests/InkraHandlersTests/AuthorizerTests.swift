@@ -1,0 +1,168 @@
+import Foundation
+import InkraAuth
+import InkraHandlers
+import InkraJSON
+import InkraUsage
+import Testing
+
+/// One signing key for the whole suite: RSA key generation is slow in debug builds.
+private let signer: TokenSigner = {
+    do { return try TokenSigner.generate(kid: "test-key") } catch { fatalError("\(error)") }
+}()
+
+@Suite("authorizer")
+struct AuthorizerTests {
+    static let issuer = "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_TestPool"
+    static let now = instant("2026-03-10T10:00:00Z")
+
+    let authorizer: Authorizer
+
+    init() throws {
+        let verifier = TokenVerifier(
+            configuration: CognitoConfiguration(issuer: Self.issuer, clientIds: ["app-client"]),
+            keys: try JWKSKeySource(jwks: signer.jwks),
+            now: { Self.now }
+        )
+        authorizer = Authorizer(verifier: verifier)
+    }
+
+    static func token(
+        sub: String = "user-1",
+        groups: [String]? = nil,
+        tier: String? = nil,
+        quota: String? = nil,
+        issuer: String = issuer,
+        expires: TimeInterval = 3600
+    ) throws -> String {
+        var claims = DevelopmentClaims(
+            sub: sub,
+            tokenUse: "access",
+            clientId: "app-client",
+            issuer: issuer,
+            issuedAt: now.addingTimeInterval(-60),
+            expiresAt: now.addingTimeInterval(expires)
+        )
+        claims.email = "\(sub)@example.com"
+        claims.groups = groups
+        claims.subscriptionTier = tier
+        claims.monthlyQuota = quota
+        return try signer.sign(claims)
+    }
+
+    static func tokenEvent(_ token: String) -> JSONValue {
+        Fixtures.load("token-authorizer.json").setting(.string("Bearer \(token)"), at: ["authorizationToken"])
+    }
+
+    @Test("A valid token gets an Allow policy widened to the stage, with the caller's context")
+    func allow() async throws {
+        let result = try await authorizer.handle(Self.tokenEvent(try Self.token()))
+        #expect(
+            result
+                == [
+                    "principalId": "user-1",
+                    "policyDocument": [
+                        "Version": "2012-10-17",
+                        "Statement": [
+                            [
+                                "Action": "execute-api:Invoke", "Effect": "Allow",
+                                "Resource": "arn:aws:execute-api:us-east-1:123456789012:example/prod/*/*",
+                            ]
+                        ],
+                    ],
+                    "context": ["userId": "user-1", "email": "user-1@example.com", "tier": "free", "quota": 5],
+                ]
+        )
+    }
+
+    @Test("Premium and quota claims shape the context")
+    func premiumContext() async throws {
+        let premium = try await authorizer.handle(Self.tokenEvent(try Self.token(groups: ["premium_tier"])))
+        #expect(premium["context"]?["tier"] == "premium")
+        #expect(premium["context"]?["quota"] == 999_999)
+        let quota = try await authorizer.handle(Self.tokenEvent(try Self.token(quota: "12")))
+        #expect(quota["context"]?["quota"] == 12)
+    }
+
+    @Test("A REQUEST authorizer event reads the Authorization header, whatever its case")
+    func requestEvent() async throws {
+        let token = try Self.token()
+        let event = Fixtures.load("request-authorizer.json").setting(
+            .string("Bearer \(token)"), at: ["headers", "authorization"])
+        let result = try await authorizer.handle(event)
+        #expect(
+            result["policyDocument"]?["Statement"]?.array?.first?["Resource"]
+                == "arn:aws:execute-api:us-east-1:123456789012:abcdef123/test/*/*")
+        #expect(result["context"]?["userId"] == "user-1")
+    }
+
+    @Test("HTTP API payload 2.0 gets simple responses")
+    func httpV2() async throws {
+        let event: JSONValue = [
+            "version": "2.0", "type": "REQUEST",
+            "routeArn": "arn:aws:execute-api:us-east-1:123456789012:abcdef123/$default/POST/questions",
+            "identitySource": [.string("Bearer \(try Self.token())")], "routeKey": "POST /questions",
+        ]
+        let allowed = try await authorizer.handle(event)
+        #expect(allowed["isAuthorized"] == true)
+        #expect(allowed["context"]?["userId"] == "user-1")
+        let refused = try await authorizer.handle(event.setting(["Bearer nope"], at: ["identitySource"]))
+        #expect(refused == ["isAuthorized": false])
+    }
+
+    @Test("HTTP API payload 1.0 gets a policy")
+    func httpV1() async throws {
+        let event: JSONValue = [
+            "version": "1.0", "type": "REQUEST",
+            "methodArn": "arn:aws:execute-api:us-east-1:123456789012:abcdef123/$default/GET/usage",
+            "identitySource": .string(try Self.token()),
+        ]
+        let result = try await authorizer.handle(event)
+        #expect(result["principalId"] == "user-1")
+    }
+
+    @Test("A member of the blocked group gets a Deny policy")
+    func blocked() async throws {
+        let result = try await authorizer.handle(Self.tokenEvent(try Self.token(groups: ["blocked"])))
+        #expect(result["policyDocument"]?["Statement"]?.array?.first?["Effect"] == "Deny")
+    }
+
+    @Test(
+        "Bad tokens fail the invocation with exactly Unauthorized",
+        arguments: ["", "garbage", "Bearer ", "a.b", "a.b.c"]
+    )
+    func garbage(token: String) async throws {
+        await #expect(throws: FunctionError.unauthorized) {
+            try await authorizer.handle(Self.tokenEvent(token).setting(.string(token), at: ["authorizationToken"]))
+        }
+    }
+
+    @Test("Expired, foreign-issuer and tampered tokens are Unauthorized")
+    func rejected() async throws {
+        let expired = try Self.token(expires: -1)
+        let foreign = try Self.token(issuer: "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Other")
+        let parts = try Self.token().split(separator: ".")
+        let forgedPayload = Data(#"{"sub":"admin","token_use":"access"}"#.utf8).base64EncodedString()
+            .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+        let tampered = "\(parts[0]).\(forgedPayload).\(parts[2])"
+        for token in [expired, foreign, tampered] {
+            await #expect(throws: FunctionError.unauthorized) { try await authorizer.handle(Self.tokenEvent(token)) }
+        }
+    }
+
+    @Test("A missing token or method ARN is Unauthorized, and a non-object event says why")
+    func malformedEvents() async throws {
+        await #expect(throws: FunctionError.unauthorized) {
+            try await authorizer.handle(["type": "TOKEN", "methodArn": "arn:aws:execute-api:r:a:api/stage/GET/x"])
+        }
+        await #expect(throws: FunctionError.unauthorized) {
+            try await authorizer.handle(["type": "TOKEN", "authorizationToken": .string(try Self.token())])
+        }
+        do {
+            _ = try await authorizer.handle("just a string")
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.errorType == "InvalidEvent")
+        }
+    }
+}

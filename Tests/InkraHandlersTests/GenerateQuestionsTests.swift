@@ -1,0 +1,188 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+import InkraUsage
+import SingleTable
+import Testing
+
+@Suite("generateQuestions")
+struct GenerateQuestionsTests {
+    let harness = Harness()
+    let caller = Fixtures.lambdaContext("u1")
+
+    @Test("A REST v1 event with a base64 body, as sam generates it")
+    func base64Body() async throws {
+        let reply = try await harness.generate(
+            Fixtures.rest(
+                body: #"{"topic":"my grandmother's garden","length":"short"}"#, base64: true, authorizer: caller)
+        )
+        #expect(reply.statusCode == 200)
+        let list = try #require(reply.body["questions"]?.array)
+        let questions = list.compactMap { $0.string }
+        #expect(questions.count == 3)
+        #expect(Set(questions).count == 3)
+        #expect(reply.headers["Content-Type"] == "application/json")
+    }
+
+    @Test("An HTTP API v2 event with a plain body and an explicit count")
+    func httpEvent() async throws {
+        let reply = try await harness.generate(
+            Fixtures.http(body: #"{"topic":"learning to sail","count":8}"#, authorizer: ["lambda": caller])
+        )
+        #expect(reply.statusCode == 200)
+        #expect(reply.body["questions"]?.array?.count == 8)
+    }
+
+    @Test(
+        "Bad bodies are 400 naming the field, and consume nothing",
+        arguments: [
+            (nil, "body is required"),
+            ("", "body is required"),
+            ("{not json", "body is not valid JSON"),
+            ("[1,2]", "body must be a JSON object"),
+            ("{}", "topic is required"),
+            (#"{"topic":null}"#, "topic is required"),
+            (#"{"topic":"   "}"#, "topic must not be empty"),
+            (#"{"topic":42}"#, "topic must be a string"),
+            (#"{"topic":"x","count":0}"#, "count must be between 1 and 20"),
+            (#"{"topic":"x","count":21}"#, "count must be between 1 and 20"),
+            (#"{"topic":"x","count":2.5}"#, "count must be an integer"),
+            (#"{"topic":"x","count":"3"}"#, "count must be an integer"),
+            (#"{"topic":"x","length":"epic"}"#, "length must be one of short, medium, long"),
+            (#"{"topic":"x","length":3}"#, "length must be a string"),
+            (#"{"topic":"x","language":7}"#, "language must be a string"),
+        ] as [(String?, String)]
+    )
+    func badBodies(body: String?, message: String) async throws {
+        let reply = try await harness.generate(Fixtures.rest(body: body, authorizer: caller))
+        #expect(reply.statusCode == 400)
+        #expect(reply.error?.hasPrefix(message) == true, "\(reply)")
+        #expect(harness.table.snapshot().isEmpty)
+    }
+
+    @Test("Topic length: 500 characters pass, 501 are refused")
+    func topicLength() async throws {
+        let ok = String(repeating: "a", count: 500)
+        #expect(
+            try await harness.generate(Fixtures.rest(body: #"{"topic":"\#(ok)"}"#, authorizer: caller)).statusCode
+                == 200)
+        let long = String(repeating: "é", count: 501)
+        let reply = try await harness.generate(Fixtures.rest(body: #"{"topic":"\#(long)"}"#, authorizer: caller))
+        #expect(reply.statusCode == 400)
+        #expect(reply.error?.hasPrefix("topic must be at most 500 characters") == true)
+    }
+
+    @Test("A body over 64 KiB is refused")
+    func oversizedBody() async throws {
+        let padding = String(repeating: " ", count: 64 * 1024)
+        let reply = try await harness.generate(Fixtures.rest(body: #"{"topic":"x"\#(padding)}"#, authorizer: caller))
+        #expect(reply.statusCode == 400)
+        #expect(reply.error?.contains("at most 65536 bytes") == true)
+        #expect(harness.table.snapshot().isEmpty)
+    }
+
+    @Test("A base64 body that does not decode is 400")
+    func badBase64() async throws {
+        var event = Fixtures.rest(body: "x", authorizer: caller)
+        event.set("%%%not base64%%%", at: ["body"])
+        event.set(true, at: ["isBase64Encoded"])
+        let reply = try await harness.generate(event)
+        #expect(reply.statusCode == 400)
+        #expect(reply.error?.contains("base64") == true)
+    }
+
+    @Test(
+        "No identity is 401 and consumes nothing",
+        arguments: [nil, [:], ["lambda": [:]], ["claims": ["email": "x"]]] as [JSONValue?])
+    func noIdentity(authorizer: JSONValue?) async throws {
+        let reply = try await harness.generate(Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: authorizer))
+        #expect(reply.statusCode == 401)
+        #expect(reply.body == ["error": "Unauthorized"])
+        #expect(harness.table.snapshot().isEmpty)
+    }
+
+    @Test(
+        "Identity from each of API Gateway's four authorizer shapes",
+        arguments: [
+            (["principalId": "a", "userId": "a", "tier": "premium", "quota": "999999"], "a", 999_999),
+            (["claims": ["sub": "b", "custom:subscription_tier": "premium"]], "b", 999_999),
+            (["claims": ["sub": "b2", "cognito:groups": "premium_tier,beta"]], "b2", 999_999),
+            (["lambda": ["userId": "c", "tier": "free", "quota": 7]], "c", 7),
+            (["jwt": ["claims": ["sub": "d", "cognito:groups": "[premium_tier]"], "scopes": nil]], "d", 999_999),
+            (["jwt": ["claims": ["sub": "e", "custom:tier": "gold"]]], "e", 5),
+        ] as [(JSONValue, String, Int)]
+    )
+    func identities(authorizer: JSONValue, user: String, monthly: Int) async throws {
+        let reply = try await harness.generate(Fixtures.http(body: #"{"topic":"x","count":1}"#, authorizer: authorizer))
+        #expect(reply.statusCode == 200)
+        #expect(reply.body["usage"]?["limit"] == .number(monthly))
+        #expect(try await harness.item("USER#\(user)", "USAGE#2026-03")?["interviewCount"] == .n(1))
+    }
+
+    @Test("An idempotent repeat returns the first response and consumes nothing")
+    func idempotentRepeat() async throws {
+        let event = Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller, headers: ["Idempotency-Key": "req-1"])
+        let first = try await harness.generate(event)
+        harness.clock.set("2026-03-10T10:05:00Z")
+        let again = try await harness.generate(event)
+        #expect(first.statusCode == 200)
+        #expect(again.statusCode == 200)
+        #expect(again.body == first.body)
+        #expect(again.headers["Idempotent-Replayed"] == "true")
+        #expect(try await harness.item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        let other = Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller, headers: ["idempotency-key": "req-2"])
+        #expect(try await harness.generate(other).body["usage"]?["used"] == 2)
+    }
+
+    @Test(
+        "Idempotency keys must be 1–128 printable characters",
+        arguments: ["", String(repeating: "k", count: 129), "a\u{7}b"])
+    func badIdempotencyKey(key: String) async throws {
+        let event = Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller, headers: ["Idempotency-Key": key])
+        let reply = try await harness.generate(event)
+        #expect(reply.statusCode == 400)
+        #expect(reply.error?.contains("Idempotency-Key") == true)
+        #expect(harness.table.snapshot().isEmpty)
+    }
+
+    @Test("A store failure is 503 and nothing is consumed or generated")
+    func storeFailure() async throws {
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
+        let function = GenerateQuestions(
+            store: TableUsageStore(table: ReadOnlyTable(base: table), tableName: "inkra-usage"),
+            generator: TemplateQuestionGenerator(),
+            now: { instant("2026-03-10T10:00:00Z") }
+        )
+        let reply = try Reply(await function.handle(Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller)))
+        #expect(reply.statusCode == 503)
+        #expect(reply.body == ["error": "Usage store unavailable"])
+        #expect(table.snapshot().isEmpty)
+    }
+
+    @Test("A generator failure is 502 and the unit is given back")
+    func generatorFailure() async throws {
+        var harness = Harness()
+        harness.generator = FailingGenerator()
+        let reply = try await harness.generate(
+            Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller, headers: ["Idempotency-Key": "g1"])
+        )
+        #expect(reply.statusCode == 502)
+        #expect(reply.body == ["error": "Question generation failed"])
+        #expect(try await harness.item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(0))
+        #expect(try await harness.item("USER#u1", "RATELIMIT#2026-03-10")?["requestCount"] == .n(0))
+        #expect(try await harness.item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(0))
+        #expect(try await harness.item("USER#u1", "IDEMPOTENCY#g1") == nil)
+    }
+
+    @Test("An event that is not an object fails the invocation with a message naming the problem")
+    func notAnObject() async throws {
+        await #expect(throws: FunctionError.self) { try await harness.generateQuestions.handle([1, 2]) }
+        do {
+            _ = try await harness.generateQuestions.handle(bytes: Array("{oops".utf8))
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.errorType == "InvalidEvent")
+            #expect(error.errorMessage.contains("not valid JSON"))
+        }
+    }
+}

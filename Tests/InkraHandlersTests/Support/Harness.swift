@@ -1,0 +1,77 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+import InkraUsage
+import SingleTable
+
+/// One in-memory table, the usage store over it, and the two proxy functions, on a manual clock.
+struct Harness {
+    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
+    let clock: ManualClock
+    var generator: any QuestionGenerator = TemplateQuestionGenerator(seed: 7)
+
+    init(at start: String = "2026-03-10T10:00:00Z") {
+        clock = ManualClock(start)
+    }
+
+    var store: TableUsageStore { TableUsageStore(table: table, tableName: "inkra-usage") }
+
+    var generateQuestions: GenerateQuestions {
+        GenerateQuestions(store: store, generator: generator, now: clock.closure)
+    }
+
+    var checkUsage: CheckUsage { CheckUsage(store: store, now: clock.closure) }
+
+    /// Calls `generateQuestions` and returns the proxy response.
+    func generate(_ event: JSONValue) async throws -> Reply {
+        try Reply(await generateQuestions.handle(event))
+    }
+
+    func item(_ pk: String, _ sk: String) async throws -> Item? {
+        try await table.getItem(GetItemRequest(tableName: "inkra-usage", key: ["PK": .s(pk), "SK": .s(sk)])).item
+    }
+}
+
+/// A proxy response, with its body parsed.
+struct Reply: CustomStringConvertible {
+    let statusCode: Int
+    let headers: JSONObject
+    let body: JSONValue
+
+    init(_ json: JSONValue) throws {
+        guard let response = ProxyResponse(json: json) else { throw ReplyError.notAProxyResponse(json.jsonString) }
+        statusCode = response.statusCode
+        headers = response.headers
+        body = try JSONParser.parse(response.body)
+    }
+
+    var error: String? { body["error"]?.string }
+    var description: String { "\(statusCode) \(body.jsonString)" }
+
+    enum ReplyError: Error {
+        case notAProxyResponse(String)
+    }
+}
+
+/// A generator that always fails, as an unreachable model endpoint would.
+struct FailingGenerator: QuestionGenerator {
+    struct Failure: Error {}
+    func questions(for request: QuestionRequest) async throws -> [String] { throw Failure() }
+}
+
+/// A table that reads but cannot write, as a throttled or failing DynamoDB.
+struct ReadOnlyTable: Table {
+    let base: InMemoryTable
+    let error = TableError(.internalServerError, "Internal server error")
+
+    func getItem(_ request: GetItemRequest) async throws -> GetItemResponse { try await base.getItem(request) }
+    func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
+        try await base.batchGetItem(request)
+    }
+    func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse { throw error }
+    func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse { throw error }
+    func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse { throw error }
+    func query(_ request: QueryRequest) async throws -> QueryResponse { try await base.query(request) }
+    func scan(_ request: ScanRequest) async throws -> QueryResponse { try await base.scan(request) }
+    func transactWriteItems(_ request: TransactWriteItemsRequest) async throws { throw error }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import SingleTable
+import Testing
+
+@testable import InkraUsage
+
+@Suite("Usage store over the single table")
+struct TableUsageStoreTests {
+    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
+    var store: TableUsageStore { TableUsageStore(table: table, tableName: "inkra-usage") }
+
+    func item(_ pk: String, _ sk: String) async throws -> Item? {
+        try await table.getItem(GetItemRequest(tableName: "inkra-usage", key: ["PK": .s(pk), "SK": .s(sk)])).item
+    }
+
+    func consume(_ user: String, at text: String, limits: Limits = .free, key: String? = nil) async throws
+        -> ConsumeOutcome
+    {
+        try await store.consume(
+            ConsumeRequest(userID: user, instant: instant(text), limits: limits, idempotencyKey: key))
+    }
+
+    @Test("A consume writes the month, day and hour items of SPEC §7")
+    func consumeWritesItems() async throws {
+        let outcome = try await consume("u1", at: "2026-03-10T10:00:00Z")
+        guard case .consumed(let consumption, let monthly) = outcome else {
+            Issue.record("expected consumed, got \(outcome)")
+            return
+        }
+        #expect(consumption.userID == "u1")
+        #expect(monthly == WindowUsage(used: 1, limit: 5, resetsAt: instant("2026-04-01T00:00:00Z")))
+        let start = epoch("2026-03-10T10:00:00Z")
+        let month = try #require(try await item("USER#u1", "USAGE#2026-03"))
+        #expect(
+            month == [
+                "PK": .s("USER#u1"), "SK": .s("USAGE#2026-03"), "interviewCount": .n(1),
+                "lastInterviewDate": .s("2026-03-10T10:00:00Z"), "quotaLimit": .n(5), "resetDate": .s("2026-04-01"),
+                "expiresAt": .n(start + 400 * 86_400),
+            ]
+        )
+        let day = try #require(try await item("USER#u1", "RATELIMIT#2026-03-10"))
+        #expect(
+            day == [
+                "PK": .s("USER#u1"), "SK": .s("RATELIMIT#2026-03-10"), "requestCount": .n(1),
+                "firstRequestTime": .s("2026-03-10T10:00:00Z"), "expiresAt": .n(start + 3 * 86_400),
+            ]
+        )
+        let hour = try #require(try await item("USER#u1", "RATELIMIT#2026-03-10T10"))
+        #expect(
+            hour == [
+                "PK": .s("USER#u1"), "SK": .s("RATELIMIT#2026-03-10T10"), "requestCount": .n(1),
+                "expiresAt": .n(start + 2 * 86_400),
+            ]
+        )
+    }
+
+    @Test("The hourly limit refuses without consuming, and marks the user refused that day")
+    func hourlyRefusal() async throws {
+        _ = try await consume("u1", at: "2026-03-10T10:00:00Z")
+        _ = try await consume("u1", at: "2026-03-10T10:10:00Z")
+        let outcome = try await consume("u1", at: "2026-03-10T10:20:00Z")
+        #expect(
+            outcome
+                == .refused(
+                    Refusal(
+                        window: .hour, limit: 2, used: 2, resetsAt: instant("2026-03-10T11:00:00Z"),
+                        retryAfter: 40 * 60, resetDate: "2026-04-01"
+                    )
+                )
+        )
+        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(2))
+        #expect(try await item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(2))
+        let day = try #require(try await item("USER#u1", "RATELIMIT#2026-03-10"))
+        #expect(day["requestCount"] == .n(2))
+        #expect(day["GSI1PK"] == .s("DATE#2026-03-10"))
+        #expect(day["GSI1SK"] == .s("USER#u1"))
+        #expect(day["blockedUntil"] == .s("2026-03-10T11:00:00Z"))
+        #expect(try await store.refusedUsers(on: "2026-03-10") == ["u1"])
+        #expect(try await store.refusedUsers(on: "2026-03-11") == [])
+    }
+
+    @Test("Month beats day beats hour when several windows are full")
+    func priority() async throws {
+        let tight = Limits(monthly: 1, daily: 1, hourly: 1)
+        _ = try await consume("u1", at: "2026-03-10T10:00:00Z", limits: tight)
+        guard case .refused(let refusal) = try await consume("u1", at: "2026-03-10T10:05:00Z", limits: tight) else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(refusal.window == .month)
+        #expect(refusal.retryAfter == epoch("2026-04-01T00:00:00Z") - epoch("2026-03-10T10:05:00Z"))
+        let dayFull = Limits(monthly: 9, daily: 1, hourly: 1)
+        guard case .refused(let second) = try await consume("u1", at: "2026-03-10T10:06:00Z", limits: dayFull) else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(second.window == .day)
+        #expect(second.used == 1)
+    }
+
+    @Test("Release gives the unit back in all three windows")
+    func release() async throws {
+        guard case .consumed(let consumption, _) = try await consume("u1", at: "2026-03-10T10:00:00Z", key: "k1")
+        else {
+            Issue.record("expected consumed")
+            return
+        }
+        try await store.release(consumption)
+        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(0))
+        #expect(try await item("USER#u1", "RATELIMIT#2026-03-10")?["requestCount"] == .n(0))
+        #expect(try await item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(0))
+        #expect(try await item("USER#u1", "IDEMPOTENCY#k1") == nil)
+        let report = try await store.usage(for: "u1", at: instant("2026-03-10T10:30:00Z"), limits: .free)
+        #expect(report.monthly.used == 0 && report.daily.used == 0 && report.hourly.used == 0)
+    }
+
+    @Test("An idempotency key: in progress, then the stored response, consuming once")
+    func idempotency() async throws {
+        guard case .consumed(let consumption, _) = try await consume("u1", at: "2026-03-10T10:00:00Z", key: "abc")
+        else {
+            Issue.record("expected consumed")
+            return
+        }
+        #expect(try await consume("u1", at: "2026-03-10T10:00:01Z", key: "abc") == .inProgress)
+        try await store.complete(consumption, with: StoredResponse(statusCode: 200, body: #"{"questions":[]}"#))
+        let record = try #require(try await item("USER#u1", "IDEMPOTENCY#abc"))
+        #expect(record["status"] == .s("COMPLETED"))
+        #expect(record["responseStatus"] == .n(200))
+        #expect(record["responseBody"] == .s(#"{"questions":[]}"#))
+        #expect(record["expiresAt"] == .n(epoch("2026-03-10T10:00:00Z") + 86_400))
+        let repeated = try await consume("u1", at: "2026-03-10T10:30:00Z", key: "abc")
+        #expect(repeated == .repeated(StoredResponse(statusCode: 200, body: #"{"questions":[]}"#)))
+        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        // Another user's same key is theirs alone.
+        guard case .consumed = try await consume("u2", at: "2026-03-10T10:30:00Z", key: "abc") else {
+            Issue.record("another user's key must not collide")
+            return
+        }
+        // After 24 hours the key may be used again.
+        guard case .consumed = try await consume("u1", at: "2026-03-11T10:00:01Z", key: "abc") else {
+            Issue.record("an expired key must consume again")
+            return
+        }
+    }
+
+    @Test("A repeat of a completed key is answered even when the user is now at a limit")
+    func repeatAtLimit() async throws {
+        guard case .consumed(let first, _) = try await consume("u1", at: "2026-03-10T10:00:00Z", key: "a") else {
+            Issue.record("expected consumed")
+            return
+        }
+        try await store.complete(first, with: StoredResponse(statusCode: 200, body: "{}"))
+        _ = try await consume("u1", at: "2026-03-10T10:01:00Z")
+        #expect(
+            try await consume("u1", at: "2026-03-10T10:02:00Z", key: "a")
+                == .repeated(StoredResponse(statusCode: 200, body: "{}")))
+    }
+
+    @Test("Reading usage writes nothing")
+    func usageReadsOnly() async throws {
+        let report = try await store.usage(for: "nobody", at: instant("2026-03-10T10:00:00Z"), limits: .free)
+        #expect(report.monthly == WindowUsage(used: 0, limit: 5, resetsAt: instant("2026-04-01T00:00:00Z")))
+        #expect(report.daily == WindowUsage(used: 0, limit: 3, resetsAt: instant("2026-03-11T00:00:00Z")))
+        #expect(report.hourly == WindowUsage(used: 0, limit: 2, resetsAt: instant("2026-03-10T11:00:00Z")))
+        #expect(report.resetDate == "2026-04-01")
+        #expect(table.snapshot().isEmpty)
+    }
+
+    @Test("200 concurrent consumes for one free user: exactly 2 succeed")
+    func concurrentConsumes() async throws {
+        let store = self.store
+        let at = instant("2026-03-10T10:00:00Z")
+        let outcomes = try await withThrowingTaskGroup(of: ConsumeOutcome.self) { group in
+            for _ in 0..<200 {
+                group.addTask { try await store.consume(ConsumeRequest(userID: "u1", instant: at, limits: .free)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let consumed = outcomes.filter { if case .consumed = $0 { true } else { false } }
+        #expect(consumed.count == 2)
+        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(2))
+        #expect(try await item("USER#u1", "RATELIMIT#2026-03-10")?["requestCount"] == .n(2))
+        #expect(try await item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(2))
+    }
+
+    @Test("A failing table surfaces as a usage store error, for every operation")
+    func failures() async throws {
+        let store = TableUsageStore(table: FailingTable(), tableName: "inkra-usage")
+        let at = instant("2026-03-10T10:00:00Z")
+        await #expect(throws: UsageStoreError.self) {
+            try await store.consume(ConsumeRequest(userID: "u1", instant: at, limits: .free))
+        }
+        await #expect(throws: UsageStoreError.self) { try await store.usage(for: "u1", at: at, limits: .free) }
+        await #expect(throws: UsageStoreError.self) { try await store.refusedUsers(on: "2026-03-10") }
+        await #expect(throws: UsageStoreError.self) {
+            try await store.release(Consumption(userID: "u1", instant: at))
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import InkraUsage
+
+@Suite("UTC calendar windows")
+struct UsageWindowsTests {
+    @Test("An instant's month, day and hour keys")
+    func keys() {
+        let windows = UsageWindows(at: instant("2026-03-10T10:20:30Z"))
+        #expect(windows.month == "2026-03")
+        #expect(windows.day == "2026-03-10")
+        #expect(windows.hour == "2026-03-10T10")
+        #expect(windows.timestamp == "2026-03-10T10:20:30Z")
+        #expect(windows.resetDate == "2026-04-01")
+        #expect(windows.hourResetsAt == instant("2026-03-10T11:00:00Z"))
+        #expect(windows.dayResetsAt == instant("2026-03-11T00:00:00Z"))
+        #expect(windows.monthResetsAt == instant("2026-04-01T00:00:00Z"))
+        #expect(windows.secondsUntilReset(.hour) == 39 * 60 + 30)
+    }
+
+    @Test(
+        "Window edges",
+        arguments: [
+            ("2026-03-10T23:59:59Z", "2026-03-10", "2026-03-10T23", "2026-04-01", 1),
+            ("2026-03-11T00:00:00Z", "2026-03-11", "2026-03-11T00", "2026-04-01", 86_400),
+            ("2026-12-31T23:59:59Z", "2026-12-31", "2026-12-31T23", "2027-01-01", 1),
+            ("2027-01-01T00:00:00Z", "2027-01-01", "2027-01-01T00", "2027-02-01", 86_400),
+            ("2028-02-29T12:00:00Z", "2028-02-29", "2028-02-29T12", "2028-03-01", 43_200),
+            ("2026-02-28T23:59:59Z", "2026-02-28", "2026-02-28T23", "2026-03-01", 1),
+            ("2000-02-29T00:00:00Z", "2000-02-29", "2000-02-29T00", "2000-03-01", 86_400),
+            ("1999-12-31T23:30:00Z", "1999-12-31", "1999-12-31T23", "2000-01-01", 1_800),
+        ]
+    )
+    func edges(at text: String, day: String, hour: String, resetDate: String, secondsToMidnight: Int) {
+        let windows = UsageWindows(at: instant(text))
+        #expect(windows.day == day)
+        #expect(windows.hour == hour)
+        #expect(windows.month == String(day.prefix(7)))
+        #expect(windows.resetDate == resetDate)
+        #expect(windows.secondsUntilReset(.day) == secondsToMidnight)
+    }
+
+    @Test("Civil time agrees with Foundation's calendar across many instants")
+    func agreesWithCalendar() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var seconds = -2_000_000_000
+        while seconds < 4_000_000_000 {
+            let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+            let civil = CivilTime(date)
+            #expect(civil.year == parts.year && civil.month == parts.month && civil.day == parts.day)
+            #expect(civil.hour == parts.hour && civil.minute == parts.minute && civil.second == parts.second)
+            #expect(civil.epochSeconds == seconds)
+            seconds += 7_777_777
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import EmulatorKit
+import Foundation
+import InkraAuth
+
+/// The flags every command that runs the functions shares (SPEC §9).
+struct CommonOptions: ParsableArguments {
+    @Option(help: "A JWKS file to trust instead of the development key's.")
+    var jwks: String?
+
+    @Option(help: "The issuer tokens must carry (instead of --user-pool-id/--region).")
+    var issuer: String?
+
+    @Option(name: .customLong("user-pool-id"), help: "A Cognito user pool id, e.g. us-east-1_AbCdEf123.")
+    var userPoolID: String?
+
+    @Option(help: "The user pool's region (default: the pool id's prefix).")
+    var region: String?
+
+    @Option(name: .customLong("client-id"), help: "An accepted app client id (repeatable).")
+    var clientIDs: [String] = []
+
+    @Option(name: .customLong("token-use"), help: "Accepted tokens: access, id or any.")
+    var tokenUse: String = "access"
+
+    @Option(name: .customLong("clock-skew"), help: "Seconds of tolerance on exp, nbf and iat.")
+    var clockSkew: Double = 0
+
+    @Option(help: "Keep the in-memory table in this file between runs.")
+    var state: String?
+
+    @Option(help: "The usage table's name.")
+    var table: String = "inkra-usage"
+
+    @Option(help: "A JSON limits file.")
+    var limits: String?
+
+    @Option(help: "A fixed ISO-8601 instant for every invocation (default: each event's recorded time).")
+    var now: String?
+
+    @Option(help: "The question generator's seed.")
+    var seed: UInt64 = 0
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, warning, error.")
+    var logLevel: String = "warning"
+
+    func validate() throws {
+        guard TokenUse(rawValue: tokenUse) != nil else {
+            throw ValidationError("--token-use must be access, id or any, not \"\(tokenUse)\"")
+        }
+        if let now, ISO8601.parse(now) == nil {
+            throw ValidationError("--now must be an ISO-8601 instant such as 2026-03-10T10:00:00Z, not \"\(now)\"")
+        }
+        if issuer != nil && userPoolID != nil {
+            throw ValidationError("give --issuer or --user-pool-id, not both")
+        }
+        guard clockSkew >= 0 else { throw ValidationError("--clock-skew must not be negative") }
+    }
+
+    /// The emulator's options from the flags.
+    func emulatorOptions() throws -> EmulatorOptions {
+        var options = EmulatorOptions()
+        options.jwksFile = jwks.map { URL(fileURLWithPath: $0) }
+        options.issuer = issuer
+        options.userPoolID = userPoolID
+        options.region = region
+        options.clientIDs = clientIDs
+        options.tokenUse = TokenUse(rawValue: tokenUse) ?? .access
+        options.clockSkew = clockSkew
+        options.stateFile = state.map { URL(fileURLWithPath: $0) }
+        options.tableName = table
+        options.limitsFile = limits.map { URL(fileURLWithPath: $0) }
+        options.now = now.flatMap(ISO8601.parse)
+        options.seed = seed
+        if options.trustsDevelopmentKey { options.developmentKey = try DevelopmentKeyLocator.load() }
+        return options
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import EmulatorKit
+import Foundation
+import InkraHandlers
+
+struct GenerateEventCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate-event",
+        abstract: "Print a sample event of a supported kind, carrying a fresh development token.",
+        discussion:
+            "Kinds: \(SampleEvents.Kind.allCases.map(\.rawValue).joined(separator: ", ")). Without a kind, lists them."
+    )
+
+    @Argument(help: "The kind of event.")
+    var kind: String?
+
+    @Option(help: "The topic/count/length JSON body for generate events.")
+    var body: String = #"{"topic":"my grandmother's childhood in Naples","length":"short"}"#
+
+    @Flag(name: .customLong("no-token"), help: "Leave the token out.")
+    var noToken = false
+
+    @OptionGroup var claims: TokenClaimOptions
+
+    func run() throws {
+        guard let kind else {
+            for kind in SampleEvents.Kind.allCases { Output.out("\(kind.rawValue)  (\(kind.function.rawValue))") }
+            return
+        }
+        guard let parsed = SampleEvents.Kind(rawValue: kind) else {
+            throw ValidationError(
+                "unknown kind \"\(kind)\"; kinds: \(SampleEvents.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
+        let instant = try claims.instant()
+        let token = noToken ? nil : try claims.mint(with: try DevelopmentKeyLocator.load(), at: instant)
+        var event = SampleEvents.event(parsed, token: token, body: body, at: instant)
+        event.set(.string(parsed.function.rawValue), at: ["x-inkra-function"])
+        Output.out(event.prettyJSONString)
+    }
+}

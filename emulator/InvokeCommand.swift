@@ -1,0 +1,72 @@
+import ArgumentParser
+import EmulatorKit
+import Foundation
+import InkraHandlers
+import InkraJSON
+
+struct InvokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "invoke",
+        abstract: "Invoke one function with one event, alone (no authorizer chain).",
+        discussion: """
+            Prints the function's response on standard output and exits 0; a function error prints Lambda's \
+            error object {"errorMessage":…,"errorType":…} and exits 1; an unreadable event or a bad flag exits 2.
+            """
+    )
+
+    @Argument(help: "authorizer, checkUsage or generateQuestions.")
+    var function: String
+
+    @Option(help: "The event file, or - for standard input (default: standard input).")
+    var event: String = "-"
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard FunctionName(caseInsensitive: function) != nil else {
+            throw ValidationError("FUNCTION must be authorizer, checkUsage or generateQuestions, not \"\(function)\"")
+        }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(level: common.logLevel)
+        let name = FunctionName(caseInsensitive: function) ?? .authorizer
+        let data: Data
+        do {
+            data =
+                event == "-"
+                ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: event))
+        } catch {
+            throw UsageFailure("cannot read event \(event): \(error.localizedDescription)")
+        }
+        let source = event == "-" ? "standard input" : event
+        guard data.count <= Replayer.maximumEventSize else {
+            throw UsageFailure(
+                "event \(source) is \(data.count) bytes; Lambda accepts at most \(Replayer.maximumEventSize)")
+        }
+        let parsed: JSONValue
+        do {
+            parsed = try JSONParser.parse(Array(data))
+        } catch {
+            throw UsageFailure("event \(source) is not valid JSON: \(error)")
+        }
+        let stack = try EmulatorStack(options: try common.emulatorOptions())
+        let handler = stack.handler(for: name)
+        let (cleaned, time) = Replayer.prepare(parsed)
+        let result = await Invocation.direct(handler, cleaned, at: stack.options.now == nil ? time : nil).outcome
+        try stack.saveState()
+        switch result {
+        case .success(let output):
+            Output.out(output.jsonString)
+        case .failure(let error):
+            Output.out(error.json.jsonString)
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// A usage error: a message on standard error and exit status 2.
+struct UsageFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import EmulatorKit
+import Foundation
+import InkraJSON
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct ReplayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay recorded API Gateway events through the functions, as API Gateway would.",
+        discussion: """
+            Files and folders are replayed in name order (default: events/). The function comes from the \
+            folder (events/<function>/…) or an "x-inkra-function" field; events with an Authorization header \
+            and no authorizer section run through the authorizer first. <name>.expected.json beside an event \
+            holds its expected result. Exit status 1 when any event fails or mismatches.
+            """
+    )
+
+    @Argument(help: "Event files and folders (default: events).")
+    var paths: [String] = []
+
+    @Flag(help: "Write each event's expectation from its result instead of comparing.")
+    var update = false
+
+    @Flag(help: "Print one JSON object per event instead of text.")
+    var json = false
+
+    @OptionGroup var common: CommonOptions
+
+    func run() async throws {
+        LogSetup.bootstrap(level: common.logLevel)
+        let stack = try EmulatorStack(options: try common.emulatorOptions())
+        let replayer = Replayer(stack: stack, update: update)
+        let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
+        let progress = Progress()
+        let started = ContinuousClock.now
+        let records = await replayer.replay(targets) { record, position, total in
+            progress.clear()
+            if json {
+                Output.out(ReplayReporter.json(for: record).jsonString)
+            } else {
+                Output.out(ReplayReporter.line(for: record))
+            }
+            progress.show(position, total)
+        }
+        progress.clear()
+        try stack.saveState()
+        if !json { Output.out(ReplayReporter.summary(records, elapsed: ContinuousClock.now - started)) }
+        if records.isEmpty {
+            Output.err("no events found in \(targets.map(\.relativePath).joined(separator: ", "))")
+            throw ExitCode(2)
+        }
+        if records.contains(where: { !$0.ok }) { throw ExitCode(1) }
+    }
+}
+
+/// A progress line on standard error for long replays: redrawn in place on a terminal, a line
+/// every second otherwise.
+final class Progress {
+    private let terminal = isatty(STDERR_FILENO) == 1
+    private var last = ContinuousClock.now
+    private var drawn = false
+
+    func show(_ position: Int, _ total: Int) {
+        guard total >= 200, position < total else { return }
+        let now = ContinuousClock.now
+        guard now - last >= .milliseconds(terminal ? 100 : 1000) else { return }
+        last = now
+        let percent = position * 100 / total
+        if terminal {
+            FileHandle.standardError.write(Data("\r  replaying \(position)/\(total) events (\(percent)%)".utf8))
+            drawn = true
+        } else {
+            Output.err("  replayed \(position)/\(total) events (\(percent)%)")
+        }
+    }
+
+    func clear() {
+        guard drawn else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        drawn = false
+    }
+}

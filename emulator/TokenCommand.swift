@@ -1,0 +1,85 @@
+import ArgumentParser
+import EmulatorKit
+import Foundation
+
+struct TokenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Mint a token signed with the development key (local development only)."
+    )
+
+    @OptionGroup var claims: TokenClaimOptions
+
+    func run() throws {
+        let key = try DevelopmentKeyLocator.load()
+        Output.out(try claims.mint(with: key, at: try claims.instant()))
+    }
+}
+
+/// The claims of a development token.
+struct TokenClaimOptions: ParsableArguments {
+    @Option(help: "The user id (sub).")
+    var sub: String
+
+    @Option(help: "The user's email.")
+    var email: String?
+
+    @Option(help: "custom:subscription_tier (free or premium).")
+    var tier: String?
+
+    @Option(help: "Cognito groups, comma-separated (e.g. premium_tier or blocked).")
+    var groups: String?
+
+    @Option(help: "custom:monthly_quota.")
+    var quota: Int?
+
+    @Option(name: .customLong("token-use"), help: "access or id.")
+    var tokenUse: String = "access"
+
+    @Option(name: .customLong("expires-in"), help: "Seconds until the token expires.")
+    var expiresIn: Int = 3600
+
+    @Option(name: .customLong("client-id"), help: "The app client id (client_id, or aud for id tokens).")
+    var clientID: String = DevelopmentKey.clientID
+
+    @Option(help: "The issuer (default: the development pool).")
+    var issuer: String = DevelopmentKey.issuer
+
+    @Option(help: "Mint as of this ISO-8601 instant (default: now).")
+    var now: String?
+
+    func validate() throws {
+        guard ["access", "id"].contains(tokenUse) else {
+            throw ValidationError("--token-use must be access or id, not \"\(tokenUse)\"")
+        }
+        guard !sub.isEmpty else { throw ValidationError("--sub must not be empty") }
+        if let quota, quota <= 0 { throw ValidationError("--quota must be a positive integer") }
+        if let now, ISO8601.parse(now) == nil {
+            throw ValidationError("--now must be an ISO-8601 instant such as 2026-03-10T10:00:00Z")
+        }
+    }
+
+    func instant() throws -> Date {
+        guard let now else { return Date() }
+        guard let date = ISO8601.parse(now) else { throw ValidationError("--now is not an ISO-8601 instant") }
+        return date
+    }
+
+    func mint(with key: DevelopmentKey, at instant: Date) throws -> String {
+        try DevelopmentTokens.mint(
+            with: key,
+            claims: DevelopmentTokens.Claims(
+                sub: sub,
+                email: email,
+                tier: tier,
+                groups: groups.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } },
+                quota: quota,
+                tokenUse: tokenUse,
+                clientID: clientID,
+                issuer: issuer,
+                expiresIn: TimeInterval(expiresIn)
+            ),
+            at: instant
+        )
+    }
+}
