@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "InkraUsageTests", dependencies: ["InkraUsage"], swiftSettings: strictSettings),
         .testTarget(
             name: "InkraAuthTests",
-            dependencies: ["InkraAuth", "InkraJSON", .product(name: "JWTKit", package: "jwt-kit")],
+            dependencies: ["InkraAuth", "InkraJSON", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(

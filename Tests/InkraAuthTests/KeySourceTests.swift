@@ -1,0 +1,168 @@
+import Crypto
+import Foundation
+import InkraAuth
+import InkraJSON
+import Testing
+
+/// A JWKS served to `RemoteKeySource` by a counting stub.
+final class StubEndpoint: @unchecked Sendable {
+    private let lock = NSLock()
+    private var document: Data
+    private var fetches = 0
+    var failing = false
+
+    init(_ document: Data) { self.document = document }
+
+    var count: Int { lock.withLock { fetches } }
+    func replace(_ data: Data) { lock.withLock { document = data } }
+
+    func fetch(_ url: URL) async throws -> Data {
+        try lock.withLock {
+            fetches += 1
+            if failing { throw URLError(.cannotConnectToHost) }
+            return document
+        }
+    }
+}
+
+@Suite("Key sources and the refetch penalty")
+struct KeySourceTests {
+    @Test("Keys are fetched once and cached")
+    func cached() async throws {
+        let endpoint = StubEndpoint(testSigner.jwks)
+        let source = RemoteKeySource(
+            url: URL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { now })
+        let verifier = try verifier(keys: source)
+        let token = try testSigner.sign(payload: validClaims())
+        for _ in 0..<5 { _ = try await verifier.verify(token) }
+        #expect(endpoint.count == 1)
+    }
+
+    @Test("An unknown kid refetches once, then a flood of unknown kids fetches nothing for 10 seconds")
+    func penalty() async throws {
+        let endpoint = StubEndpoint(testSigner.jwks)
+        let clock = Clock(now)
+        let source = RemoteKeySource(
+            url: URL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { clock.now })
+        #expect(try await source.key(withID: "key-1") != nil)
+        #expect(endpoint.count == 1)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<100 {
+                group.addTask { _ = try? await source.key(withID: "forged-\(index)") }
+            }
+        }
+        #expect(endpoint.count == 2)
+        clock.now = now.addingTimeInterval(9)
+        #expect(try await source.key(withID: "forged-x") == nil)
+        #expect(endpoint.count == 2)
+        clock.now = now.addingTimeInterval(11)
+        #expect(try await source.key(withID: "forged-y") == nil)
+        #expect(endpoint.count == 3)
+        #expect(await source.fetchCount == 3)
+    }
+
+    @Test("A rotated-in key is found by the refetch")
+    func rotation() async throws {
+        let rotated = try TokenSigner.generate(kid: "key-2")
+        let endpoint = StubEndpoint(testSigner.jwks)
+        let source = RemoteKeySource(
+            url: URL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { now })
+        _ = try await verifier(keys: source).verify(try testSigner.sign(payload: validClaims()))
+        endpoint.replace(rotated.jwks)
+        let claims = try await verifier(keys: source).verify(try rotated.sign(payload: validClaims()))
+        #expect(claims.subject == "user-1")
+        #expect(endpoint.count == 2)
+    }
+
+    @Test("A failed fetch refuses the token as keysUnavailable")
+    func fetchFailure() async throws {
+        let endpoint = StubEndpoint(testSigner.jwks)
+        endpoint.failing = true
+        let source = RemoteKeySource(
+            url: URL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { now })
+        await #expect {
+            try await verifier(keys: source).verify(try testSigner.sign(payload: validClaims()))
+        } throws: { ($0 as? AuthError)?.code == .keysUnavailable }
+    }
+
+    @Test("A JWKS file that is missing or not a JWKS is named in the error")
+    func badFiles() throws {
+        #expect { try JWKSKeySource(contentsOf: URL(fileURLWithPath: "/nonexistent/jwks.json")) } throws: {
+            "\($0)".contains("/nonexistent/jwks.json")
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-jwks-\(UUID().uuidString).json")
+        try Data(#"{"nope":[]}"#.utf8).write(to: file)
+        #expect { try JWKSKeySource(contentsOf: file) } throws: {
+            "\($0)".contains(file.path) && "\($0)".contains("keys")
+        }
+    }
+
+    @Test("ES256 tokens verify against an EC P-256 JWK")
+    func ecdsa() async throws {
+        let key = P256.Signing.PrivateKey()
+        let raw = key.publicKey.rawRepresentation
+        let jwk: JSONValue = [
+            "kty": "EC", "crv": "P-256", "kid": "ec-1", "alg": "ES256", "use": "sig",
+            "x": .string(b64url(raw.prefix(32))), "y": .string(b64url(raw.suffix(32))),
+        ]
+        let keys = try JWKSKeySource(jwks: Data(JSONValue.object(["keys": [jwk]]).jsonString.utf8))
+        let input =
+            "\(b64url(Array(#"{"alg":"ES256","kid":"ec-1"}"#.utf8))).\(b64url(Array(validClaims().jsonString.utf8)))"
+        let signature = try key.signature(for: Data(input.utf8))
+        let token = "\(input).\(b64url(signature.rawRepresentation))"
+        #expect(try await verifier(keys: keys).verify(token).subject == "user-1")
+        let confused =
+            "\(b64url(Array(#"{"alg":"RS256","kid":"ec-1"}"#.utf8))).\(input.split(separator: ".")[1]).\(b64url(signature.rawRepresentation))"
+        await #expect(throws: AuthError.self) { try await verifier(keys: keys).verify(confused) }
+    }
+}
+
+@Suite("Tiers and quotas (SPEC §2)")
+struct TierTests {
+    @Test(
+        "Tier resolution order",
+        arguments: [
+            ("premium", nil, [], Tier.premium), (nil, "premium", [], .premium),
+            ("free", "premium", ["premium_tier"], .free),
+            (nil, nil, ["premium_tier"], .premium), (nil, nil, ["free_tier"], .free),
+            ("gold", nil, ["premium_tier"], .free),
+            ("PREMIUM", nil, [], .premium), (nil, nil, [], .free),
+        ] as [(String?, String?, [String], Tier)]
+    )
+    func resolution(subscription: String?, tier: String?, groups: [String], expected: Tier) {
+        #expect(Tier.resolve(subscriptionTier: subscription, tier: tier, groups: groups) == expected)
+    }
+
+    @Test(
+        "Monthly quota claims",
+        arguments: [("10", 10), (10, 10), ("0", nil), ("-1", nil), ("x", nil), (.number("2.5"), nil), (true, nil)]
+            as [(JSONValue, Int?)]
+    )
+    func quota(value: JSONValue, expected: Int?) {
+        #expect(CognitoClaims.positiveInteger(value) == expected)
+    }
+
+    @Test("Claims carry tier, groups and quota from the token")
+    func fromToken() async throws {
+        let token = try testSigner.sign(
+            payload: validClaims {
+                $0["cognito:groups"] = ["premium_tier", "beta"]
+                $0["custom:monthly_quota"] = "40"
+            })
+        let claims = try await verifier().verify(token)
+        #expect(claims.tier == .premium)
+        #expect(claims.groups == ["premium_tier", "beta"])
+        #expect(claims.monthlyQuota == 40)
+    }
+}
+
+/// A settable clock.
+final class Clock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Date
+    init(_ start: Date) { value = start }
+    var now: Date {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}

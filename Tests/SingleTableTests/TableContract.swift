@@ -1,0 +1,94 @@
+import Foundation
+import SingleTable
+
+/// The implementations of `Table` the contract suite runs against. The DynamoDB-backed table
+/// joins this list when a DynamoDB-compatible endpoint is configured.
+enum TableContract {
+    /// A fresh, empty table of the single-table design under a unique name.
+    struct Factory: Sendable, CustomStringConvertible {
+        let description: String
+        let make: @Sendable () async throws -> any Table
+    }
+
+    static var factories: [Factory] {
+        [Factory(description: "InMemoryTable") { InMemoryTable(schema: .singleTable(named: "contract")) }]
+    }
+}
+
+/// The name every contract table answers to.
+let contractTable = "contract"
+
+/// A key of the single-table design.
+func key(_ pk: String, _ sk: String) -> Item { ["PK": .s(pk), "SK": .s(sk)] }
+
+extension Table {
+    func put(_ item: Item) async throws {
+        _ = try await putItem(PutItemRequest(tableName: contractTable, item: item))
+    }
+
+    func get(_ pk: String, _ sk: String) async throws -> Item? {
+        try await getItem(GetItemRequest(tableName: contractTable, key: key(pk, sk), consistentRead: true)).item
+    }
+
+    func update(
+        _ pk: String,
+        _ sk: String,
+        _ expression: String,
+        condition: String? = nil,
+        names: [String: String] = [:],
+        values: [String: AttributeValue] = [:],
+        returning: ReturnValues = .none
+    ) async throws -> Item? {
+        try await updateItem(
+            UpdateItemRequest(
+                tableName: contractTable,
+                key: key(pk, sk),
+                updateExpression: expression,
+                conditionExpression: condition,
+                expressionAttributes: ExpressionAttributes(names: names, values: values),
+                returnValues: returning
+            )
+        ).attributes
+    }
+
+    /// Whether a conditional put succeeds on the item `PK=c, SK=item`.
+    func conditionHolds(_ condition: String, names: [String: String] = [:], values: [String: AttributeValue] = [:])
+        async throws -> Bool
+    {
+        do {
+            _ = try await updateItem(
+                UpdateItemRequest(
+                    tableName: contractTable,
+                    key: key("c", "item"),
+                    updateExpression: "SET touched = :touched",
+                    conditionExpression: condition,
+                    expressionAttributes: ExpressionAttributes(
+                        names: names,
+                        values: values.merging([":touched": .bool(true)]) { a, _ in a }
+                    )
+                )
+            )
+            return true
+        } catch let error as TableError where error.code == .conditionalCheckFailed {
+            return false
+        }
+    }
+}
+
+/// Expects a `TableError` with a code (and optionally a message prefix).
+func expectTableError(
+    _ code: TableError.Code,
+    _ message: String? = nil,
+    _ body: () async throws -> Void
+) async -> TableError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as TableError {
+        guard error.code == code else { return nil }
+        if let message, !error.message.contains(message) { return nil }
+        return error
+    } catch {
+        return nil
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import SingleTable
+import Testing
+
+@Suite("Update expressions and ReturnValues")
+struct UpdateTests {
+    @Test("SET, if_not_exists, arithmetic, list_append, ADD, REMOVE and DELETE", arguments: TableContract.factories)
+    func actions(factory: TableContract.Factory) async throws {
+        let table = try await factory.make()
+        try await table.put([
+            "PK": .s("u"), "SK": .s("1"), "n": .n(10), "gone": .s("x"), "tags": .ss(["a", "b", "c"]),
+            "list": .l([.n(1)]), "map": .m(["k": .s("v")]),
+        ])
+        _ = try await table.update(
+            "u", "1",
+            "SET n = n + :two, m = n - :one, first = if_not_exists(first, :now), #l = list_append(#l, :more), #map.k2 = :v "
+                + "REMOVE gone ADD counter :one, tags :d",
+            names: ["#l": "list", "#map": "map"],
+            values: [
+                ":two": .n(2), ":one": .n(1), ":now": .s("t0"), ":more": .l([.n(2)]), ":v": .s("w"), ":d": .ss(["d"]),
+            ]
+        )
+        _ = try await table.update("u", "1", "DELETE tags :ab", values: [":ab": .ss(["a", "b"])])
+        _ = try await table.update("u", "1", "SET first = if_not_exists(first, :later)", values: [":later": .s("t1")])
+        let item = try #require(try await table.get("u", "1"))
+        #expect(item["n"] == .n(12))
+        #expect(item["m"] == .n(9))
+        #expect(item["first"] == .s("t0"))
+        #expect(item["list"] == .l([.n(1), .n(2)]))
+        #expect(item["map"] == .m(["k": .s("v"), "k2": .s("w")]))
+        #expect(item["gone"] == nil)
+        #expect(item["counter"] == .n(1))
+        #expect(item["tags"] == .ss(["c", "d"]))
+    }
+
+    @Test("UpdateItem creates the item when it does not exist", arguments: TableContract.factories)
+    func upsert(factory: TableContract.Factory) async throws {
+        let table = try await factory.make()
+        _ = try await table.update("new", "1", "ADD hits :one", values: [":one": .n(1)])
+        #expect(try await table.get("new", "1") == ["PK": .s("new"), "SK": .s("1"), "hits": .n(1)])
+    }
+
+    @Test("ReturnValues of UpdateItem", arguments: TableContract.factories)
+    func returnValues(factory: TableContract.Factory) async throws {
+        let table = try await factory.make()
+        try await table.put(["PK": .s("r"), "SK": .s("1"), "a": .n(1), "b": .s("keep")])
+        let values: [String: AttributeValue] = [":one": .n(1)]
+        #expect(try await table.update("r", "1", "ADD a :one", values: values, returning: .none) == nil)
+        #expect(try await table.update("r", "1", "ADD a :one", values: values, returning: .updatedOld) == ["a": .n(2)])
+        #expect(try await table.update("r", "1", "ADD a :one", values: values, returning: .updatedNew) == ["a": .n(4)])
+        #expect(
+            try await table.update("r", "1", "ADD a :one", values: values, returning: .allOld)
+                == ["PK": .s("r"), "SK": .s("1"), "a": .n(4), "b": .s("keep")]
+        )
+        #expect(
+            try await table.update("r", "1", "ADD a :one", values: values, returning: .allNew)
+                == ["PK": .s("r"), "SK": .s("1"), "a": .n(6), "b": .s("keep")]
+        )
+    }
+
+    @Test("ReturnValues of PutItem and DeleteItem", arguments: TableContract.factories)
+    func putAndDelete(factory: TableContract.Factory) async throws {
+        let table = try await factory.make()
+        let first: Item = ["PK": .s("p"), "SK": .s("1"), "v": .n(1)]
+        let none = try await table.putItem(PutItemRequest(tableName: contractTable, item: first, returnValues: .allOld))
+        #expect(none.attributes == nil)
+        let replaced = try await table.putItem(
+            PutItemRequest(
+                tableName: contractTable, item: ["PK": .s("p"), "SK": .s("1"), "v": .n(2)], returnValues: .allOld)
+        )
+        #expect(replaced.attributes == first)
+        let deleted = try await table.deleteItem(
+            DeleteItemRequest(tableName: contractTable, key: key("p", "1"), returnValues: .allOld))
+        #expect(deleted.attributes?["v"] == .n(2))
+        #expect(try await table.get("p", "1") == nil)
+        let error = await expectTableError(.validation, "ReturnValues") {
+            _ = try await table.putItem(PutItemRequest(tableName: contractTable, item: first, returnValues: .allNew))
+        }
+        #expect(error != nil)
+    }
+
+    @Test("Wrong types and key attributes are refused, and nothing changes", arguments: TableContract.factories)
+    func refusals(factory: TableContract.Factory) async throws {
+        let table = try await factory.make()
+        let original: Item = ["PK": .s("w"), "SK": .s("1"), "text": .s("abc"), "n": .n(1)]
+        try await table.put(original)
+        let typeError = await expectTableError(.validation, "incorrect data type") {
+            _ = try await table.update("w", "1", "ADD #t :one", names: ["#t": "text"], values: [":one": .n(1)])
+        }
+        #expect(typeError != nil)
+        let arithmetic = await expectTableError(.validation, "incorrect data type") {
+            _ = try await table.update("w", "1", "SET n = #t + :one", names: ["#t": "text"], values: [":one": .n(1)])
+        }
+        #expect(arithmetic != nil)
+        let keyError = await expectTableError(.validation, "part of the key") {
+            _ = try await table.update("w", "1", "SET SK = :x", values: [":x": .s("2")])
+        }
+        #expect(keyError != nil)
+        #expect(try await table.get("w", "1") == original)
+    }
+}

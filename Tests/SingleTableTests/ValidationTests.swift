@@ -1,0 +1,119 @@
+import Foundation
+import SingleTable
+import Testing
+
+@Suite("Validation and DynamoDB's errors")
+struct ValidationTests {
+    @Test("The 400 KB item limit", arguments: TableContract.factories)
+    func itemSize(factory: TableContract.Factory) async throws {
+        let table = try await factory.make()
+        let fits = String(repeating: "x", count: 400 * 1024 - 100)
+        try await table.put(["PK": .s("big"), "SK": .s("1"), "data": .s(fits)])
+        let error = await expectTableError(.validation, "Item size has exceeded the maximum allowed size") {
+            try await table.put(["PK": .s("big"), "SK": .s("2"), "data": .s(fits + String(repeating: "y", count: 200))])
+        }
+        #expect(error != nil)
+        let grow = await expectTableError(.validation, "Item size has exceeded the maximum allowed size") {
+            _ = try await table.update(
+                "big", "1", "SET more = :m", values: [":m": .s(String(repeating: "z", count: 500))])
+        }
+        #expect(grow != nil)
+        #expect(try await table.get("big", "1")?["more"] == nil)
+    }
+
+    @Test(
+        "Placeholders must be defined and used",
+        arguments: [
+            (
+                "SET a = :a", [:], [":a": AttributeValue.n(1), ":unused": .n(2)],
+                "unused in expressions: keys: {:unused}"
+            ),
+            ("SET a = :missing", [:], [":a": AttributeValue.n(1)], "unused in expressions"),
+            ("SET #a = :a", ["#b": "b"], [":a": AttributeValue.n(1)], "unused in expressions"),
+            ("SET #a = :a", [:], [":a": AttributeValue.n(1)], "attribute name: #a"),
+        ] as [(String, [String: String], [String: AttributeValue], String)]
+    )
+    func placeholders(expression: String, names: [String: String], values: [String: AttributeValue], message: String)
+        async throws
+    {
+        let table = InMemoryTable(schema: .singleTable(named: contractTable))
+        let error = await expectTableError(.validation, message) {
+            _ = try await table.update("p", "1", expression, names: names, values: values)
+        }
+        #expect(error != nil, "\(expression)")
+        #expect(table.count == 0)
+    }
+
+    @Test("Keys, tables and sets are checked", arguments: TableContract.factories)
+    func keysAndTables(factory: TableContract.Factory) async throws {
+        let table = try await factory.make()
+        let missingKey = await expectTableError(.validation, "Missing the key SK") {
+            try await table.put(["PK": .s("only")])
+        }
+        #expect(missingKey != nil)
+        let wrongKey = await expectTableError(.validation) {
+            _ = try await table.getItem(GetItemRequest(tableName: contractTable, key: ["PK": .s("x")]))
+        }
+        #expect(wrongKey != nil)
+        let numberKey = await expectTableError(.validation) {
+            try await table.put(["PK": .bool(true), "SK": .s("1")])
+        }
+        #expect(numberKey != nil)
+        let emptySet = await expectTableError(.validation) {
+            try await table.put(["PK": .s("s"), "SK": .s("1"), "tags": .ss([])])
+        }
+        #expect(emptySet != nil)
+        let unknownTable = await expectTableError(.resourceNotFound) {
+            _ = try await table.getItem(GetItemRequest(tableName: "no-such-table", key: key("a", "b")))
+        }
+        #expect(unknownTable != nil)
+    }
+
+    @Test("Malformed expressions are validation errors, never crashes")
+    func malformedExpressions() async throws {
+        let table = InMemoryTable(schema: .singleTable(named: contractTable))
+        let expressions = [
+            "", "SET", "SET a", "SET a =", "SET = :v", "ADD", "REMOVE", "SET a = :v SET b = :v", "SET a = :v,",
+            "SET a[ = :v", "SET a[x] = :v", "SET a.#= :v", "SET a = if_not_exists(:v)", "SET a = unknown_fn(a, :v)",
+            "SET a = (:v", "DELETE", "FOO a :v", "SET a = :v + + :v", "SET a = a[99999999999999999999]", "SET 🙂 = :v",
+            "SET a = :v REMOVE", String(repeating: "(", count: 5_000),
+        ]
+        for expression in expressions {
+            let error = await expectTableError(.validation) {
+                _ = try await table.update("p", "1", expression, values: [":v": .n(1)])
+            }
+            #expect(error != nil, "\(expression.prefix(40))")
+        }
+        let conditions = [
+            "a =", "= :v", "a = :v AND", "(a = :v", "a = :v)", "a BETWEEN :v", "a IN ()", "NOT", "size(a", "a <> <> :v",
+            "attribute_exists()", "begins_with(a)", String(repeating: "NOT ", count: 5_000) + "a = :v",
+            String(repeating: "(", count: 5_000) + "a = :v" + String(repeating: ")", count: 5_000),
+        ]
+        for condition in conditions {
+            let error = await expectTableError(.validation) {
+                _ = try await table.update("p", "1", "SET b = :v", condition: condition, values: [":v": .n(1)])
+            }
+            #expect(error != nil, "\(condition.prefix(40))")
+        }
+        #expect(table.count == 0)
+    }
+
+    @Test("Attribute values round-trip through DynamoDB's JSON")
+    func dynamoJSON() throws {
+        let item: Item = [
+            "s": .s("text"), "n": .n(try Number(parsing: "-12.5")), "b": .b(Data([0, 255])), "bool": .bool(false),
+            "null": .null,
+            "m": .m(["k": .l([.n(1), .s("x")])]), "ss": .ss(["a"]), "ns": .ns([1, 2]), "bs": .bs([Data([1])]),
+        ]
+        let data = try JSONEncoder().encode(item)
+        #expect(try JSONDecoder().decode(Item.self, from: data) == item)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains(#""n":{"N":"-12.5"}"#))
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(Item.self, from: Data(#"{"x":{"Q":"1"}}"#.utf8))
+        }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(Item.self, from: Data(#"{"x":{"N":"abc"}}"#.utf8))
+        }
+    }
+}
