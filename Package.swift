@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "InkraAuth", targets: ["InkraAuth"]),
         .library(name: "InkraJSON", targets: ["InkraJSON"]),
         .library(name: "InkraHandlers", targets: ["InkraHandlers"]),
+        .library(name: "DynamoDBTable", targets: ["DynamoDBTable"]),
         .library(name: "EmulatorKit", targets: ["EmulatorKit"]),
         .executable(name: "inkra-emulator", targets: ["inkra-emulator"]),
     ],
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "4.5.2"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(name: "SingleTable", swiftSettings: strictSettings),
@@ -53,6 +55,16 @@ let package = Package(
         ),
         .target(name: "LambdaRuntimeAPI", swiftSettings: strictSettings),
         .target(
+            name: "DynamoDBTable",
+            dependencies: [
+                "SingleTable",
+                "InkraJSON",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "EmulatorKit",
             dependencies: [
                 "InkraHandlers",
@@ -77,7 +89,12 @@ let package = Package(
             resources: [.copy("dev-keys")],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "SingleTableTests", dependencies: ["SingleTable"], swiftSettings: strictSettings),
+        .testTarget(name: "SingleTableTests", dependencies: ["SingleTable", "DynamoDBTable"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "DynamoDBTableTests",
+            dependencies: ["DynamoDBTable", "SingleTable", "InkraJSON", "InkraUsage", "InkraHandlers", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "InkraUsageTests", dependencies: ["InkraUsage"], swiftSettings: strictSettings),
         .testTarget(
             name: "InkraAuthTests",

@@ -6,8 +6,8 @@ import Testing
 struct ConditionTests {
     static let item: Item = [
         "PK": .s("c"), "SK": .s("item"), "count": .n(5), "name": .s("Ada Lovelace"), "tags": .ss(["a", "b"]),
-        "scores": .ns([1, 2]), "list": .l([.s("x"), .n(3)]), "map": .m(["inner": .m(["deep": .n(7)])]),
-        "flag": .bool(true), "nothing": .null, "blob": .b(Data([1, 2, 3])), "status": .s("active"),
+        "scores": .ns([1, 2]), "list": .l([.s("x"), .n(3)]), "map": .m(["nested": .m(["deep": .n(7)])]),
+        "flag": .bool(true), "nothing": .null, "bytes1": .b(Data([1, 2, 3])), "status": .s("active"),
     ]
 
     static let cases: [(String, [String: String], [String: AttributeValue], Bool)] = [
@@ -21,7 +21,7 @@ struct ConditionTests {
         ("#c BETWEEN :six AND :nine", ["#c": "count"], [":six": .n(6), ":nine": .n(9)], false),
         ("#c IN (:one, :five)", ["#c": "count"], [":one": .n(1), ":five": .n(5)], true),
         ("#c IN (:one, :two)", ["#c": "count"], [":one": .n(1), ":two": .n(2)], false),
-        ("attribute_exists(#n) AND attribute_not_exists(missing)", ["#n": "name"], [:], true),
+        ("attribute_exists(#n) AND attribute_not_exists(absent)", ["#n": "name"], [:], true),
         ("attribute_not_exists(#n)", ["#n": "name"], [:], false),
         ("begins_with(#n, :p)", ["#n": "name"], [":p": .s("Ada")], true),
         ("begins_with(#n, :p)", ["#n": "name"], [":p": .s("Lov")], false),
@@ -32,10 +32,10 @@ struct ConditionTests {
         ("contains(#l, :x)", ["#l": "list"], [":x": .s("x")], true),
         ("size(#n) = :twelve", ["#n": "name"], [":twelve": .n(12)], true),
         ("size(tags) > :one", [:], [":one": .n(1)], true),
-        ("size(blob) = :three", [:], [":three": .n(3)], true),
+        ("size(bytes1) = :three", [:], [":three": .n(3)], true),
         ("attribute_type(flag, :t)", [:], [":t": .s("BOOL")], true),
         ("attribute_type(#nothing, :t)", ["#nothing": "nothing"], [":t": .s("NULL")], true),
-        ("#m.inner.deep = :seven", ["#m": "map"], [":seven": .n(7)], true),
+        ("#m.nested.deep = :seven", ["#m": "map"], [":seven": .n(7)], true),
         ("#l[1] = :three", ["#l": "list"], [":three": .n(3)], true),
         ("#l[5] = :three", ["#l": "list"], [":three": .n(3)], false),
         ("NOT (#c = :five)", ["#c": "count"], [":five": .n(5)], false),
@@ -50,11 +50,12 @@ struct ConditionTests {
         ),
         ("#c < :text", ["#c": "count"], [":text": .s("9")], false),
         ("#c = :text", ["#c": "count"], [":text": .s("5")], false),
-        ("missing = :five", [:], [":five": .n(5)], false),
-        ("missing <> :five", [:], [":five": .n(5)], true),
+        ("absent = :five", [:], [":five": .n(5)], false),
+        ("absent <> :five", [:], [":five": .n(5)], true),
+        ("#reserved = :five", ["#reserved": "count"], [":five": .n(5)], true),
         ("#n > :a", ["#n": "name"], [":a": .s("Ae")], false),
         ("#n > :a", ["#n": "name"], [":a": .s("Aa")], true),
-        ("blob = :blob", [:], [":blob": .b(Data([1, 2, 3]))], true),
+        ("bytes1 = :blob", [:], [":blob": .b(Data([1, 2, 3]))], true),
     ]
 
     @Test("Each feature of SPEC §7", arguments: TableContract.factories)
@@ -62,8 +63,20 @@ struct ConditionTests {
         let table = try await factory.make()
         try await table.put(Self.item)
         for (expression, names, values, expected) in Self.cases {
-            let holds = try await table.conditionHolds(expression, names: names, values: values)
-            #expect(holds == expected, "\(expression)")
+            let check = {
+                do {
+                    let holds = try await table.conditionHolds(expression, names: names, values: values)
+                    #expect(holds == expected, "\(expression)")
+                } catch {
+                    Issue.record("\(expression): \(error)")
+                }
+            }
+            if expression == "#c < :text" {
+                // Comparing a number with a string is false in DynamoDB; moto answers HTTP 500.
+                await factory.strictly("moto fails on < between a number and a string") { await check() }
+            } else {
+                await check()
+            }
         }
     }
 

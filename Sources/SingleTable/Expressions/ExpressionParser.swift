@@ -169,6 +169,7 @@ struct ExpressionParser {
         switch current {
         case .identifier(let word):
             if ["AND", "OR", "NOT", "BETWEEN", "IN"].contains(word.uppercased()) { throw unexpected() }
+            try checkReserved(word)
             elements.append(.name(word))
         case .name(let placeholder):
             names.insert(placeholder)
@@ -180,7 +181,9 @@ struct ExpressionParser {
         while true {
             if accept(.symbol(".")) {
                 switch current {
-                case .identifier(let word): elements.append(.name(word))
+                case .identifier(let word):
+                    try checkReserved(word)
+                    elements.append(.name(word))
                 case .name(let placeholder):
                     names.insert(placeholder)
                     elements.append(.name(placeholder))
@@ -298,6 +301,12 @@ struct ExpressionParser {
 
     private func expectEnd() throws(TableError) {
         guard current == .end else { throw unexpected() }
+    }
+
+    private func checkReserved(_ word: String) throws(TableError) {
+        guard ReservedWords.contains(word) else { return }
+        throw TableError(
+            .validation, "Invalid \(kind): Attribute name is a reserved keyword; reserved keyword: \(word)")
     }
 
     private func unexpected() -> TableError {

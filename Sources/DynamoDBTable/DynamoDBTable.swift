@@ -1,0 +1,228 @@
+import Foundation
+import InkraJSON
+import SingleTable
+
+/// The `Table` protocol over DynamoDB's JSON protocol (`POST /`, `X-Amz-Target`), signed with
+/// SigV4. DynamoDB's errors become the same ``TableError`` values the in-memory table throws;
+/// throttling, 5xx and dropped connections are retried with capped exponential backoff and full
+/// jitter; every transaction carries a `ClientRequestToken`, reused on retries, so a retry can
+/// never apply twice.
+public struct DynamoDBTable: Table {
+    /// Timeouts and retries.
+    public struct Options: Sendable {
+        /// How long one attempt may take.
+        public var requestTimeout: TimeInterval = 3
+        /// The most attempts per call.
+        public var maximumAttempts = 4
+        /// The first retry's backoff cap; doubles each retry.
+        public var baseDelay: TimeInterval = 0.025
+        /// The largest backoff cap.
+        public var maximumDelay: TimeInterval = 1
+        /// The most time a call may take, all attempts included.
+        public var deadline: TimeInterval = 10
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// Where requests go.
+    public let endpoint: URL
+    let signer: SigV4Signer
+    let transport: any DynamoDBTransport
+    let options: Options
+    let sleep: @Sendable (TimeInterval) async throws -> Void
+    let jitter: @Sendable () -> Double
+    let now: @Sendable () -> Date
+
+    /// A table client.
+    /// - Parameters:
+    ///   - endpoint: `https://dynamodb.<region>.amazonaws.com`, or a local server.
+    ///   - region: the region to sign for.
+    ///   - credentials: the credentials to sign with.
+    ///   - transport: how requests are sent.
+    ///   - options: timeouts and retries.
+    ///   - sleep: waits between retries (injected so tests do not wait).
+    ///   - jitter: a random fraction in 0..<1 for the backoff.
+    public init(
+        endpoint: URL,
+        region: String,
+        credentials: AWSCredentials,
+        transport: any DynamoDBTransport = HTTPClientTransport(),
+        options: Options = Options(),
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.endpoint = endpoint
+        signer = SigV4Signer(credentials: credentials, region: region, service: "dynamodb")
+        self.transport = transport
+        self.options = options
+        self.sleep = sleep
+        self.jitter = jitter
+        self.now = now
+    }
+
+    /// A client configured from the environment: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+    /// `AWS_SESSION_TOKEN`, `AWS_REGION` (or `AWS_DEFAULT_REGION`), and `AWS_ENDPOINT_URL_DYNAMODB`
+    /// or `AWS_ENDPOINT_URL` for a local server.
+    /// - Throws: ``DynamoDBConfigurationError`` naming the missing or malformed variable.
+    public static func fromEnvironment(
+        _ environment: [String: String],
+        transport: any DynamoDBTransport = HTTPClientTransport(),
+        options: Options = Options()
+    ) throws -> DynamoDBTable {
+        func value(_ name: String) -> String? {
+            guard let text = environment[name], !text.isEmpty else { return nil }
+            return text
+        }
+        guard let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") else {
+            throw DynamoDBConfigurationError("AWS_REGION is required to reach DynamoDB")
+        }
+        guard let accessKey = value("AWS_ACCESS_KEY_ID") else {
+            throw DynamoDBConfigurationError("AWS_ACCESS_KEY_ID is required to sign DynamoDB requests")
+        }
+        guard let secret = value("AWS_SECRET_ACCESS_KEY") else {
+            throw DynamoDBConfigurationError("AWS_SECRET_ACCESS_KEY is required to sign DynamoDB requests")
+        }
+        var endpoint = URL(string: "https://dynamodb.\(region).amazonaws.com")!
+        for name in ["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"] {
+            guard let text = value(name) else { continue }
+            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw DynamoDBConfigurationError("\(name) must be an http or https URL, got \"\(text)\"")
+            }
+            endpoint = url
+            break
+        }
+        return DynamoDBTable(
+            endpoint: endpoint,
+            region: region,
+            credentials: AWSCredentials(
+                accessKeyID: accessKey, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN")),
+            transport: transport,
+            options: options
+        )
+    }
+
+    public func getItem(_ request: GetItemRequest) async throws -> GetItemResponse {
+        let answer = try await call("GetItem", RequestEncoding.get(request))
+        return GetItemResponse(item: try Wire.item(answer["Item"]))
+    }
+
+    public func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
+        let answer = try await call("BatchGetItem", RequestEncoding.batchGet(request))
+        var responses: [String: [Item]] = [:]
+        for (table, items) in answer["Responses"]?.object?.pairs ?? [] {
+            responses[table] = try (items.array ?? []).map { item throws(TableError) in try Wire.item(item) ?? [:] }
+        }
+        var unprocessed: [String: KeysAndAttributes] = [:]
+        for (table, entry) in answer["UnprocessedKeys"]?.object?.pairs ?? [] {
+            let keys = try (entry["Keys"]?.array ?? []).map { key throws(TableError) in try Wire.item(key) ?? [:] }
+            if !keys.isEmpty {
+                unprocessed[table] =
+                    request.requestItems[table].map { original in
+                        var copy = original
+                        copy.keys = keys
+                        return copy
+                    } ?? KeysAndAttributes(keys: keys)
+            }
+        }
+        return BatchGetItemResponse(responses: responses, unprocessedKeys: unprocessed)
+    }
+
+    public func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse {
+        WriteItemResponse(
+            attributes: try Wire.item(try await call("PutItem", RequestEncoding.put(request))["Attributes"]))
+    }
+
+    public func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
+        WriteItemResponse(
+            attributes: try Wire.item(try await call("UpdateItem", RequestEncoding.update(request))["Attributes"]))
+    }
+
+    public func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
+        WriteItemResponse(
+            attributes: try Wire.item(try await call("DeleteItem", RequestEncoding.delete(request))["Attributes"]))
+    }
+
+    public func query(_ request: QueryRequest) async throws -> QueryResponse {
+        try page(try await call("Query", RequestEncoding.query(request)))
+    }
+
+    public func scan(_ request: ScanRequest) async throws -> QueryResponse {
+        try page(try await call("Scan", RequestEncoding.scan(request)))
+    }
+
+    public func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
+        let token = request.clientRequestToken ?? UUID().uuidString
+        _ = try await call("TransactWriteItems", RequestEncoding.transact(request, token: token))
+    }
+
+    private func page(_ answer: JSONValue) throws(TableError) -> QueryResponse {
+        let items = try (answer["Items"]?.array ?? []).map { item throws(TableError) in try Wire.item(item) ?? [:] }
+        return QueryResponse(
+            items: items,
+            scannedCount: answer["ScannedCount"]?.int ?? items.count,
+            lastEvaluatedKey: try Wire.item(answer["LastEvaluatedKey"])
+        )
+    }
+
+    /// Sends one operation, retrying what may succeed on a retry.
+    /// - Throws: ``TableError``.
+    func call(_ operation: String, _ body: JSONValue) async throws(TableError) -> JSONValue {
+        let bytes = body.jsonBytes
+        let started = now()
+        var attempt = 0
+        while true {
+            attempt += 1
+            let error: TableError
+            do {
+                return try await send(operation, bytes)
+            } catch let failure {
+                error = failure
+            }
+            let elapsed = now().timeIntervalSince(started)
+            guard error.isRetryable, attempt < options.maximumAttempts, elapsed < options.deadline else { throw error }
+            let cap = min(options.maximumDelay, options.baseDelay * Double(1 << min(attempt - 1, 20)))
+            let delay = min(cap * jitter(), max(0, options.deadline - elapsed))
+            do {
+                try await sleep(delay)
+            } catch {
+                throw TableError(.serviceUnavailable, "cancelled while waiting to retry \(operation)")
+            }
+        }
+    }
+
+    private func send(_ operation: String, _ body: [UInt8]) async throws(TableError) -> JSONValue {
+        let headers = [
+            ("Content-Type", "application/x-amz-json-1.0"), ("X-Amz-Target", "DynamoDB_20120810.\(operation)"),
+        ]
+        let signed = signer.sign(method: "POST", url: endpoint, headers: headers, body: body, date: now())
+        let request = DynamoDBHTTPRequest(
+            operation: operation,
+            url: endpoint,
+            headers: headers + signed.headers,
+            body: body,
+            timeout: options.requestTimeout
+        )
+        let response: DynamoDBHTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            throw TableError(.serviceUnavailable, "\(operation) to \(endpoint.absoluteString) failed: \(error)")
+        }
+        let json = (try? JSONParser.parse(response.body)) ?? .null
+        guard response.status == 200 else { throw ErrorMapping.error(status: response.status, body: json) }
+        return json
+    }
+}
+
+/// A DynamoDB setting that is missing or malformed.
+public struct DynamoDBConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, naming the variable.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}

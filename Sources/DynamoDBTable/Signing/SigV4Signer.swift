@@ -1,0 +1,161 @@
+import Crypto
+import Foundation
+
+/// AWS Signature Version 4 for one service and region.
+public struct SigV4Signer: Sendable {
+    /// The credentials to sign with.
+    public var credentials: AWSCredentials
+    /// The region, such as `us-east-1`.
+    public var region: String
+    /// The service, such as `dynamodb`.
+    public var service: String
+
+    /// A signer.
+    public init(credentials: AWSCredentials, region: String, service: String) {
+        self.credentials = credentials
+        self.region = region
+        self.service = service
+    }
+
+    /// The pieces of a signature, for inspection and tests.
+    public struct Signature: Sendable, Hashable {
+        public var canonicalRequest: String
+        public var stringToSign: String
+        public var signature: String
+        public var signedHeaders: String
+        /// The `Authorization` header's value.
+        public var authorization: String
+    }
+
+    /// Signs a request; returns the headers to add (`X-Amz-Date`, `Authorization`, and
+    /// `X-Amz-Security-Token` with temporary credentials).
+    /// - Parameters:
+    ///   - method: the HTTP method.
+    ///   - url: the full URL (path and query are signed).
+    ///   - headers: the headers to sign (`Host` is added from the URL when missing).
+    ///   - body: the payload.
+    ///   - date: the signing time.
+    public func sign(
+        method: String,
+        url: URL,
+        headers: [(String, String)],
+        body: [UInt8],
+        date: Date
+    ) -> (headers: [(String, String)], signature: Signature) {
+        let amzDate = Self.amzDate(date)
+        var signed = headers
+        if !signed.contains(where: { $0.0.lowercased() == "host" }) {
+            let host = url.host ?? ""
+            signed.append(("Host", url.port.map { "\(host):\($0)" } ?? host))
+        }
+        signed.append(("X-Amz-Date", amzDate))
+        var added = [("X-Amz-Date", amzDate)]
+        if let token = credentials.sessionToken {
+            signed.append(("X-Amz-Security-Token", token))
+            added.append(("X-Amz-Security-Token", token))
+        }
+        let signature = self.signature(method: method, url: url, headers: signed, body: body, amzDate: amzDate)
+        added.append(("Authorization", signature.authorization))
+        return (added, signature)
+    }
+
+    /// The signature of a request whose headers already include `X-Amz-Date` (and `Host`).
+    public func signature(method: String, url: URL, headers: [(String, String)], body: [UInt8], amzDate: String)
+        -> Signature
+    {
+        let day = String(amzDate.prefix(8))
+        let canonicalHeaders = Self.canonicalHeaders(headers)
+        let signedHeaders = canonicalHeaders.map(\.0).joined(separator: ";")
+        let canonicalRequest = [
+            method.uppercased(),
+            Self.canonicalPath(url),
+            Self.canonicalQuery(url),
+            canonicalHeaders.map { "\($0.0):\($0.1)\n" }.joined(),
+            signedHeaders,
+            Self.hex(SHA256.hash(data: body)),
+        ].joined(separator: "\n")
+        let scope = "\(day)/\(region)/\(service)/aws4_request"
+        let stringToSign = [
+            "AWS4-HMAC-SHA256", amzDate, scope, Self.hex(SHA256.hash(data: Array(canonicalRequest.utf8))),
+        ].joined(separator: "\n")
+        let key = signingKey(day: day)
+        let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: Array(stringToSign.utf8), using: key))
+        let authorization =
+            "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope), SignedHeaders=\(signedHeaders), Signature=\(signature)"
+        return Signature(
+            canonicalRequest: canonicalRequest,
+            stringToSign: stringToSign,
+            signature: signature,
+            signedHeaders: signedHeaders,
+            authorization: authorization
+        )
+    }
+
+    /// The derived signing key for a day (`yyyyMMdd`).
+    public func signingKey(day: String) -> SymmetricKey {
+        func mac(_ key: SymmetricKey, _ text: String) -> SymmetricKey {
+            SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: key)))
+        }
+        let secret = SymmetricKey(data: Array("AWS4\(credentials.secretAccessKey)".utf8))
+        return mac(mac(mac(mac(secret, day), region), service), "aws4_request")
+    }
+
+    /// `yyyyMMdd'T'HHmmss'Z'` in UTC.
+    public static func amzDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: date)
+    }
+
+    /// Lower-cased names, sorted; values trimmed with inner runs of spaces collapsed; repeated
+    /// headers joined with commas.
+    static func canonicalHeaders(_ headers: [(String, String)]) -> [(String, String)] {
+        var merged: [String: [String]] = [:]
+        for (name, value) in headers {
+            let collapsed = value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+            merged[name.lowercased(), default: []].append(collapsed.trimmingCharacters(in: .whitespaces))
+        }
+        return merged.keys.sorted().map { ($0, merged[$0]!.joined(separator: ",")) }
+    }
+
+    static func canonicalPath(_ url: URL) -> String {
+        let path = url.path.isEmpty ? "/" : url.path
+        return path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { encode(String($0)) }.joined(separator: "/")
+    }
+
+    static func canonicalQuery(_ url: URL) -> String {
+        guard let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery, !query.isEmpty
+        else { return "" }
+        let pairs = query.split(separator: "&").map { part -> (String, String) in
+            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(pieces[0]).removingPercentEncoding ?? String(pieces[0])
+            let value = pieces.count > 1 ? (String(pieces[1]).removingPercentEncoding ?? String(pieces[1])) : ""
+            return (encode(name), encode(value))
+        }
+        return pairs.sorted { $0.0 == $1.0 ? $0.1 < $1.1 : $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(
+            separator: "&")
+    }
+
+    /// RFC 3986 encoding: everything but unreserved characters.
+    static func encode(_ text: String) -> String {
+        var output = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                UInt8(ascii: "~"):
+                output.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                output += String(format: "%%%02X", byte)
+            }
+        }
+        return output
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,112 @@
+import DynamoDBTable
+import Foundation
+import InkraHandlers
+import InkraJSON
+import InkraUsage
+import SingleTable
+import Testing
+
+/// Counts the operations sent through a real transport.
+final class CountingTransport: DynamoDBTransport, @unchecked Sendable {
+    let base: any DynamoDBTransport
+    private let lock = NSLock()
+    private var operations: [String] = []
+
+    init(base: any DynamoDBTransport) { self.base = base }
+
+    func send(_ request: DynamoDBHTTPRequest) async throws -> DynamoDBHTTPResponse {
+        lock.withLock { operations.append(request.operation) }
+        return try await base.send(request)
+    }
+
+    func take() -> [String] {
+        lock.withLock {
+            defer { operations.removeAll() }
+            return operations
+        }
+    }
+}
+
+enum Live {
+    static let endpoint = ProcessInfo.processInfo.environment["INKRA_TEST_DYNAMODB_ENDPOINT"].flatMap(URL.init(string:))
+
+    static func table(_ transport: any DynamoDBTransport = HTTPClientTransport()) -> DynamoDBTable {
+        DynamoDBTable(
+            endpoint: endpoint ?? URL(string: "http://127.0.0.1:1")!,
+            region: "us-east-1",
+            credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
+            transport: transport
+        )
+    }
+
+    /// A fresh table of SPEC §7 under a unique name.
+    static func makeLiveTable(
+        name: String = "inkra-\(UUID().uuidString.prefix(8).lowercased())",
+        transport: any DynamoDBTransport = HTTPClientTransport()
+    )
+        async throws -> (DynamoDBTable, String)
+    {
+        let table = table(transport)
+        try await table.createTable(.singleTable(named: name), timeToLiveAttribute: "expiresAt")
+        return (table, name)
+    }
+}
+
+/// Tests against a DynamoDB-compatible server (moto_server in CI). They need
+/// `INKRA_TEST_DYNAMODB_ENDPOINT`; without it they are reported as skipped, by name.
+@Suite("Live DynamoDB (moto)", .enabled(if: Live.endpoint != nil, "INKRA_TEST_DYNAMODB_ENDPOINT is not set"))
+struct LiveTests {
+    @Test("The table of SPEC §7 is created with GSI1 and TTL on expiresAt")
+    func setup() async throws {
+        let (table, name) = try await Live.makeLiveTable()
+        let description = try await table.describeTable(named: name)
+        #expect(description["TableStatus"] == "ACTIVE")
+        #expect(description["GlobalSecondaryIndexes"]?.array?.first?["IndexName"] == "GSI1")
+        #expect(try await table.timeToLiveAttribute(of: name) == "expiresAt")
+        try await table.createTable(.singleTable(named: name), ifNotExists: true)
+    }
+
+    @Test("generateQuestions costs one write (two with an idempotency key); checkUsage one read")
+    func roundTrips() async throws {
+        let counting = CountingTransport(base: HTTPClientTransport())
+        let (table, name) = try await Live.makeLiveTable(transport: counting)
+        _ = counting.take()
+        let store = TableUsageStore(table: table, tableName: name)
+        let now: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
+        let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator(), now: now)
+        let check = CheckUsage(store: store, now: now)
+        let caller: JSONValue = ["principalId": "rt", "userId": "rt", "tier": "free"]
+        var event: JSONValue = [
+            "httpMethod": "POST", "body": #"{"topic":"round trips"}"#, "requestContext": ["authorizer": caller],
+        ]
+        let first = try await generate.handle(event)
+        #expect(first["statusCode"] == 200)
+        let writes: Set<String> = ["PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"]
+        let plain = counting.take()
+        #expect(plain.filter(writes.contains) == ["TransactWriteItems"])
+        event.set(["Idempotency-Key": "rt-1"], at: ["headers"])
+        _ = try await generate.handle(event)
+        #expect(counting.take().filter(writes.contains) == ["TransactWriteItems", "UpdateItem"])
+        let usage = try await check.handle(["httpMethod": "GET", "requestContext": ["authorizer": caller]])
+        #expect(usage["statusCode"] == 200)
+        #expect(counting.take() == ["BatchGetItem"])
+        let body = try JSONParser.parse(usage["body"]?.string ?? "")
+        #expect(body["used"] == 2)
+    }
+
+    @Test("Items written through the usage store are those of SPEC §7")
+    func items() async throws {
+        let (table, name) = try await Live.makeLiveTable()
+        let store = TableUsageStore(table: table, tableName: name)
+        let instant = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+        _ = try await store.consume(ConsumeRequest(userID: "spec", instant: instant, limits: .free))
+        let month = try await table.getItem(
+            GetItemRequest(
+                tableName: name, key: ["PK": .s("USER#spec"), "SK": .s("USAGE#2027-01")], consistentRead: true)
+        ).item
+        #expect(month?["interviewCount"] == .n(1))
+        #expect(month?["quotaLimit"] == .n(5))
+        #expect(month?["resetDate"] == .s("2027-02-01"))
+        #expect(month?["expiresAt"] == .n(1_800_000_000 + 400 * 86_400))
+    }
+}
