@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .target(name: "SingleTable", swiftSettings: strictSettings),
@@ -55,6 +56,17 @@ let package = Package(
         ),
         .target(name: "LambdaRuntimeAPI", swiftSettings: strictSettings),
         .target(
+            name: "InkraLLM",
+            dependencies: [
+                "InkraHandlers",
+                "InkraJSON",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "DynamoDBTable",
             dependencies: [
                 "SingleTable",
@@ -67,6 +79,7 @@ let package = Package(
         .target(
             name: "EmulatorKit",
             dependencies: [
+                "DynamoDBTable",
                 "InkraHandlers",
                 "InkraAuth",
                 "InkraUsage",
@@ -79,6 +92,8 @@ let package = Package(
             name: "inkra-emulator",
             dependencies: [
                 "EmulatorKit",
+                "DynamoDBTable",
+                "SingleTable",
                 "InkraHandlers",
                 "InkraAuth",
                 "InkraUsage",
@@ -92,7 +107,13 @@ let package = Package(
         .testTarget(name: "SingleTableTests", dependencies: ["SingleTable", "DynamoDBTable"], swiftSettings: strictSettings),
         .testTarget(
             name: "DynamoDBTableTests",
-            dependencies: ["DynamoDBTable", "SingleTable", "InkraJSON", "InkraUsage", "InkraHandlers", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "DynamoDBTable", "SingleTable", "InkraJSON", "InkraUsage", "InkraHandlers", "InkraLLM",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "InkraUsageTests", dependencies: ["InkraUsage"], swiftSettings: strictSettings),

@@ -29,6 +29,10 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "Keep the in-memory table in this file between runs.")
     var state: String?
 
+    @Option(
+        name: .customLong("dynamodb-endpoint"), help: "Keep usage in DynamoDB at this URL (DynamoDB Local, moto, …).")
+    var dynamoDBEndpoint: String?
+
     @Option(help: "The usage table's name.")
     var table: String = "inkra-usage"
 
@@ -51,6 +55,13 @@ struct CommonOptions: ParsableArguments {
         if let now, ISO8601.parse(now) == nil {
             throw ValidationError("--now must be an ISO-8601 instant such as 2026-03-10T10:00:00Z, not \"\(now)\"")
         }
+        if let dynamoDBEndpoint {
+            guard let url = URL(string: dynamoDBEndpoint), url.scheme == "http" || url.scheme == "https",
+                url.host != nil
+            else {
+                throw ValidationError("--dynamodb-endpoint must be an http or https URL, not \"\(dynamoDBEndpoint)\"")
+            }
+        }
         if issuer != nil && userPoolID != nil {
             throw ValidationError("give --issuer or --user-pool-id, not both")
         }
@@ -72,6 +83,7 @@ struct CommonOptions: ParsableArguments {
         options.limitsFile = limits.map { URL(fileURLWithPath: $0) }
         options.now = now.flatMap(ISO8601.parse)
         options.seed = seed
+        options.dynamoDBEndpoint = dynamoDBEndpoint.flatMap(URL.init(string:))
         if options.trustsDevelopmentKey { options.developmentKey = try DevelopmentKeyLocator.load() }
         return options
     }

@@ -29,6 +29,8 @@ public struct EmulatorOptions: Sendable {
     public var now: Date?
     /// The question generator's seed.
     public var seed: UInt64 = 0
+    /// A DynamoDB-compatible endpoint to keep usage in, instead of the in-memory table.
+    public var dynamoDBEndpoint: URL?
     /// The development key (emulator/dev-keys), trusted unless another JWKS or pool is named.
     public var developmentKey: DevelopmentKey?
 

@@ -1,3 +1,4 @@
+import DynamoDBTable
 import Foundation
 import InkraAuth
 import InkraHandlers
@@ -29,9 +30,17 @@ public struct EmulatorStack: Sendable {
     /// The state file, when one was named.
     public let state: StateFile?
 
-    /// Builds the stack on the in-memory table, loading `--state` when named.
+    /// Builds the stack on the in-memory table, loading `--state` when named — or on DynamoDB when
+    /// `--dynamodb-endpoint` is given.
     /// - Throws: ``EmulatorError`` naming the file or flag at fault.
     public init(options: EmulatorOptions, logger: Logger = Logger(label: "inkra.emulator")) throws(EmulatorError) {
+        if let endpoint = options.dynamoDBEndpoint {
+            guard options.stateFile == nil else {
+                throw EmulatorError("--state keeps the in-memory table; it cannot be combined with --dynamodb-endpoint")
+            }
+            try self.init(options: options, table: Self.dynamoDB(endpoint), logger: logger)
+            return
+        }
         let state = options.stateFile.map { StateFile(url: $0, tableName: options.tableName) }
         let table = InMemoryTable(schema: .singleTable(named: options.tableName), items: try state?.load() ?? [])
         try self.init(options: options, table: table, memoryTable: table, state: state, logger: logger)
@@ -102,6 +111,22 @@ public struct EmulatorStack: Sendable {
     public func saveState() throws(EmulatorError) {
         guard let state, let memoryTable else { return }
         try state.save(memoryTable.snapshot())
+    }
+
+    /// A DynamoDB client for an endpoint, with credentials and region from the environment (any
+    /// credentials do for local servers).
+    public static func dynamoDB(_ endpoint: URL, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> DynamoDBTable
+    {
+        DynamoDBTable(
+            endpoint: endpoint,
+            region: environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1",
+            credentials: AWSCredentials(
+                accessKeyID: environment["AWS_ACCESS_KEY_ID"] ?? "local",
+                secretAccessKey: environment["AWS_SECRET_ACCESS_KEY"] ?? "local",
+                sessionToken: environment["AWS_SESSION_TOKEN"]
+            )
+        )
     }
 
     private static func keySource(_ options: EmulatorOptions) throws(EmulatorError) -> any KeySource {

@@ -1,0 +1,138 @@
+import AsyncHTTPClient
+import Foundation
+import InkraHandlers
+import InkraJSON
+import NIOCore
+import NIOHTTP1
+
+/// A ``QuestionGenerator`` that asks an OpenAI-compatible chat-completions endpoint for the
+/// questions, then validates what comes back: one question per line, numbering and bullets
+/// stripped, duplicates dropped, trimmed to the requested count. Too few questions, a timeout, or
+/// an error answer is a failure, so the handler gives the consumed unit back (SPEC §5).
+public struct ChatCompletionsGenerator: QuestionGenerator {
+    /// Where and how to call the model.
+    public struct Settings: Sendable, Hashable {
+        /// The API's base URL, such as `https://api.openai.com/v1`.
+        public var baseURL: URL
+        /// The bearer key.
+        public var apiKey: String?
+        /// The model name.
+        public var model: String
+        /// How long one call may take.
+        public var timeout: TimeInterval
+
+        /// Creates settings.
+        public init(baseURL: URL, apiKey: String?, model: String, timeout: TimeInterval = 20) {
+            self.baseURL = baseURL
+            self.apiKey = apiKey
+            self.model = model
+            self.timeout = timeout
+        }
+
+        /// Settings from `INKRA_LLM_BASE_URL`, `INKRA_LLM_API_KEY`, `INKRA_LLM_MODEL` and
+        /// `INKRA_LLM_TIMEOUT`; `nil` when no base URL is set (the offline generator is used).
+        /// - Throws: ``GenerationFailure`` naming a malformed variable.
+        public static func fromEnvironment(_ environment: [String: String]) throws -> Settings? {
+            guard let base = environment["INKRA_LLM_BASE_URL"], !base.isEmpty else { return nil }
+            guard let url = URL(string: base), url.scheme == "http" || url.scheme == "https" else {
+                throw GenerationFailure("INKRA_LLM_BASE_URL must be an http or https URL, got \"\(base)\"")
+            }
+            guard let model = environment["INKRA_LLM_MODEL"], !model.isEmpty else {
+                throw GenerationFailure("INKRA_LLM_MODEL is required with INKRA_LLM_BASE_URL")
+            }
+            var timeout: TimeInterval = 20
+            if let text = environment["INKRA_LLM_TIMEOUT"] {
+                guard let seconds = TimeInterval(text), seconds > 0, seconds <= 120 else {
+                    throw GenerationFailure("INKRA_LLM_TIMEOUT must be seconds from 0 to 120, got \"\(text)\"")
+                }
+                timeout = seconds
+            }
+            return Settings(baseURL: url, apiKey: environment["INKRA_LLM_API_KEY"], model: model, timeout: timeout)
+        }
+    }
+
+    let settings: Settings
+    let client: HTTPClient
+
+    /// A generator for an endpoint.
+    public init(settings: Settings, client: HTTPClient = .shared) {
+        self.settings = settings
+        self.client = client
+    }
+
+    public func questions(for request: QuestionRequest) async throws -> [String] {
+        var outgoing = HTTPClientRequest(
+            url: settings.baseURL.appendingPathComponent("chat/completions").absoluteString)
+        outgoing.method = .POST
+        outgoing.headers.add(name: "Content-Type", value: "application/json")
+        if let key = settings.apiKey { outgoing.headers.add(name: "Authorization", value: "Bearer \(key)") }
+        outgoing.body = .bytes(ByteBuffer(bytes: Self.body(for: request, model: settings.model).jsonBytes))
+        let response: HTTPClientResponse
+        let bytes: ByteBuffer
+        do {
+            response = try await client.execute(outgoing, timeout: .milliseconds(Int64(settings.timeout * 1000)))
+            bytes = try await response.body.collect(upTo: 1024 * 1024)
+        } catch {
+            throw GenerationFailure("the model endpoint did not answer: \(error)")
+        }
+        guard response.status == .ok else {
+            throw GenerationFailure("the model endpoint answered HTTP \(response.status.code)")
+        }
+        guard let json = try? JSONParser.parse(Array(buffer: bytes)),
+            let content = json["choices"]?.array?.first?["message"]?["content"]?.string
+        else {
+            throw GenerationFailure("the model endpoint's answer has no choices[0].message.content")
+        }
+        let questions = Self.questions(in: content, count: request.count)
+        guard questions.count == request.count else {
+            throw GenerationFailure(
+                "the model wrote \(questions.count) usable questions, \(request.count) were asked for")
+        }
+        return questions
+    }
+
+    /// The chat request.
+    static func body(for request: QuestionRequest, model: String) -> JSONValue {
+        let language = request.language.map { " Write them in the language \($0)." } ?? ""
+        let system =
+            "You help people record interviews about their lives. Write open, warm, specific interview questions, "
+            + "one per line, no numbering, no other text."
+        let user =
+            "Write \(request.count) different interview questions (a \(request.length.rawValue) interview) about: "
+            + "\(request.topic).\(language) Start with an opening question and end with one about lessons or the future."
+        return [
+            "model": .string(model),
+            "messages": [["role": "system", "content": .string(system)], ["role": "user", "content": .string(user)]],
+            "temperature": .number("0.7"),
+        ]
+    }
+
+    /// The questions in a reply: one per line, numbering and bullets removed, distinct, at most `count`.
+    static func questions(in content: String, count: Int) -> [String] {
+        var seen: Set<String> = []
+        var result: [String] = []
+        for line in content.split(whereSeparator: \.isNewline) {
+            var text = line.trimmingCharacters(in: .whitespaces)
+            while let first = text.first, first.isNumber || "-*•.)#".contains(first) || first == " " {
+                text.removeFirst()
+            }
+            text = text.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\"")))
+            guard text.count >= 8, text.count <= 400, text.hasSuffix("?") else { continue }
+            guard seen.insert(text.lowercased()).inserted else { continue }
+            result.append(text)
+            if result.count == count { break }
+        }
+        return result
+    }
+}
+
+/// The model could not produce the questions.
+public struct GenerationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public var message: String
+
+    /// Creates a failure.
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+import InkraLLM
+import InkraUsage
+import SingleTable
+import Testing
+
+@Suite("The chat-completions question generator, against a local server")
+struct ChatCompletionsGeneratorTests {
+    static func reply(_ content: String) -> String {
+        JSONValue.object(["choices": [["message": ["role": "assistant", "content": .string(content)]]]]).jsonString
+    }
+
+    func generator(_ server: StubHTTPServer, timeout: TimeInterval = 5) -> ChatCompletionsGenerator {
+        ChatCompletionsGenerator(
+            settings: .init(
+                baseURL: URL(string: "http://127.0.0.1:\(server.port)/v1")!, apiKey: "sk-test", model: "test-model",
+                timeout: timeout)
+        )
+    }
+
+    @Test("Questions are cleaned, de-duplicated and trimmed to the count; the request names model and topic")
+    func happyPath() async throws {
+        let content =
+            "1. When did sailing first call to you?\n2) What did your first boat look like?\n- What did your first boat look like?\n"
+            + "* Who taught you to read the wind?\nHere are some questions:\n4. What would you tell a new sailor?\n5. Extra one?"
+        let server = try StubHTTPServer { _ in (200, Self.reply(content)) }
+        defer { server.shutdown() }
+        let questions = try await generator(server).questions(
+            for: QuestionRequest(topic: "learning to sail", count: 4, length: .short, language: "en")
+        )
+        #expect(
+            questions == [
+                "When did sailing first call to you?", "What did your first boat look like?",
+                "Who taught you to read the wind?",
+                "What would you tell a new sailor?",
+            ])
+        let sent = try #require(server.requests.first)
+        #expect(sent.method == "POST")
+        #expect(sent.uri == "/v1/chat/completions")
+        #expect(sent.headers.contains { $0.0.lowercased() == "authorization" && $0.1 == "Bearer sk-test" })
+        let body = try JSONParser.parse(sent.body)
+        #expect(body["model"] == "test-model")
+        #expect(body["messages"]?.array?.last?["content"]?.string?.contains("learning to sail") == true)
+    }
+
+    @Test("Too few questions, an error status, a malformed answer or a timeout are failures")
+    func failures() async throws {
+        let cases: [(Int, String)] = [
+            (200, Self.reply("Only one question?")), (500, "{}"), (200, #"{"choices":[]}"#), (429, "{}"),
+        ]
+        for (status, body) in cases {
+            let server = try StubHTTPServer { _ in (status, body) }
+            await #expect(throws: GenerationFailure.self) {
+                try await generator(server).questions(for: QuestionRequest(topic: "x", count: 3))
+            }
+            server.shutdown()
+        }
+        let slow = try StubHTTPServer { _ in
+            try? await Task.sleep(for: .seconds(3))
+            return (200, Self.reply("A?"))
+        }
+        defer { slow.shutdown() }
+        let started = Date()
+        await #expect(throws: GenerationFailure.self) {
+            try await generator(slow, timeout: 0.3).questions(for: QuestionRequest(topic: "x", count: 1))
+        }
+        #expect(Date().timeIntervalSince(started) < 2.5)
+    }
+
+    @Test("When the model fails, generateQuestions answers 502 and gives the unit back")
+    func refund() async throws {
+        let server = try StubHTTPServer { _ in (503, "{}") }
+        defer { server.shutdown() }
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
+        let function = GenerateQuestions(
+            store: TableUsageStore(table: table, tableName: "inkra-usage"),
+            generator: generator(server),
+            now: { Date(timeIntervalSince1970: 1_800_000_000) }
+        )
+        let event: JSONValue = ["body": #"{"topic":"x"}"#, "requestContext": ["authorizer": ["principalId": "llm"]]]
+        let response = try await function.handle(event)
+        #expect(response["statusCode"] == 502)
+        let month = try await table.getItem(
+            GetItemRequest(tableName: "inkra-usage", key: ["PK": .s("USER#llm"), "SK": .s("USAGE#2027-01")])
+        ).item
+        #expect(month?["interviewCount"] == .n(0))
+    }
+
+    @Test("Settings come from the environment; none means the offline generator")
+    func settings() throws {
+        #expect(try ChatCompletionsGenerator.Settings.fromEnvironment([:]) == nil)
+        let settings = try ChatCompletionsGenerator.Settings.fromEnvironment([
+            "INKRA_LLM_BASE_URL": "http://127.0.0.1:9/v1", "INKRA_LLM_MODEL": "m", "INKRA_LLM_TIMEOUT": "4",
+        ])
+        #expect(settings?.timeout == 4)
+        #expect { try ChatCompletionsGenerator.Settings.fromEnvironment(["INKRA_LLM_BASE_URL": "http://x"]) } throws: {
+            "\($0)".contains("INKRA_LLM_MODEL")
+        }
+    }
+}
