@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "DynamoDBTable", targets: ["DynamoDBTable"]),
         .library(name: "EmulatorKit", targets: ["EmulatorKit"]),
         .executable(name: "inkra-emulator", targets: ["inkra-emulator"]),
+        .executable(name: "bootstrap", targets: ["Bootstrap"]),
+        .library(name: "LambdaRuntimeAPI", targets: ["LambdaRuntimeAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
@@ -85,6 +87,28 @@ let package = Package(
                 "InkraUsage",
                 "SingleTable",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "Bootstrap",
+            dependencies: [
+                "LambdaRuntimeAPI",
+                "InkraHandlers",
+                "InkraJSON",
+                "InkraAuth",
+                "InkraUsage",
+                "InkraLLM",
+                "SingleTable",
+                "DynamoDBTable",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import InkraHandlers
+import InkraJSON
 import LambdaRuntimeAPI
 import Logging
 
@@ -51,9 +52,26 @@ enum BootstrapMain {
         }
 
         do {
-            try await loop.run { context, event in
-                do {
-                    return try await function.handle(bytes: event)
+            let requestClock = environment["INKRA_CLOCK"] == "request-time"
+            try await loop.run { _, event in
+                do throws(FunctionError) {
+                    guard requestClock else { return try await function.handle(bytes: event) }
+                    let parsed: JSONValue
+                    do {
+                        parsed = try JSONParser.parse(event)
+                    } catch {
+                        throw FunctionError.invalidEvent("event is not valid JSON: \(error)")
+                    }
+                    let time = InvocationClock.requestTime(of: parsed)
+                    let result = await InvocationClock.$instant.withValue(time) {
+                        () async -> Result<[UInt8], FunctionError> in
+                        do throws(FunctionError) {
+                            return .success(try await function.handle(parsed).jsonBytes)
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                    return try result.get()
                 } catch {
                     throw InvocationFailure(errorType: error.errorType, errorMessage: error.errorMessage)
                 }

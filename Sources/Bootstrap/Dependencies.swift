@@ -1,6 +1,7 @@
 import Foundation
 import InkraAuth
 import InkraHandlers
+import InkraLLM
 import InkraUsage
 import Logging
 import SingleTable
@@ -20,7 +21,7 @@ enum Dependencies {
         }
         let name = handler.split(separator: ".").last.map(String.init) ?? handler
         let limits = try tierLimits(configuration)
-        let now: @Sendable () -> Date = { Date() }
+        let now = InvocationClock.closure()
         switch name.lowercased() {
         case "authorizer":
             let verifier = TokenVerifier(
@@ -36,7 +37,7 @@ enum Dependencies {
         case "generatequestions":
             return GenerateQuestions(
                 store: try await store(configuration, environment),
-                generator: TemplateQuestionGenerator(),
+                generator: try generator(environment),
                 limits: limits,
                 upgradeURL: configuration.upgradeURL,
                 now: now,
@@ -46,6 +47,17 @@ enum Dependencies {
             throw ConfigurationError(
                 "_HANDLER", "must be authorizer, checkUsage or generateQuestions, got \"\(handler)\"")
         }
+    }
+
+    private static func generator(_ environment: [String: String]) throws -> any QuestionGenerator {
+        let settings: ChatCompletionsGenerator.Settings?
+        do {
+            settings = try ChatCompletionsGenerator.Settings.fromEnvironment(environment)
+        } catch {
+            throw ConfigurationError("INKRA_LLM_BASE_URL", "\(error)")
+        }
+        guard let settings else { return TemplateQuestionGenerator() }
+        return ChatCompletionsGenerator(settings: settings)
     }
 
     private static func tierLimits(_ configuration: Configuration) throws(ConfigurationError) -> TierLimits {

@@ -6,6 +6,14 @@ import InkraJSON
 /// into 401 / 403 or injected into the event as API Gateway injects it.
 public struct GatewayChain: Sendable {
     let stack: EmulatorStack
+    /// Runs the target function; in-process by default, or in a real runtime behind the local
+    /// Runtime API.
+    var target: (@Sendable (FunctionName, JSONValue) async -> Invocation)?
+
+    private func run(_ function: FunctionName, _ event: JSONValue) async -> Invocation {
+        if let target { return await target(function, event) }
+        return await Invocation.run(stack.handler(for: function), event)
+    }
 
     /// Runs one event through the chain API Gateway would run for a function.
     ///
@@ -15,13 +23,13 @@ public struct GatewayChain: Sendable {
     /// without its identity source. For `authorizer`, the event goes to it alone.
     public func invoke(_ function: FunctionName, event: JSONValue) async -> Invocation {
         guard function != .authorizer else {
-            return await Invocation.run(stack.authorizer, event)
+            return await run(.authorizer, event)
         }
         guard let proxy = try? ProxyRequest(event: event) else {
-            return await Invocation.run(stack.handler(for: function), event)
+            return await run(function, event)
         }
         if let section = proxy.authorizer, !section.isEmpty {
-            return await Invocation.run(stack.handler(for: function), event)
+            return await run(function, event)
         }
         guard let token = proxy.header("Authorization"), !token.isEmpty else {
             return Invocation(outcome: .success(Self.gatewayResponse(401, "Unauthorized", proxy.version)))
@@ -32,7 +40,7 @@ public struct GatewayChain: Sendable {
         switch Self.decision(authorization.outcome, proxy: proxy, resource: authorizerEvent.resourceArn) {
         case .allow(let context, let principal):
             let injected = Self.inject(context, principal: principal, into: event, version: proxy.version)
-            var result = await Invocation.run(stack.handler(for: function), injected)
+            var result = await run(function, injected)
             result.authorizer = step
             return result
         case .refuse(let status, let message):

@@ -8,6 +8,10 @@ public struct Replayer: Sendable {
     public let stack: EmulatorStack
     /// Write each event's expectation from its result instead of comparing.
     public var update = false
+    /// Only events for these functions are replayed (all when `nil`).
+    public var functions: Set<FunctionName>?
+    /// Runs the target function somewhere else than in-process (a real runtime).
+    public var target: (@Sendable (FunctionName, JSONValue) async -> Invocation)?
 
     /// A replayer over a stack.
     public init(stack: EmulatorStack, update: Bool = false) {
@@ -24,7 +28,10 @@ public struct Replayer: Sendable {
         _ paths: [URL],
         report: (ReplayRecord, _ position: Int, _ total: Int) -> Void = { _, _, _ in }
     ) async -> [ReplayRecord] {
-        let files = EventFiles.collect(paths)
+        var files = EventFiles.collect(paths)
+        if let functions {
+            files = files.filter { file in Self.function(of: file).map(functions.contains) ?? true }
+        }
         var records: [ReplayRecord] = []
         records.reserveCapacity(files.count)
         for (index, file) in files.enumerated() {
@@ -108,10 +115,21 @@ public struct Replayer: Sendable {
         return record
     }
 
+    /// The function an event file is for, without running it (`nil` when it cannot be told).
+    static func function(of file: EventFile) -> FunctionName? {
+        if let data = try? Data(contentsOf: file.url), let event = try? JSONParser.parse(Array(data)),
+            let named = event["x-inkra-function"]?.string
+        {
+            return FunctionName(caseInsensitive: named)
+        }
+        return file.functionFromFolder
+    }
+
     private func invoke(_ function: FunctionName, _ event: JSONValue, at time: Date?) async -> Invocation {
-        let chain = stack.gateway
+        var chain = stack.gateway
+        chain.target = target
         guard stack.options.now == nil, let time else { return await chain.invoke(function, event: event) }
-        return await EmulatorClock.$instant.withValue(time) { await chain.invoke(function, event: event) }
+        return await InvocationClock.$instant.withValue(time) { await chain.invoke(function, event: event) }
     }
 
     /// Lambda's limit on a synchronous invocation's payload.
@@ -128,11 +146,7 @@ public struct Replayer: Sendable {
     /// `requestContext.requestTimeEpoch` / `timeEpoch` (milliseconds), else `x-inkra-recorded-at`
     /// (ISO-8601), the field the emulator reads for authorizer events, which carry no time.
     static func recordedTime(_ event: JSONValue) -> Date? {
-        if let context = event["requestContext"],
-            let milliseconds = (context["requestTimeEpoch"] ?? context["timeEpoch"])?.double
-        {
-            return Date(timeIntervalSince1970: milliseconds / 1000)
-        }
+        if let time = InvocationClock.requestTime(of: event) { return time }
         if let text = event["x-inkra-recorded-at"]?.string { return ISO8601.parse(text) }
         return nil
     }

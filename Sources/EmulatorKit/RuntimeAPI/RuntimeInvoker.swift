@@ -1,0 +1,53 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+
+/// Invokes a function running in a real runtime behind the local Runtime API, and reads its
+/// answer back as an ``Invocation``.
+public struct RuntimeInvoker: Sendable {
+    /// The server the runtime polls.
+    public let server: RuntimeAPIServer
+    /// The invocation timeout, as the function's configured timeout.
+    public let timeout: TimeInterval
+
+    /// An invoker over a server.
+    public init(server: RuntimeAPIServer, timeout: TimeInterval = 3) {
+        self.server = server
+        self.timeout = timeout
+    }
+
+    /// Runs one event.
+    public func invoke(_ event: JSONValue) async -> Invocation {
+        switch await server.invoke(event.jsonBytes, timeout: timeout) {
+        case .response(let body):
+            guard let json = try? JSONParser.parse(body) else {
+                return Invocation(
+                    outcome: .failure(
+                        FunctionError(
+                            errorType: "Runtime.InvalidResponse", errorMessage: "the runtime answered invalid JSON"))
+                )
+            }
+            return Invocation(outcome: .success(json))
+        case .error(let type, let body), .initializationFailed(let type, let body):
+            let json = try? JSONParser.parse(body)
+            return Invocation(
+                outcome: .failure(
+                    FunctionError(
+                        errorType: json?["errorType"]?.string ?? type,
+                        errorMessage: json?["errorMessage"]?.string ?? String(decoding: body, as: UTF8.self)
+                    )
+                )
+            )
+        case .timedOut(let seconds):
+            return Invocation(
+                outcome: .failure(
+                    FunctionError(
+                        errorType: "Sandbox.Timedout",
+                        errorMessage: String(format: "Task timed out after %.2f seconds", seconds))
+                )
+            )
+        case .runtimeExited(let reason):
+            return Invocation(outcome: .failure(FunctionError(errorType: "Runtime.ExitError", errorMessage: reason)))
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// The invocations a local Runtime API hands out, and what comes back for them.
+actor RuntimeQueue {
+    /// One invocation waiting for, or taken by, the runtime.
+    struct Pending: Sendable {
+        var requestID: String
+        var event: [UInt8]
+        var deadline: Date
+        var functionARN: String
+        var traceID: String
+    }
+
+    private var pending: [Pending] = []
+    private var waiters: [CheckedContinuation<Pending, Never>] = []
+    private var inFlight: [String: CheckedContinuation<RuntimeOutcome, Never>] = [:]
+    private var initFailure: RuntimeOutcome?
+    private var ended: String?
+    private var dropNextConnection = false
+    /// How many times the runtime asked for the next invocation.
+    private(set) var nextCalls = 0
+
+    /// Waits for the next invocation (the runtime's long poll).
+    func next() async -> Pending {
+        nextCalls += 1
+        if !pending.isEmpty { return pending.removeFirst() }
+        return await withCheckedContinuation { waiters.append($0) }
+    }
+
+    /// Hands an event to the runtime and waits for its outcome.
+    func invoke(_ event: [UInt8], timeout: TimeInterval, functionARN: String) async -> RuntimeOutcome {
+        if let initFailure { return initFailure }
+        if let ended { return .runtimeExited(ended) }
+        let requestID = UUID().uuidString.lowercased()
+        let item = Pending(
+            requestID: requestID,
+            event: event,
+            deadline: Date().addingTimeInterval(timeout),
+            functionARN: functionARN,
+            traceID:
+                "Root=1-\(String(Int(Date().timeIntervalSince1970), radix: 16))-\(requestID.replacingOccurrences(of: "-", with: "").prefix(24));Sampled=0"
+        )
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(timeout))
+            self.complete(requestID, with: .timedOut(timeout))
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            inFlight[requestID] = continuation
+            if waiters.isEmpty {
+                pending.append(item)
+            } else {
+                waiters.removeFirst().resume(returning: item)
+            }
+        }
+    }
+
+    /// Records an invocation's outcome; false when the id is unknown or already answered.
+    @discardableResult
+    func complete(_ requestID: String, with outcome: RuntimeOutcome) -> Bool {
+        guard let continuation = inFlight.removeValue(forKey: requestID) else { return false }
+        pending.removeAll { $0.requestID == requestID }
+        continuation.resume(returning: outcome)
+        return true
+    }
+
+    /// Records a start-up failure: every invocation fails with it.
+    func failInitialization(_ outcome: RuntimeOutcome) {
+        initFailure = outcome
+        failAll(outcome)
+    }
+
+    /// Records that the runtime process ended.
+    func runtimeEnded(_ reason: String) {
+        ended = reason
+        failAll(initFailure ?? .runtimeExited(reason))
+    }
+
+    /// The start-up failure, if the runtime reported one.
+    var initializationFailure: RuntimeOutcome? { initFailure }
+
+    /// Asks the server to drop the next connection that asks for an invocation (tests).
+    func dropNext() { dropNextConnection = true }
+
+    func takeDrop() -> Bool {
+        defer { dropNextConnection = false }
+        return dropNextConnection
+    }
+
+    private func failAll(_ outcome: RuntimeOutcome) {
+        for (_, continuation) in inFlight { continuation.resume(returning: outcome) }
+        inFlight.removeAll()
+        pending.removeAll()
+    }
+}
+
+/// What the runtime did with an invocation.
+public enum RuntimeOutcome: Sendable, Hashable {
+    /// `POST …/response` with this body.
+    case response([UInt8])
+    /// `POST …/error` with this error type and body.
+    case error(type: String, body: [UInt8])
+    /// `POST /runtime/init/error`.
+    case initializationFailed(type: String, body: [UInt8])
+    /// No answer before the deadline.
+    case timedOut(TimeInterval)
+    /// The runtime process ended.
+    case runtimeExited(String)
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// The clock of the invocation under way: an instant set for the duration of one invocation
+/// (the event's recorded time when replaying, or API Gateway's request time when a runtime is
+/// configured so), else a fixed instant, else the real time.
+public enum InvocationClock {
+    /// The instant of the invocation under way in this task, if any.
+    @TaskLocal public static var instant: Date?
+
+    /// A clock closure for the functions: the task's instant, else `fixed`, else the real time.
+    public static func closure(fixed: Date? = nil) -> @Sendable () -> Date {
+        { instant ?? fixed ?? Date() }
+    }
+
+    /// API Gateway's receive time in an event: `requestContext.requestTimeEpoch` (REST) or
+    /// `requestContext.timeEpoch` (HTTP API), in milliseconds.
+    public static func requestTime(of event: JSONValue) -> Date? {
+        guard let context = event["requestContext"],
+            let milliseconds = (context["requestTimeEpoch"] ?? context["timeEpoch"])?.double
+        else { return nil }
+        return Date(timeIntervalSince1970: milliseconds / 1000)
+    }
+}
