@@ -128,7 +128,9 @@ let package = Package(
             resources: [.copy("dev-keys")],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "SingleTableTests", dependencies: ["SingleTable", "DynamoDBTable"], swiftSettings: strictSettings),
+        .target(name: "InkraTestSupport", path: "Tests/InkraTestSupport", swiftSettings: strictSettings),
+        .testTarget(
+            name: "SingleTableTests", dependencies: ["SingleTable", "DynamoDBTable"], swiftSettings: strictSettings),
         .testTarget(
             name: "DynamoDBTableTests",
             dependencies: [
@@ -153,8 +155,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "LambdaRuntimeAPITests",
+            dependencies: [
+                "LambdaRuntimeAPI", "EmulatorKit", "InkraJSON", "InkraTestSupport", "Bootstrap", "inkra-emulator",
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "EmulatorKitTests",
-            dependencies: ["EmulatorKit", "InkraHandlers", "InkraAuth", "InkraJSON", "InkraUsage", "SingleTable", "inkra-emulator"],
+            dependencies: [
+                "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraJSON", "InkraUsage", "SingleTable",
+                "InkraTestSupport",
+                "inkra-emulator",
+            ],
             swiftSettings: strictSettings
         ),
     ]

@@ -1,7 +1,7 @@
 import ArgumentParser
 import EmulatorKit
-import InkraAuth
 import Foundation
+import InkraAuth
 import InkraHandlers
 import InkraJSON
 
@@ -75,9 +75,18 @@ struct RunRuntimeCommand: AsyncParsableCommand {
         Output.err("runtime \(executable) (pid \(process.processIdentifier)) polling http://\(server.address)")
 
         var replayer = Replayer(stack: stack)
-        replayer.functions = [name]
+        if options.dynamoDBEndpoint == nil {
+            // The runtime keeps its own in-memory table, so events of the other functions would not
+            // see its writes: replay only this function's events. On DynamoDB both share the table,
+            // and the other functions run in the emulator as API Gateway would call them.
+            replayer.functions = [name]
+            Output.err(
+                "note: replaying only \(name.rawValue) events (pass --dynamodb-endpoint to run the others beside it)")
+        }
         let invoker = RuntimeInvoker(server: server, timeout: timeout)
-        replayer.target = { _, event in await invoker.invoke(event) }
+        replayer.target = { function, event, time in
+            function == name ? await invoker.invoke(event, recordedAt: time) : nil
+        }
         let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
         let started = ContinuousClock.now
         let records = await replayer.replay(targets) { record, _, _ in

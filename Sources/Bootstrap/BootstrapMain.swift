@@ -62,7 +62,7 @@ enum BootstrapMain {
                     } catch {
                         throw FunctionError.invalidEvent("event is not valid JSON: \(error)")
                     }
-                    let time = InvocationClock.requestTime(of: parsed)
+                    let time = InvocationClock.recordedTime(of: parsed)
                     let result = await InvocationClock.$instant.withValue(time) {
                         () async -> Result<[UInt8], FunctionError> in
                         do throws(FunctionError) {

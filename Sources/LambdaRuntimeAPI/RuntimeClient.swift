@@ -1,7 +1,8 @@
 import Foundation
 
 /// The Lambda Runtime API's four calls, over one keep-alive connection.
-public final class RuntimeClient {
+/// Used from one serial queue at a time (the loop's I/O queue), hence `@unchecked Sendable`.
+public final class RuntimeClient: @unchecked Sendable {
     private let connection: HTTPConnection
     private let base = "/2018-06-01/runtime"
 

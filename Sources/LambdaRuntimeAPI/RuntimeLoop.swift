@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -8,11 +9,14 @@ import Foundation
 ///
 /// A handler that throws is reported as an invocation error and the loop goes on; a dropped
 /// connection is retried with backoff; the loop ends only when the Runtime API stays unreachable.
-public struct RuntimeLoop {
+public struct RuntimeLoop: Sendable {
     /// Handles one event: bytes in, bytes out.
     public typealias Handler = @Sendable (InvocationContext, [UInt8]) async throws -> [UInt8]
 
     private let client: RuntimeClient
+    /// The blocking Runtime API calls run here, off Swift's cooperative thread pool, so a long
+    /// poll never starves the handler's tasks.
+    private let io = DispatchQueue(label: "inkra.runtime-api")
     private let maximumAttempts: Int
     private let log: @Sendable (String) -> Void
 
@@ -32,7 +36,7 @@ public struct RuntimeLoop {
     public func run(limit: Int? = nil, handler: Handler) async throws {
         var handled = 0
         while limit.map({ handled < $0 }) ?? true {
-            let (context, event) = try retrying("next invocation") { try client.next() }
+            let (context, event) = try await blocking { try retrying("next invocation") { try client.next() } }
             if let trace = context.traceID {
                 setenv("_X_AMZN_TRACE_ID", trace, 1)
             } else {
@@ -49,9 +53,13 @@ public struct RuntimeLoop {
             }
             switch outcome {
             case .success(let body):
-                try retrying("response") { try client.respond(to: context.requestID, with: body) }
+                try await blocking {
+                    try retrying("response") { try client.respond(to: context.requestID, with: body) }
+                }
             case .failure(let failure):
-                try retrying("error report") { try client.fail(context.requestID, with: failure) }
+                try await blocking {
+                    try retrying("error report") { try client.fail(context.requestID, with: failure) }
+                }
             }
             handled += 1
         }
@@ -63,6 +71,13 @@ public struct RuntimeLoop {
             try retrying("init error") { try client.initializationFailed(failure) }
         } catch {
             log("could not report the init error: \(error)")
+        }
+    }
+
+    /// Runs a blocking call on the I/O queue.
+    private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            io.async { continuation.resume(with: Result { try body() }) }
         }
     }
 

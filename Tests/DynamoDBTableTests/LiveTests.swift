@@ -35,8 +35,18 @@ enum Live {
             endpoint: endpoint ?? URL(string: "http://127.0.0.1:1")!,
             region: "us-east-1",
             credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
-            transport: transport
+            transport: transport,
+            options: patient
         )
+    }
+
+    /// A whole parallel test run queues on moto, which answers one request at a time: wait for it
+    /// rather than retry an UpdateItem that may already have been applied.
+    static var patient: DynamoDBTable.Options {
+        var options = DynamoDBTable.Options()
+        options.requestTimeout = 60
+        options.deadline = 120
+        return options
     }
 
     /// A fresh table of SPEC §7 under a unique name.

@@ -2,13 +2,16 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import Testing
 
 @Suite("The inkra-emulator command line (spawned)")
 struct CommandLineTests {
     @Test("token mints a JWT that invoke's authorizer accepts; a bad one exits 1 with Lambda's error object")
-    func tokenAndInvoke() throws {
-        let minted = try runEmulator(["token", "--sub", "cli-user", "--tier", "premium", "--email", "c@example.com"])
+    func tokenAndInvoke() async throws {
+        let minted = try await runEmulator([
+            "token", "--sub", "cli-user", "--tier", "premium", "--email", "c@example.com",
+        ])
         #expect(minted.status == 0, "\(minted.standardError)")
         let token = minted.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(token.split(separator: ".").count == 3)
@@ -17,13 +20,13 @@ struct CommandLineTests {
             "type": "TOKEN", "authorizationToken": .string("Bearer \(token)"),
             "methodArn": "arn:aws:execute-api:us-east-1:123456789012:api/prod/POST/questions",
         ]
-        let allowed = try runEmulator(["invoke", "authorizer"], input: event.jsonString)
+        let allowed = try await runEmulator(["invoke", "authorizer"], input: event.jsonString)
         #expect(allowed.status == 0, "\(allowed.standardError)")
         let policy = try JSONParser.parse(allowed.standardOutput)
         #expect(policy["principalId"] == "cli-user")
         #expect(policy["context"]?["tier"] == "premium")
 
-        let refused = try runEmulator(
+        let refused = try await runEmulator(
             ["invoke", "authorizer", "--event", "-"],
             input: event.setting("Bearer x.y.z", at: ["authorizationToken"]).jsonString
         )
@@ -35,38 +38,38 @@ struct CommandLineTests {
     }
 
     @Test("invoke: usage errors exit 2 with a message on standard error")
-    func usageErrors() throws {
-        let unreadable = try runEmulator(["invoke", "checkUsage", "--event", "/nonexistent/event.json"])
+    func usageErrors() async throws {
+        let unreadable = try await runEmulator(["invoke", "checkUsage", "--event", "/nonexistent/event.json"])
         #expect(unreadable.status == 2)
         #expect(unreadable.standardError.contains("/nonexistent/event.json"))
         #expect(unreadable.standardOutput.isEmpty)
 
-        let malformed = try runEmulator(["invoke", "checkUsage"], input: "{ nope")
+        let malformed = try await runEmulator(["invoke", "checkUsage"], input: "{ nope")
         #expect(malformed.status == 2)
         #expect(malformed.standardError.contains("not valid JSON"))
 
-        let unknown = try runEmulator(["invoke", "deleteEverything"], input: "{}")
+        let unknown = try await runEmulator(["invoke", "deleteEverything"], input: "{}")
         #expect(unknown.status == 2)
         #expect(unknown.standardError.contains("authorizer, checkUsage or generateQuestions"))
 
-        let badFlag = try runEmulator(["invoke", "checkUsage", "--now", "yesterday"], input: "{}")
+        let badFlag = try await runEmulator(["invoke", "checkUsage", "--now", "yesterday"], input: "{}")
         #expect(badFlag.status == 2)
     }
 
     @Test("invoke runs a proxy function alone and prints its response")
-    func invokeProxy() throws {
+    func invokeProxy() async throws {
         let event = SampleEvents.event(.restUsage, token: nil, at: Date())
             .setting(
                 ["principalId": "direct", "userId": "direct", "tier": "free"], at: ["requestContext", "authorizer"])
-        let result = try runEmulator(["invoke", "checkUsage"], input: event.jsonString)
+        let result = try await runEmulator(["invoke", "checkUsage"], input: event.jsonString)
         #expect(result.status == 0, "\(result.standardError)")
         let response = try JSONParser.parse(result.standardOutput)
         #expect(response["statusCode"] == 200)
     }
 
     @Test("replay exits 0 on events/, and 1 on a mismatch")
-    func replayExitStatus() throws {
-        let passing = try runEmulator(["replay", "events"])
+    func replayExitStatus() async throws {
+        let passing = try await runEmulator(["replay", "events"])
         #expect(passing.status == 0, "\(passing.standardOutput)\(passing.standardError)")
         #expect(passing.standardOutput.contains(" 0 failed"))
 
@@ -75,7 +78,7 @@ struct CommandLineTests {
         try Data(SampleEvents.event(.restUsage, token: nil, at: Date()).jsonString.utf8)
             .write(to: folder.appendingPathComponent("e.json"))
         try Data(#"{"statusCode":200}"#.utf8).write(to: folder.appendingPathComponent("e.expected.json"))
-        let failing = try runEmulator(["replay", folder.path])
+        let failing = try await runEmulator(["replay", folder.path])
         #expect(failing.status == 1)
         #expect(failing.standardOutput.contains("statusCode: expected 200, got 401"))
     }

@@ -15,8 +15,19 @@ enum LiveDynamoDB {
         return DynamoDBTable(
             endpoint: endpoint,
             region: "us-east-1",
-            credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing")
+            credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
+            options: patient
         )
+    }
+
+    /// moto answers one request at a time, and a whole parallel test run queues on it. An attempt
+    /// that times out is retried, and a retried UpdateItem applies twice (as on DynamoDB, where only
+    /// transactions carry a request token), so the contract suite waits rather than retries.
+    static var patient: DynamoDBTable.Options {
+        var options = DynamoDBTable.Options()
+        options.requestTimeout = 60
+        options.deadline = 120
+        return options
     }
 
     /// A new table of the single-table design under a unique name, seen by the tests as `contract`.

@@ -2,16 +2,22 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 
+/// Runs a function elsewhere: given the function, the event and its recorded time, the result —
+/// or `nil` to run the function in-process.
+public typealias FunctionTarget = @Sendable (FunctionName, JSONValue, Date?) async -> Invocation?
+
 /// API Gateway's part of a request: the authorizer in front of the function, its answer turned
 /// into 401 / 403 or injected into the event as API Gateway injects it.
 public struct GatewayChain: Sendable {
     let stack: EmulatorStack
-    /// Runs the target function; in-process by default, or in a real runtime behind the local
-    /// Runtime API.
-    var target: (@Sendable (FunctionName, JSONValue) async -> Invocation)?
+    /// Runs a function somewhere else than in-process (a real runtime behind the local Runtime
+    /// API); `nil` from it means "run it in-process".
+    var target: FunctionTarget?
+    /// The event's recorded time, passed on to a real runtime.
+    var recordedTime: Date?
 
     private func run(_ function: FunctionName, _ event: JSONValue) async -> Invocation {
-        if let target { return await target(function, event) }
+        if let target, let result = await target(function, event, recordedTime) { return result }
         return await Invocation.run(stack.handler(for: function), event)
     }
 

@@ -11,7 +11,7 @@ public struct Replayer: Sendable {
     /// Only events for these functions are replayed (all when `nil`).
     public var functions: Set<FunctionName>?
     /// Runs the target function somewhere else than in-process (a real runtime).
-    public var target: (@Sendable (FunctionName, JSONValue) async -> Invocation)?
+    public var target: FunctionTarget?
 
     /// A replayer over a stack.
     public init(stack: EmulatorStack, update: Bool = false) {
@@ -128,6 +128,7 @@ public struct Replayer: Sendable {
     private func invoke(_ function: FunctionName, _ event: JSONValue, at time: Date?) async -> Invocation {
         var chain = stack.gateway
         chain.target = target
+        chain.recordedTime = time
         guard stack.options.now == nil, let time else { return await chain.invoke(function, event: event) }
         return await InvocationClock.$instant.withValue(time) { await chain.invoke(function, event: event) }
     }

@@ -66,6 +66,11 @@ public final class RuntimeAPIServer: Sendable {
         get async { await queue.nextCalls }
     }
 
+    /// How many connections were dropped on purpose.
+    public var droppedConnections: Int {
+        get async { await queue.dropped }
+    }
+
     /// Drops the connection of the next `next` request instead of answering it (tests).
     public func dropNextConnection() async {
         await queue.dropNext()

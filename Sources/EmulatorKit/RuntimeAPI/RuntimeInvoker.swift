@@ -16,9 +16,15 @@ public struct RuntimeInvoker: Sendable {
         self.timeout = timeout
     }
 
-    /// Runs one event.
-    public func invoke(_ event: JSONValue) async -> Invocation {
-        switch await server.invoke(event.jsonBytes, timeout: timeout) {
+    /// Runs one event. An event that carries no request time of its own (an authorizer's TOKEN
+    /// event) gets its recorded time as `x-inkra-recorded-at`, which a runtime started with
+    /// `INKRA_CLOCK=request-time` reads.
+    public func invoke(_ event: JSONValue, recordedAt time: Date? = nil) async -> Invocation {
+        var payload = event
+        if let time, InvocationClock.requestTime(of: event) == nil {
+            payload.set(.string(ISO8601.format(time)), at: ["x-inkra-recorded-at"])
+        }
+        switch await server.invoke(payload.jsonBytes, timeout: timeout) {
         case .response(let body):
             guard let json = try? JSONParser.parse(body) else {
                 return Invocation(

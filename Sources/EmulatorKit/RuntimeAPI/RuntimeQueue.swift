@@ -84,8 +84,12 @@ actor RuntimeQueue {
 
     func takeDrop() -> Bool {
         defer { dropNextConnection = false }
+        if dropNextConnection { dropped += 1 }
         return dropNextConnection
     }
+
+    /// How many connections were dropped on purpose.
+    private(set) var dropped = 0
 
     private func failAll(_ outcome: RuntimeOutcome) {
         for (_, continuation) in inFlight { continuation.resume(returning: outcome) }

@@ -104,7 +104,7 @@ public struct EmulatorStack: Sendable {
     }
 
     /// API Gateway's chain in front of the functions.
-    public var gateway: GatewayChain { GatewayChain(stack: self, target: nil) }
+    public var gateway: GatewayChain { GatewayChain(stack: self, target: nil, recordedTime: nil) }
 
     /// Writes the in-memory table to the state file, when one was named.
     /// - Throws: ``EmulatorError`` naming the file.

@@ -20,4 +20,14 @@ public enum InvocationClock {
         else { return nil }
         return Date(timeIntervalSince1970: milliseconds / 1000)
     }
+
+    /// The instant a local runtime should run an event at: its request time, else the
+    /// `x-inkra-recorded-at` the emulator adds to events that carry no time (authorizer events).
+    public static func recordedTime(of event: JSONValue) -> Date? {
+        if let time = requestTime(of: event) { return time }
+        guard let text = event["x-inkra-recorded-at"]?.string else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
 }

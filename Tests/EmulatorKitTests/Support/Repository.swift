@@ -1,10 +1,10 @@
 import EmulatorKit
 import Foundation
+import InkraTestSupport
 
 /// Paths in the repository, and the emulator binary the test run built.
 enum Repository {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let root = ChildProcess.repositoryRoot
 
     static let events = root.appendingPathComponent("events")
     static let developmentKeys = root.appendingPathComponent("emulator/dev-keys")
@@ -23,16 +23,7 @@ enum Repository {
     }
 
     /// The `inkra-emulator` executable beside the test bundle.
-    static var emulatorBinary: URL {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("inkra-emulator")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return root.appendingPathComponent(".build/debug/inkra-emulator")
-    }
+    static var emulatorBinary: URL { ChildProcess.built("inkra-emulator") }
 
     /// A fresh temporary folder.
     static func temporaryDirectory() -> URL {
@@ -42,35 +33,9 @@ enum Repository {
     }
 }
 
-/// The result of running a process to completion.
-struct ProcessResult {
-    var status: Int32
-    var standardOutput: String
-    var standardError: String
-}
-
 /// Runs the emulator binary with arguments (and optional standard input).
-func runEmulator(_ arguments: [String], input: String? = nil, directory: URL = Repository.root) throws -> ProcessResult
+func runEmulator(_ arguments: [String], input: String? = nil, directory: URL = Repository.root) async throws
+    -> ProcessResult
 {
-    let process = Process()
-    process.executableURL = Repository.emulatorBinary
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    let output = Pipe()
-    let error = Pipe()
-    let standardInput = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = standardInput
-    try process.run()
-    if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
-    try standardInput.fileHandleForWriting.close()
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProcessResult(
-        status: process.terminationStatus,
-        standardOutput: String(decoding: outData, as: UTF8.self),
-        standardError: String(decoding: errData, as: UTF8.self)
-    )
+    try await ChildProcess.run(Repository.emulatorBinary, arguments, input: input, directory: directory)
 }

@@ -1,0 +1,136 @@
+import EmulatorKit
+import Foundation
+import InkraJSON
+import LambdaRuntimeAPI
+import Testing
+
+/// Records what the handler saw.
+final class Seen: @unchecked Sendable {
+    private let lock = NSLock()
+    private var contexts: [InvocationContext] = []
+    private var traces: [String?] = []
+    private var remaining: [TimeInterval] = []
+
+    func add(_ context: InvocationContext) {
+        lock.withLock {
+            contexts.append(context)
+            traces.append(ProcessInfo.processInfo.environment["_X_AMZN_TRACE_ID"])
+            remaining.append(context.remainingTime(now: Date()))
+        }
+    }
+
+    /// Each context, the trace id the environment held and the remaining time, as the handler saw them.
+    var all: [(InvocationContext, String?, TimeInterval)] {
+        lock.withLock { (0..<contexts.count).map { (contexts[$0], traces[$0], remaining[$0]) } }
+    }
+}
+
+@Suite("The Runtime API client loop, against the local Runtime API")
+struct RuntimeLoopTests {
+    /// The function timeout of these invocations: long, because a parallel test run on two cores
+    /// can keep the loop waiting for seconds.
+    static let timeout: TimeInterval = 60
+
+    func start(limit: Int, _ handler: @escaping RuntimeLoop.Handler) async throws -> (
+        RuntimeAPIServer, Task<Void, any Error>
+    ) {
+        let server = try await RuntimeAPIServer(functionName: "echo")
+        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address))
+        let task = Task { try await loop.run(limit: limit, handler: handler) }
+        return (server, task)
+    }
+
+    @Test("Responses, one after another on one connection, with request id, deadline, ARN and trace id")
+    func responses() async throws {
+        let seen = Seen()
+        let (server, task) = try await start(limit: 3) { context, event in
+            seen.add(context)
+            return event
+        }
+        var windows: [ClosedRange<Date>] = []
+        for index in 0..<3 {
+            let sent = Date()
+            let outcome = await server.invoke(Array("{\"n\":\(index)}".utf8), timeout: Self.timeout)
+            windows.append(sent.addingTimeInterval(Self.timeout)...Date().addingTimeInterval(Self.timeout))
+            #expect(outcome == .response(Array("{\"n\":\(index)}".utf8)))
+        }
+        try await task.value
+        await server.shutdown()
+        let all = seen.all
+        #expect(all.count == 3)
+        #expect(Set(all.map(\.0.requestID)).count == 3)
+        for ((context, trace, remaining), window) in zip(all, windows) {
+            #expect(context.invokedFunctionARN == "arn:aws:lambda:us-east-1:123456789012:function:echo")
+            // The deadline is the invocation's start plus its timeout (to the millisecond), and the
+            // handler sees it as time remaining.
+            let slack = window.lowerBound.addingTimeInterval(-0.002)...window.upperBound.addingTimeInterval(0.002)
+            #expect(slack.contains(context.deadline))
+            #expect(remaining > 0 && remaining <= Self.timeout)
+            #expect(context.traceID?.hasPrefix("Root=1-") == true)
+            #expect(trace == context.traceID)
+        }
+    }
+
+    @Test("A handler that throws is reported as an invocation error, and the loop goes on")
+    func handlerError() async throws {
+        struct Broken: Error {}
+        let (server, task) = try await start(limit: 2) { _, event in
+            if event == Array("boom".utf8) {
+                throw InvocationFailure(errorType: "Handler.Boom", errorMessage: "it broke \"badly\"")
+            }
+            if event == Array("crash".utf8) { throw Broken() }
+            return event
+        }
+        guard case .error(let type, let body) = await server.invoke(Array("boom".utf8), timeout: Self.timeout) else {
+            Issue.record("expected an error")
+            return
+        }
+        #expect(type == "Handler.Boom")
+        #expect(try JSONParser.parse(body) == ["errorMessage": "it broke \"badly\"", "errorType": "Handler.Boom"])
+        guard case .error(let crashType, _) = await server.invoke(Array("crash".utf8), timeout: Self.timeout) else {
+            Issue.record("expected an error")
+            return
+        }
+        #expect(crashType == "Broken")
+        try await task.value
+        await server.shutdown()
+    }
+
+    @Test("An init error reaches /runtime/init/error")
+    func initError() async throws {
+        let server = try await RuntimeAPIServer()
+        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address))
+        loop.reportInitializationFailure(
+            InvocationFailure(errorType: "Runtime.InitError", errorMessage: "COGNITO_USER_POOL_ID is required"))
+        guard case .initializationFailed(let type, let body)? = await server.initializationFailure else {
+            Issue.record("no init error was posted")
+            return
+        }
+        #expect(type == "Runtime.InitError")
+        #expect(try JSONParser.parse(body)["errorMessage"] == "COGNITO_USER_POOL_ID is required")
+        #expect(
+            await server.invoke(Array("{}".utf8), timeout: Self.timeout)
+                == .initializationFailed(type: type, body: body))
+        await server.shutdown()
+    }
+
+    @Test("A connection dropped mid-loop is retried, and the next invocation is served")
+    func droppedConnection() async throws {
+        let server = try await RuntimeAPIServer()
+        await server.dropNextConnection()
+        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address))
+        let task = Task { try await loop.run(limit: 1) { _, event in event } }
+        #expect(await server.invoke(Array("after".utf8), timeout: Self.timeout) == .response(Array("after".utf8)))
+        try await task.value
+        #expect(await server.droppedConnections == 1)
+        #expect(await server.nextCalls == 1)
+        await server.shutdown()
+    }
+
+    @Test("An unreachable Runtime API ends the loop with an error after the retries")
+    func unreachable() async throws {
+        let loop = RuntimeLoop(client: try RuntimeClient(address: "127.0.0.1:1"), maximumAttempts: 2)
+        await #expect(throws: RuntimeAPIError.self) { try await loop.run(limit: 1) { _, event in event } }
+        #expect(throws: RuntimeAPIError.self) { try RuntimeClient(address: "no-port") }
+    }
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds the Lambda custom runtime and packages it for provided.al2023:
+#
+#   scripts/package-bootstrap.sh [OUTPUT.zip]      (default: .build/lambda/bootstrap.zip)
+#
+# The executable is built in release mode with the Swift standard library linked statically, so
+# it needs nothing on the Lambda image beyond glibc, and is stored as `bootstrap` (mode 755) at
+# the root of the zip, which is what a custom runtime's deployment package must hold.
+# Set SWIFT_BUILD_FLAGS to pass more flags to `swift build` (for example `--arch aarch64`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+output=${1:-.build/lambda/bootstrap.zip}
+mkdir -p "$(dirname "$output")"
+
+echo "== swift build -c release --product bootstrap --static-swift-stdlib" >&2
+# shellcheck disable=SC2086
+swift build -c release --product bootstrap --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-}
+# shellcheck disable=SC2086
+binary="$(swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-} --show-bin-path)/bootstrap"
+[ -x "$binary" ] || { echo "error: $binary was not built" >&2; exit 1; }
+
+python3 - "$binary" "$output" <<'PYTHON'
+import os, stat, sys, zipfile
+
+binary, output = sys.argv[1], sys.argv[2]
+temporary = output + ".partial"
+with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+    entry = zipfile.ZipInfo("bootstrap", date_time=(2020, 1, 1, 0, 0, 0))
+    entry.external_attr = (stat.S_IFREG | 0o755) << 16
+    entry.compress_type = zipfile.ZIP_DEFLATED
+    with open(binary, "rb") as source:
+        archive.writestr(entry, source.read())
+os.replace(temporary, output)
+PYTHON
+
+binary_size=$(stat -c %s "$binary")
+zip_size=$(stat -c %s "$output")
+awk -v out="$output" -v b="$binary_size" -v z="$zip_size" \
+    'BEGIN { printf "wrote %s: bootstrap %.1f MB, zip %.1f MB\n", out, b / 1e6, z / 1e6 }' >&2
+echo "$output"
