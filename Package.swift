@@ -128,6 +128,17 @@ let package = Package(
             resources: [.copy("dev-keys")],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "inkra-benchmarks",
+            dependencies: [
+                "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable",
+                "LambdaRuntimeAPI",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks",
+            swiftSettings: strictSettings
+        ),
         .target(name: "InkraTestSupport", path: "Tests/InkraTestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "SingleTableTests", dependencies: ["SingleTable", "DynamoDBTable"], swiftSettings: strictSettings),

@@ -4,7 +4,7 @@
 #   scripts/package-bootstrap.sh [OUTPUT.zip]      (default: .build/lambda/bootstrap.zip)
 #
 # The executable is built in release mode with the Swift standard library linked statically, so
-# it needs nothing on the Lambda image beyond glibc, and is stored as `bootstrap` (mode 755) at
+# it needs nothing on the Lambda image beyond glibc; debug information is stripped; it is stored as `bootstrap` (mode 755) at
 # the root of the zip, which is what a custom runtime's deployment package must hold.
 # Set SWIFT_BUILD_FLAGS to pass more flags to `swift build` (for example `--arch aarch64`).
 set -euo pipefail
@@ -20,7 +20,17 @@ swift build -c release --product bootstrap --static-swift-stdlib ${SWIFT_BUILD_F
 binary="$(swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-} --show-bin-path)/bootstrap"
 [ -x "$binary" ] || { echo "error: $binary was not built" >&2; exit 1; }
 
-python3 - "$binary" "$output" <<'PYTHON'
+# Debug information is most of the file; the symbol table stays, so crash backtraces on Lambda
+# still name functions.
+staged="$(dirname "$output")/bootstrap"
+if command -v strip >/dev/null 2>&1; then
+    strip --strip-debug -o "$staged" "$binary"
+else
+    echo "warning: strip not found; packaging the unstripped binary" >&2
+    cp "$binary" "$staged"
+fi
+
+python3 - "$staged" "$output" <<'PYTHON'
 import os, stat, sys, zipfile
 
 binary, output = sys.argv[1], sys.argv[2]
@@ -34,7 +44,7 @@ with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED, compressl
 os.replace(temporary, output)
 PYTHON
 
-binary_size=$(stat -c %s "$binary")
+binary_size=$(stat -c %s "$staged")
 zip_size=$(stat -c %s "$output")
 awk -v out="$output" -v b="$binary_size" -v z="$zip_size" \
     'BEGIN { printf "wrote %s: bootstrap %.1f MB, zip %.1f MB\n", out, b / 1e6, z / 1e6 }' >&2

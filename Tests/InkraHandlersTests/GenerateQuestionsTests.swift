@@ -134,6 +134,33 @@ struct GenerateQuestionsTests {
         #expect(try await harness.generate(other).body["usage"]?["used"] == 2)
     }
 
+    @Test("50 concurrent requests with one Idempotency-Key consume one unit; each answer is the first or 409")
+    func idempotencyUnderLoad() async throws {
+        var slow = Harness()
+        slow.generator = SlowGenerator(delay: .milliseconds(30))
+        let harness = slow
+        let event = Fixtures.rest(
+            body: #"{"topic":"x","count":3}"#, authorizer: caller, headers: ["Idempotency-Key": "burst-1"])
+        let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+            for _ in 0..<50 { group.addTask { try await harness.generate(event) } }
+            return try await group.reduce(into: [Reply]()) { $0.append($1) }
+        }
+        let successes = replies.filter { $0.statusCode == 200 }
+        let conflicts = replies.filter { $0.statusCode == 409 }
+        #expect(successes.count + conflicts.count == 50, "\(replies)")
+        #expect(!successes.isEmpty)
+        #expect(Set(successes.map(\.body.jsonString)).count == 1, "every 200 is the first response")
+        #expect(successes.filter { $0.headers["Idempotent-Replayed"] == nil }.count == 1)
+        #expect(conflicts.allSatisfy { $0.error?.contains("Idempotency-Key") == true })
+        #expect(try await harness.item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        #expect(try await harness.item("USER#u1", "RATELIMIT#2026-03-10")?["requestCount"] == .n(1))
+        #expect(try await harness.item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(1))
+        // Once the first has finished, a repeat is answered with it.
+        let after = try await harness.generate(event)
+        #expect(after.statusCode == 200)
+        #expect(after.body == successes[0].body)
+    }
+
     @Test(
         "Idempotency keys must be 1–128 printable characters",
         arguments: ["", String(repeating: "k", count: 129), "a\u{7}b"])

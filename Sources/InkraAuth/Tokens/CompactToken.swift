@@ -15,9 +15,9 @@ struct CompactToken {
     /// Splits and decodes a token, with or without a `Bearer ` prefix.
     /// - Throws: ``AuthError`` naming what is malformed.
     init(_ raw: String) throws(AuthError) {
-        var text = raw.trimmingCharacters(in: .whitespaces)
-        if text.count >= 7, text.prefix(7).lowercased() == "bearer " {
-            text = String(text.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        var text = Self.trimmed(Substring(raw))
+        if text.utf8.count >= 7, text.utf8.prefix(7).map(Self.lowercased).elementsEqual("bearer ".utf8) {
+            text = Self.trimmed(text.dropFirst(7))
         }
         guard text.utf8.count <= Self.maximumLength else {
             throw AuthError(.oversized, "token is \(text.utf8.count) bytes; at most \(Self.maximumLength) are accepted")
@@ -51,31 +51,72 @@ struct CompactToken {
         return object
     }
 
-    private static func isBase64URL(_ byte: UInt8) -> Bool {
+    private static func isBase64URL(_ byte: UInt8) -> Bool { sextet(byte) != nil }
+
+    /// Spaces and tabs off both ends (the only whitespace an `Authorization` value carries).
+    private static func trimmed(_ text: Substring) -> Substring {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) })
+        else { return "" }
+        return text[first...last]
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+    }
+
+    /// The value of a base64url character, or `nil` for any other byte.
+    private static func sextet(_ byte: UInt8) -> UInt8? {
         switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-            true
-        default:
-            false
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"): 62
+        case UInt8(ascii: "_"): 63
+        default: nil
         }
     }
 
-    /// Decodes unpadded base64url.
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Decodes unpadded base64url. Non-canonical input (a length that leaves 6 bits, or unused
+    /// trailing bits that are not zero) is refused, so one token has exactly one spelling.
     static func decode(_ part: some Collection<UInt8>) -> [UInt8]? {
         guard part.count % 4 != 1 else { return nil }
-        var text = String(decoding: part, as: UTF8.self)
-            .replacingOccurrences(of: "-", with: "+")
-            .replacingOccurrences(of: "_", with: "/")
-        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
-        return Data(base64Encoded: text).map(Array.init)
+        var output: [UInt8] = []
+        output.reserveCapacity(part.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits: UInt32 = 0
+        for byte in part {
+            guard let value = sextet(byte) else { return nil }
+            accumulator = (accumulator << 6) | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> bits))
+                accumulator &= (1 << bits) - 1
+            }
+        }
+        guard accumulator == 0 else { return nil }
+        return output
     }
 
     /// Encodes bytes as unpadded base64url.
     static func encode(_ bytes: some Collection<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var accumulator: UInt32 = 0
+        var bits: UInt32 = 0
+        for byte in bytes {
+            accumulator = (accumulator << 8) | UInt32(byte)
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                output.append(alphabet[Int((accumulator >> bits) & 63)])
+            }
+            accumulator &= (1 << bits) - 1
+        }
+        if bits > 0 { output.append(alphabet[Int((accumulator << (6 - bits)) & 63)]) }
+        return String(decoding: output, as: UTF8.self)
     }
 }

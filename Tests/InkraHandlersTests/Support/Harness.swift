@@ -59,6 +59,15 @@ struct FailingGenerator: QuestionGenerator {
     func questions(for request: QuestionRequest) async throws -> [String] { throw Failure() }
 }
 
+/// A generator that takes its time, so that concurrent requests overlap.
+struct SlowGenerator: QuestionGenerator {
+    let delay: Duration
+    func questions(for request: QuestionRequest) async throws -> [String] {
+        try await Task.sleep(for: delay)
+        return try await TemplateQuestionGenerator(seed: 7).questions(for: request)
+    }
+}
+
 /// A table that reads but cannot write, as a throttled or failing DynamoDB.
 struct ReadOnlyTable: Table {
     let base: InMemoryTable

@@ -1,0 +1,159 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A child process started with `posix_spawn`, so that its resource usage (peak resident memory)
+/// can be read with `wait4` when it ends — which Foundation's `Process` does not expose.
+struct Child {
+    let pid: pid_t
+
+    /// Starts `path` with arguments and environment; standard output and error go to /dev/null
+    /// unless `keepOutput`.
+    static func spawn(_ path: String, _ arguments: [String], environment: [String: String], keepOutput: Bool = false)
+        throws -> Child
+    {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if !keepOutput {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        guard status == 0 else { throw BenchmarkError("cannot start \(path): \(String(cString: strerror(status)))") }
+        return Child(pid: pid)
+    }
+
+    /// The peak resident memory so far (`VmHWM`), read while the child runs. `wait4`'s figure
+    /// cannot be used for a child of this process: `posix_spawn` shares this process's memory
+    /// until `exec`, and the kernel carries that high-water mark over into the child's.
+    func peakResidentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes * 1024
+    }
+
+    /// Sends a signal.
+    func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Waits for the child to end; its exit status, or minus the signal that ended it.
+    @discardableResult
+    func wait() -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -(status & 0x7f)
+    }
+}
+
+/// A loopback listener that reports when the first HTTP request line arrives (cold start).
+final class FirstRequestListener: @unchecked Sendable {
+    let port: Int
+    private let socket: Int32
+
+    init() throws {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.socket = socket
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var one: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(socket, 16) == 0 else {
+            port = 0
+            throw BenchmarkError("cannot listen on loopback")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            _ = $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Blocks until a connection sends a request line starting with `prefix`; returns when it did.
+    func waitForRequest(startingWith prefix: String) -> ContinuousClock.Instant {
+        let connection = accept(socket, nil, nil)
+        defer { close(connection) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !received.starts(with: Array(prefix.utf8)) && received.count < prefix.utf8.count {
+            let count = read(connection, &buffer, buffer.count)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return ContinuousClock.now
+    }
+
+    deinit { close(socket) }
+}
+
+/// The floor for a request/response exchange: one byte each way over a loopback TCP connection,
+/// between two threads, timed per round trip.
+enum LoopbackPingPong {
+    static func roundTrip(count: Int) throws -> Double {
+        var pair: [Int32] = [0, 0]
+        let listener = try FirstRequestListener()
+        let client = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(listener.port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw BenchmarkError("cannot connect on loopback") }
+        pair[0] = client
+        let server = listener.acceptOne()
+        pair[1] = server
+        var one: Int32 = 1
+        for descriptor in pair {
+            setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let echo = Thread {
+            var byte: UInt8 = 0
+            while read(server, &byte, 1) == 1 { _ = write(server, &byte, 1) }
+        }
+        echo.start()
+        var byte: UInt8 = 1
+        for _ in 0..<1_000 {
+            _ = write(client, &byte, 1)
+            _ = read(client, &byte, 1)
+        }
+        let started = ContinuousClock.now
+        for _ in 0..<count {
+            _ = write(client, &byte, 1)
+            _ = read(client, &byte, 1)
+        }
+        let perRoundTrip = Harness.nanoseconds(ContinuousClock.now - started) / Double(count)
+        close(client)
+        return perRoundTrip
+    }
+}
+
+extension FirstRequestListener {
+    fileprivate func acceptOne() -> Int32 { accept(socket, nil, nil) }
+}
+
+/// A benchmark that cannot run, with the reason.
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
