@@ -33,7 +33,8 @@ struct ReplayCommand: AsyncParsableCommand {
     func run() async throws {
         LogSetup.bootstrap(level: common.logLevel)
         let stack = try EmulatorStack(options: try common.emulatorOptions())
-        let replayer = Replayer(stack: stack, update: update)
+        var replayer = Replayer(stack: stack, update: update)
+        replayer.keepsResults = false
         let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
         let progress = Progress()
         let started = ContinuousClock.now

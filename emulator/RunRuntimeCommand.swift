@@ -75,6 +75,7 @@ struct RunRuntimeCommand: AsyncParsableCommand {
         Output.err("runtime \(executable) (pid \(process.processIdentifier)) polling http://\(server.address)")
 
         var replayer = Replayer(stack: stack)
+        replayer.keepsResults = false
         if options.dynamoDBEndpoint == nil {
             // The runtime keeps its own in-memory table, so events of the other functions would not
             // see its writes: replay only this function's events. On DynamoDB both share the table,

@@ -19,6 +19,22 @@ struct ReplayTests {
         #expect(functions == Set(FunctionName.allCases))
     }
 
+    @Test("Without kept results, each result is still reported, and the records keep only the verdicts")
+    func verdictsOnly() async throws {
+        var replayer = Replayer(stack: try EmulatorStack(options: Repository.options()))
+        replayer.keepsResults = false
+        var reported: [Int?] = []
+        let records = await replayer.replay([Repository.events]) { record, _, _ in
+            reported.append(record.invocation?.statusCode)
+        }
+        let kept = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([Repository.events])
+        #expect(records.count == kept.count)
+        #expect(records.allSatisfy { $0.invocation == nil })
+        #expect(records.map(\.ok) == kept.map(\.ok))
+        #expect(records.map(\.checked) == kept.map(\.checked))
+        #expect(reported == kept.map { $0.invocation?.statusCode })
+    }
+
     @Test("A wrong expectation fails with a readable diff")
     func wrongExpectation() async throws {
         let folder = Repository.temporaryDirectory().appendingPathComponent("generateQuestions")

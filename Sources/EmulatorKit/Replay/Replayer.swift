@@ -12,6 +12,10 @@ public struct Replayer: Sendable {
     public var functions: Set<FunctionName>?
     /// Runs the target function somewhere else than in-process (a real runtime).
     public var target: FunctionTarget?
+    /// Whether the returned records keep each event's result. A command line that prints every
+    /// record as it goes needs only the verdicts afterwards, and a long replay then holds no
+    /// responses in memory.
+    public var keepsResults = true
 
     /// A replayer over a stack.
     public init(stack: EmulatorStack, update: Bool = false) {
@@ -35,8 +39,9 @@ public struct Replayer: Sendable {
         var records: [ReplayRecord] = []
         records.reserveCapacity(files.count)
         for (index, file) in files.enumerated() {
-            let record = await replay(file)
+            var record = await replay(file)
             report(record, index + 1, files.count)
+            if !keepsResults { record.invocation = nil }
             records.append(record)
         }
         return records
