@@ -25,7 +25,9 @@ final class Seen: @unchecked Sendable {
     }
 }
 
-@Suite("The Runtime API client loop, against the local Runtime API")
+// One loop per process, as in a Lambda sandbox: the loop exports each invocation's trace id as
+// the process-wide `_X_AMZN_TRACE_ID`, so loops in this suite must not run side by side.
+@Suite("The Runtime API client loop, against the local Runtime API", .serialized)
 struct RuntimeLoopTests {
     /// The function timeout of these invocations: long, because a parallel test run on two cores
     /// can keep the loop waiting for seconds.
