@@ -139,13 +139,17 @@ let package = Package(
             path: "Benchmarks",
             swiftSettings: strictSettings
         ),
-        .target(name: "InkraTestSupport", path: "Tests/InkraTestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "InkraTestSupport", dependencies: ["DynamoDBTable"], path: "Tests/InkraTestSupport",
+            swiftSettings: strictSettings),
         .testTarget(
-            name: "SingleTableTests", dependencies: ["SingleTable", "DynamoDBTable"], swiftSettings: strictSettings),
+            name: "SingleTableTests", dependencies: ["SingleTable", "DynamoDBTable", "InkraTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "DynamoDBTableTests",
             dependencies: [
-                "DynamoDBTable", "SingleTable", "InkraJSON", "InkraUsage", "InkraHandlers", "InkraLLM",
+                "DynamoDBTable", "SingleTable", "InkraJSON", "InkraTestSupport", "InkraUsage", "InkraHandlers",
+                "InkraLLM",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

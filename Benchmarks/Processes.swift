@@ -107,7 +107,6 @@ final class FirstRequestListener: @unchecked Sendable {
 /// between two threads, timed per round trip.
 enum LoopbackPingPong {
     static func roundTrip(count: Int) throws -> Double {
-        var pair: [Int32] = [0, 0]
         let listener = try FirstRequestListener()
         let client = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -120,11 +119,9 @@ enum LoopbackPingPong {
             }
         }
         guard connected == 0 else { throw BenchmarkError("cannot connect on loopback") }
-        pair[0] = client
         let server = listener.acceptOne()
-        pair[1] = server
         var one: Int32 = 1
-        for descriptor in pair {
+        for descriptor in [client, server] {
             setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         }
         let echo = Thread {

@@ -35,7 +35,7 @@ struct RuntimeBenchmarks {
     /// loopback, one after another — against one loopback TCP round trip, measured in the same run.
     func loopOverhead() async throws {
         let count = max(200, Int(5_000 * scale))
-        let server = try await RuntimeAPIServer(functionName: "echo")
+        let server = try await RuntimeAPIServer(functionName: "echo", clock: { Date() })
         let loop = RuntimeLoop(client: try RuntimeClient(address: server.address))
         let running = Task { try await loop.run(limit: count + 100) { _, event in event } }
         let event = Array(#"{"type":"TOKEN","authorizationToken":"Bearer x"}"#.utf8)
@@ -95,7 +95,7 @@ struct RuntimeBenchmarks {
 
     /// Peak resident memory of `bootstrap` serving checkUsage after many invocations.
     func memory(_ bootstrap: URL) async throws {
-        let server = try await RuntimeAPIServer(functionName: "checkUsage")
+        let server = try await RuntimeAPIServer(functionName: "checkUsage", clock: { Date() })
         let child = try Child.spawn(bootstrap.path, [], environment: environment("checkUsage", server.address))
         let count = max(200, Int(2_000 * scale))
         var ok = 0

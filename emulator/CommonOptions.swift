@@ -70,7 +70,7 @@ struct CommonOptions: ParsableArguments {
 
     /// The emulator's options from the flags.
     func emulatorOptions() throws -> EmulatorOptions {
-        var options = EmulatorOptions()
+        var options = EmulatorOptions(clock: { Date() })
         options.jwksFile = jwks.map { URL(fileURLWithPath: $0) }
         options.issuer = issuer
         options.userPoolID = userPoolID

@@ -56,7 +56,7 @@ struct RunRuntimeCommand: AsyncParsableCommand {
         let name = FunctionName(caseInsensitive: function) ?? .authorizer
         let options = try common.emulatorOptions()
         let stack = try EmulatorStack(options: options)
-        let server = try await RuntimeAPIServer(port: runtimeAPIPort, functionName: name.rawValue)
+        let server = try await RuntimeAPIServer(port: runtimeAPIPort, functionName: name.rawValue, clock: options.clock)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.environment = try runtimeEnvironment(name, options, server)

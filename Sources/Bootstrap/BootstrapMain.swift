@@ -8,6 +8,9 @@ import Logging
 /// names, built once at start-up from the environment.
 @main
 enum BootstrapMain {
+    /// The real time: the one place the runtime reads it; everything else is handed this clock.
+    static let systemClock: @Sendable () -> Date = { Date() }
+
     static func main() async {
         let environment = ProcessInfo.processInfo.environment
         guard let address = environment["AWS_LAMBDA_RUNTIME_API"], !address.isEmpty else {
@@ -35,13 +38,16 @@ enum BootstrapMain {
             let format = configuration.logFormat
             let level =
                 Logger.Level(rawValue: configuration.logLevel == "warn" ? "warning" : configuration.logLevel) ?? .info
-            LoggingSystem.bootstrap { label in LambdaLogHandler(json: format == .json, logLevel: level, label: label) }
-            MetricsSetup.bootstrap(function: environment["_HANDLER"] ?? "unknown", namespace: "Inkra")
+            LoggingSystem.bootstrap { label in
+                LambdaLogHandler(json: format == .json, logLevel: level, label: label, now: systemClock)
+            }
+            MetricsSetup.bootstrap(function: environment["_HANDLER"] ?? "unknown", namespace: "Inkra", now: systemClock)
             logger = Logger(label: "inkra.\(environment["_HANDLER"] ?? "bootstrap")")
             function = try await Dependencies.function(
                 named: environment["_HANDLER"],
                 configuration: configuration,
                 environment: environment,
+                clock: systemClock,
                 logger: logger
             )
         } catch {

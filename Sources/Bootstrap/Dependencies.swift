@@ -14,6 +14,7 @@ enum Dependencies {
         named handler: String?,
         configuration: Configuration,
         environment: [String: String],
+        clock: @escaping @Sendable () -> Date,
         logger: Logger
     ) async throws -> any EventHandler {
         guard let handler, !handler.isEmpty else {
@@ -21,12 +22,12 @@ enum Dependencies {
         }
         let name = handler.split(separator: ".").last.map(String.init) ?? handler
         let limits = try tierLimits(configuration)
-        let now = InvocationClock.closure()
+        let now = InvocationClock.closure(system: clock)
         switch name.lowercased() {
         case "authorizer":
             let verifier = TokenVerifier(
                 configuration: try configuration.cognito(),
-                keys: try keySource(configuration),
+                keys: try keySource(configuration, clock: clock),
                 now: now,
                 logger: logger
             )
@@ -69,7 +70,9 @@ enum Dependencies {
         }
     }
 
-    private static func keySource(_ configuration: Configuration) throws(ConfigurationError) -> any KeySource {
+    private static func keySource(_ configuration: Configuration, clock: @escaping @Sendable () -> Date)
+        throws(ConfigurationError) -> any KeySource
+    {
         if let file = configuration.jwksFile {
             do {
                 return try JWKSKeySource(contentsOf: URL(fileURLWithPath: file))
@@ -78,7 +81,7 @@ enum Dependencies {
             }
         }
         let url = try configuration.cognito().jwksURL
-        return RemoteKeySource(url: url, fetch: HTTPSFetch.get)
+        return RemoteKeySource(url: url, fetch: HTTPSFetch.get, now: clock)
     }
 
     private static func store(_ configuration: Configuration, _ environment: [String: String]) async throws

@@ -7,25 +7,31 @@ import InkraJSON
 /// one line per increment, so rate-limit hits, quota refusals and authorization failures become
 /// CloudWatch metrics without an agent or an API call.
 enum MetricsSetup {
-    static func bootstrap(function: String, namespace: String) {
-        MetricsSystem.bootstrap(EmbeddedMetricsFactory(function: function, namespace: namespace))
+    static func bootstrap(function: String, namespace: String, now: @escaping @Sendable () -> Date) {
+        MetricsSystem.bootstrap(EmbeddedMetricsFactory(function: function, namespace: namespace, now: now))
     }
 }
 
 struct EmbeddedMetricsFactory: MetricsFactory {
     let function: String
     let namespace: String
+    let now: @Sendable () -> Date
+
+    private func line(_ label: String, _ dimensions: [(String, String)]) -> EmbeddedMetricLine {
+        EmbeddedMetricLine(
+            name: label, dimensions: [("function", function)] + dimensions, namespace: namespace, now: now)
+    }
 
     func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
-        EmbeddedCounter(name: label, dimensions: [("function", function)] + dimensions, namespace: namespace)
+        EmbeddedCounter(line: line(label, dimensions))
     }
 
     func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
-        EmbeddedRecorder(name: label, dimensions: [("function", function)] + dimensions, namespace: namespace)
+        EmbeddedRecorder(line: line(label, dimensions))
     }
 
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
-        EmbeddedTimer(name: label, dimensions: [("function", function)] + dimensions, namespace: namespace)
+        EmbeddedTimer(line: line(label, dimensions))
     }
 
     func destroyCounter(_ handler: any CounterHandler) {}
@@ -33,12 +39,17 @@ struct EmbeddedMetricsFactory: MetricsFactory {
     func destroyTimer(_ handler: any TimerHandler) {}
 }
 
-/// One EMF line: `{"_aws":{"Timestamp":…,"CloudWatchMetrics":[…]},"function":"…","<name>":value}`.
-enum EmbeddedMetricLine {
-    static func write(name: String, value: JSONValue, unit: String, dimensions: [(String, String)], namespace: String) {
+/// One metric's EMF lines: `{"_aws":{"Timestamp":…,"CloudWatchMetrics":[…]},"function":"…","<name>":value}`.
+struct EmbeddedMetricLine: Sendable {
+    let name: String
+    let dimensions: [(String, String)]
+    let namespace: String
+    let now: @Sendable () -> Date
+
+    func write(_ value: JSONValue, unit: String) {
         var root: JSONValue = [
             "_aws": [
-                "Timestamp": .number(Int(Date().timeIntervalSince1970 * 1000)),
+                "Timestamp": .number(Int(now().timeIntervalSince1970 * 1000)),
                 "CloudWatchMetrics": [
                     [
                         "Namespace": .string(namespace),
@@ -55,58 +66,23 @@ enum EmbeddedMetricLine {
 }
 
 final class EmbeddedCounter: CounterHandler, Sendable {
-    let name: String
-    let dimensions: [(String, String)]
-    let namespace: String
-
-    init(name: String, dimensions: [(String, String)], namespace: String) {
-        self.name = name
-        self.dimensions = dimensions
-        self.namespace = namespace
-    }
-
-    func increment(by amount: Int64) {
-        EmbeddedMetricLine.write(
-            name: name, value: .number(String(amount)), unit: "Count", dimensions: dimensions, namespace: namespace)
-    }
-
+    let line: EmbeddedMetricLine
+    init(line: EmbeddedMetricLine) { self.line = line }
+    func increment(by amount: Int64) { line.write(.number(String(amount)), unit: "Count") }
     func reset() {}
 }
 
 final class EmbeddedRecorder: RecorderHandler, Sendable {
-    let name: String
-    let dimensions: [(String, String)]
-    let namespace: String
-
-    init(name: String, dimensions: [(String, String)], namespace: String) {
-        self.name = name
-        self.dimensions = dimensions
-        self.namespace = namespace
-    }
-
+    let line: EmbeddedMetricLine
+    init(line: EmbeddedMetricLine) { self.line = line }
     func record(_ value: Int64) { record(Double(value)) }
-
-    func record(_ value: Double) {
-        EmbeddedMetricLine.write(
-            name: name, value: .number(String(value)), unit: "None", dimensions: dimensions, namespace: namespace)
-    }
+    func record(_ value: Double) { line.write(.number(String(value)), unit: "None") }
 }
 
 final class EmbeddedTimer: TimerHandler, Sendable {
-    let name: String
-    let dimensions: [(String, String)]
-    let namespace: String
-
-    init(name: String, dimensions: [(String, String)], namespace: String) {
-        self.name = name
-        self.dimensions = dimensions
-        self.namespace = namespace
-    }
-
+    let line: EmbeddedMetricLine
+    init(line: EmbeddedMetricLine) { self.line = line }
     func recordNanoseconds(_ duration: Int64) {
-        let milliseconds = Double(duration) / 1_000_000
-        EmbeddedMetricLine.write(
-            name: name, value: .number(String(milliseconds)), unit: "Milliseconds", dimensions: dimensions,
-            namespace: namespace)
+        line.write(.number(String(Double(duration) / 1_000_000)), unit: "Milliseconds")
     }
 }

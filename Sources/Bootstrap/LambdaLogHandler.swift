@@ -10,6 +10,8 @@ struct LambdaLogHandler: LogHandler {
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
     let label: String
+    /// The clock of the timestamps.
+    let now: @Sendable () -> Date
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -18,7 +20,7 @@ struct LambdaLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        let timestamp = Self.timestamp()
+        let timestamp = now().formatted(Self.timestampStyle)
         var line: String
         if json {
             var fields: [(String, String)] = [
@@ -40,9 +42,5 @@ struct LambdaLogHandler: LogHandler {
 
     static func quote(_ text: String) -> String { JSONValue.string(text).jsonString }
 
-    private static func timestamp() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date())
-    }
+    private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

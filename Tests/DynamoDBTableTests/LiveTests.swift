@@ -2,6 +2,7 @@ import DynamoDBTable
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import InkraUsage
 import SingleTable
 import Testing
@@ -28,25 +29,10 @@ final class CountingTransport: DynamoDBTransport, @unchecked Sendable {
 }
 
 enum Live {
-    static let endpoint = ProcessInfo.processInfo.environment["INKRA_TEST_DYNAMODB_ENDPOINT"].flatMap(URL.init(string:))
+    static let endpoint = MotoEndpoint.url
 
     static func table(_ transport: any DynamoDBTransport = HTTPClientTransport()) -> DynamoDBTable {
-        DynamoDBTable(
-            endpoint: endpoint ?? URL(string: "http://127.0.0.1:1")!,
-            region: "us-east-1",
-            credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
-            transport: transport,
-            options: patient
-        )
-    }
-
-    /// A whole parallel test run queues on moto, which answers one request at a time: wait for it
-    /// rather than retry an UpdateItem that may already have been applied.
-    static var patient: DynamoDBTable.Options {
-        var options = DynamoDBTable.Options()
-        options.requestTimeout = 60
-        options.deadline = 120
-        return options
+        MotoEndpoint.client(transport: transport)
     }
 
     /// A fresh table of SPEC §7 under a unique name.

@@ -8,7 +8,7 @@ import Testing
 struct BootstrapTests {
     @Test("A missing setting is posted to /runtime/init/error, naming it, and bootstrap exits non-zero")
     func missingSetting() async throws {
-        let server = try await RuntimeAPIServer(functionName: "authorizer")
+        let server = try await RuntimeAPIServer(functionName: "authorizer", clock: { Date() })
         var environment = ProcessInfo.processInfo.environment
         environment["AWS_LAMBDA_RUNTIME_API"] = server.address
         environment["_HANDLER"] = "authorizer"
@@ -27,7 +27,7 @@ struct BootstrapTests {
     @Test("A malformed setting is named too")
     func malformedSetting() async throws {
         for (name, value) in [("INKRA_STORE", "postgres"), ("_HANDLER", "deleteAll"), ("INKRA_CLOCK_SKEW", "-5")] {
-            let server = try await RuntimeAPIServer()
+            let server = try await RuntimeAPIServer(clock: { Date() })
             var environment = ProcessInfo.processInfo.environment
             environment["AWS_LAMBDA_RUNTIME_API"] = server.address
             environment["_HANDLER"] = "checkUsage"

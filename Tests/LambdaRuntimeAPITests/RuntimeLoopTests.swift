@@ -36,7 +36,7 @@ struct RuntimeLoopTests {
     func start(limit: Int, _ handler: @escaping RuntimeLoop.Handler) async throws -> (
         RuntimeAPIServer, Task<Void, any Error>
     ) {
-        let server = try await RuntimeAPIServer(functionName: "echo")
+        let server = try await RuntimeAPIServer(functionName: "echo", clock: { Date() })
         let loop = RuntimeLoop(client: try RuntimeClient(address: server.address))
         let task = Task { try await loop.run(limit: limit, handler: handler) }
         return (server, task)
@@ -100,7 +100,7 @@ struct RuntimeLoopTests {
 
     @Test("An init error reaches /runtime/init/error")
     func initError() async throws {
-        let server = try await RuntimeAPIServer()
+        let server = try await RuntimeAPIServer(clock: { Date() })
         let loop = RuntimeLoop(client: try RuntimeClient(address: server.address))
         loop.reportInitializationFailure(
             InvocationFailure(errorType: "Runtime.InitError", errorMessage: "COGNITO_USER_POOL_ID is required"))
@@ -118,7 +118,7 @@ struct RuntimeLoopTests {
 
     @Test("A connection dropped mid-loop is retried, and the next invocation is served")
     func droppedConnection() async throws {
-        let server = try await RuntimeAPIServer()
+        let server = try await RuntimeAPIServer(clock: { Date() })
         await server.dropNextConnection()
         let loop = RuntimeLoop(client: try RuntimeClient(address: server.address))
         let task = Task { try await loop.run(limit: 1) { _, event in event } }

@@ -1,38 +1,18 @@
 import DynamoDBTable
 import Foundation
+import InkraTestSupport
 import SingleTable
 
 /// A DynamoDB-compatible endpoint for the contract suite, named by `INKRA_TEST_DYNAMODB_ENDPOINT`
 /// (`.ci/run` starts moto_server and sets it). Without it the suite runs on the in-memory table
 /// only, and says so.
 enum LiveDynamoDB {
-    static var endpoint: URL? {
-        ProcessInfo.processInfo.environment["INKRA_TEST_DYNAMODB_ENDPOINT"].flatMap(URL.init(string:))
-    }
-
-    static func client() -> DynamoDBTable? {
-        guard let endpoint else { return nil }
-        return DynamoDBTable(
-            endpoint: endpoint,
-            region: "us-east-1",
-            credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
-            options: patient
-        )
-    }
-
-    /// moto answers one request at a time, and a whole parallel test run queues on it. An attempt
-    /// that times out is retried, and a retried UpdateItem applies twice (as on DynamoDB, where only
-    /// transactions carry a request token), so the contract suite waits rather than retries.
-    static var patient: DynamoDBTable.Options {
-        var options = DynamoDBTable.Options()
-        options.requestTimeout = 60
-        options.deadline = 120
-        return options
-    }
+    static var endpoint: URL? { MotoEndpoint.url }
 
     /// A new table of the single-table design under a unique name, seen by the tests as `contract`.
     static func freshTable() async throws -> any Table {
-        guard let client = client() else { throw TableError(.serviceUnavailable, "no endpoint") }
+        guard endpoint != nil else { throw TableError(.serviceUnavailable, "no endpoint") }
+        let client = MotoEndpoint.client()
         let name = "contract-\(UUID().uuidString.prefix(8).lowercased())"
         try await client.createTable(.singleTable(named: name), timeToLiveAttribute: "expiresAt")
         return RenamingTable(base: client, from: contractTable, to: name)

@@ -8,7 +8,7 @@ import NIOPosix
 /// `error` and `init/error`, with `Lambda-Runtime-Aws-Request-Id`, `Lambda-Runtime-Deadline-Ms`,
 /// `Lambda-Runtime-Invoked-Function-Arn` and `Lambda-Runtime-Trace-Id`.
 public final class RuntimeAPIServer: Sendable {
-    let queue = RuntimeQueue()
+    let queue: RuntimeQueue
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
     /// The function's ARN, as Lambda sends it.
@@ -24,8 +24,13 @@ public final class RuntimeAPIServer: Sendable {
     ///   - host: the address to bind (loopback by default).
     ///   - port: the port; 0 picks a free one.
     ///   - functionName: the function's name, for its ARN.
+    ///   - clock: the clock invocation deadlines are set by.
     /// - Throws: ``EmulatorError`` when the port cannot be bound.
-    public init(host: String = "127.0.0.1", port: Int = 0, functionName: String = "function") async throws {
+    public init(
+        host: String = "127.0.0.1", port: Int = 0, functionName: String = "function",
+        clock: @escaping @Sendable () -> Date
+    ) async throws {
+        queue = RuntimeQueue(now: clock)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         functionARN = "arn:aws:lambda:us-east-1:123456789012:function:\(functionName)"
         let queue = self.queue

@@ -11,10 +11,14 @@ actor RuntimeQueue {
         var traceID: String
     }
 
+    /// The clock deadlines are set by.
+    private let now: @Sendable () -> Date
     private var pending: [Pending] = []
     private var waiters: [CheckedContinuation<Pending, Never>] = []
     private var inFlight: [String: CheckedContinuation<RuntimeOutcome, Never>] = [:]
     private var initFailure: RuntimeOutcome?
+
+    init(now: @escaping @Sendable () -> Date) { self.now = now }
     private var ended: String?
     private var dropNextConnection = false
     /// How many times the runtime asked for the next invocation.
@@ -32,13 +36,14 @@ actor RuntimeQueue {
         if let initFailure { return initFailure }
         if let ended { return .runtimeExited(ended) }
         let requestID = UUID().uuidString.lowercased()
+        let start = now()
         let item = Pending(
             requestID: requestID,
             event: event,
-            deadline: Date().addingTimeInterval(timeout),
+            deadline: start.addingTimeInterval(timeout),
             functionARN: functionARN,
             traceID:
-                "Root=1-\(String(Int(Date().timeIntervalSince1970), radix: 16))-\(requestID.replacingOccurrences(of: "-", with: "").prefix(24));Sampled=0"
+                "Root=1-\(String(Int(start.timeIntervalSince1970), radix: 16))-\(requestID.replacingOccurrences(of: "-", with: "").prefix(24));Sampled=0"
         )
         let timer = Task {
             try? await Task.sleep(for: .seconds(timeout))

@@ -34,8 +34,14 @@ public struct EmulatorOptions: Sendable {
     /// The development key (emulator/dev-keys), trusted unless another JWKS or pool is named.
     public var developmentKey: DevelopmentKey?
 
-    /// The defaults: trust the development key, in memory, recorded time, seed 0.
-    public init() {}
+    /// The real time, for everything not replayed at a recorded instant or `--now`.
+    public var clock: @Sendable () -> Date
+
+    /// The defaults (trust the development key, in memory, recorded time, seed 0) on a clock; the
+    /// command line passes the system clock.
+    public init(clock: @escaping @Sendable () -> Date) {
+        self.clock = clock
+    }
 
     /// Whether the development key is the trusted one.
     public var trustsDevelopmentKey: Bool { jwksFile == nil && issuer == nil && userPoolID == nil }

@@ -74,7 +74,7 @@ public struct EmulatorStack: Sendable {
         } else {
             limits = TierLimits()
         }
-        let now = EmulatorClock.closure(fixed: options.now)
+        let now = InvocationClock.closure(fixed: options.now, system: options.clock)
         store = TableUsageStore(table: table, tableName: options.tableName)
         let verifier = TokenVerifier(
             configuration: try options.cognitoConfiguration(),
@@ -148,7 +148,7 @@ public struct EmulatorStack: Sendable {
             }
         }
         let url = try options.cognitoConfiguration().jwksURL
-        return RemoteKeySource(url: url, fetch: Self.fetch)
+        return RemoteKeySource(url: url, fetch: Self.fetch, now: options.clock)
     }
 
     /// Fetches a pool's JWKS over HTTPS.

@@ -69,7 +69,7 @@ public actor RemoteKeySource: KeySource {
     public init(
         url: URL,
         fetch: @escaping @Sendable (URL) async throws -> Data,
-        now: @escaping @Sendable () -> Date = { Date() },
+        now: @escaping @Sendable () -> Date,
         penalty: TimeInterval = 10
     ) {
         self.url = url

@@ -7,9 +7,10 @@ public enum InvocationClock {
     /// The instant of the invocation under way in this task, if any.
     @TaskLocal public static var instant: Date?
 
-    /// A clock closure for the functions: the task's instant, else `fixed`, else the real time.
-    public static func closure(fixed: Date? = nil) -> @Sendable () -> Date {
-        { instant ?? fixed ?? Date() }
+    /// A clock closure for the functions: the task's instant, else `fixed`, else `system` (the
+    /// real time, which only a composition root reads).
+    public static func closure(fixed: Date? = nil, system: @escaping @Sendable () -> Date) -> @Sendable () -> Date {
+        { instant ?? fixed ?? system() }
     }
 
     /// API Gateway's receive time in an event: `requestContext.requestTimeEpoch` (REST) or

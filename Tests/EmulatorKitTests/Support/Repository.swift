@@ -15,7 +15,7 @@ enum Repository {
 
     /// Options that trust the development key, as the command line's defaults do.
     static func options(state: URL? = nil, now: Date? = nil) -> EmulatorOptions {
-        var options = EmulatorOptions()
+        var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = developmentKey
         options.stateFile = state
         options.now = now
