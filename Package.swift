@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "InkraHandlers", targets: ["InkraHandlers"]),
         .library(name: "DynamoDBTable", targets: ["DynamoDBTable"]),
         .library(name: "EmulatorKit", targets: ["EmulatorKit"]),
+        .library(name: "EmulatorServer", targets: ["EmulatorServer"]),
         .executable(name: "inkra-emulator", targets: ["inkra-emulator"]),
         .executable(name: "bootstrap", targets: ["Bootstrap"]),
         .library(name: "LambdaRuntimeAPI", targets: ["LambdaRuntimeAPI"]),
@@ -29,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(name: "SingleTable", swiftSettings: strictSettings),
@@ -93,6 +97,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "EmulatorServer",
+            dependencies: [
+                "EmulatorKit",
+                "InkraJSON",
+                "SingleTable",
+                "InkraHandlers",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "Bootstrap",
             dependencies: [
@@ -116,6 +136,7 @@ let package = Package(
             name: "inkra-emulator",
             dependencies: [
                 "EmulatorKit",
+                "EmulatorServer",
                 "DynamoDBTable",
                 "SingleTable",
                 "InkraHandlers",
@@ -173,6 +194,18 @@ let package = Package(
             name: "LambdaRuntimeAPITests",
             dependencies: [
                 "LambdaRuntimeAPI", "EmulatorKit", "InkraJSON", "InkraTestSupport", "Bootstrap", "inkra-emulator",
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EmulatorServerTests",
+            dependencies: [
+                "EmulatorServer", "EmulatorKit", "InkraJSON", "InkraTestSupport", "inkra-emulator", "SingleTable",
+                "InkraHandlers", "InkraUsage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

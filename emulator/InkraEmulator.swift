@@ -9,7 +9,7 @@ struct InkraEmulator: AsyncParsableCommand {
         abstract: "Replay, invoke and serve the Inkra functions locally, without Docker.",
         subcommands: [
             ReplayCommand.self, InvokeCommand.self, TokenCommand.self, GenerateEventCommand.self, UsageCommand.self,
-            CreateTableCommand.self, RunRuntimeCommand.self,
+            CreateTableCommand.self, RunRuntimeCommand.self, ServeCommand.self,
         ]
     )
 }

@@ -1,3 +1,5 @@
+import EmulatorKit
+import Foundation
 import Logging
 
 /// Sends the functions' logs to standard error at the chosen level.
@@ -8,6 +10,17 @@ enum LogSetup {
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = parsed
             return handler
+        }
+    }
+
+    /// As ``bootstrap(level:)``, and also keeps each invocation's log lines (info and above) for
+    /// the Invoke API's log tail.
+    static func bootstrapCapturing(level: String, now: @escaping @Sendable () -> Date) {
+        let parsed = Logger.Level(rawValue: level.lowercased()) ?? .warning
+        LoggingSystem.bootstrap { label in
+            var stream = StreamLogHandler.standardError(label: label)
+            stream.logLevel = parsed
+            return InvocationLogHandler(upstream: stream, now: now)
         }
     }
 }

@@ -15,6 +15,23 @@ public struct GatewayChain: Sendable {
     var target: FunctionTarget?
     /// The event's recorded time, passed on to a real runtime.
     var recordedTime: Date?
+    /// API Gateway's authorizer cache, when answers are cached per token.
+    var authorizerCache: AuthorizerCache?
+
+    /// The chain with its authorizer's answers cached per token, as a deployed API caches them.
+    public func caching(in cache: AuthorizerCache) -> GatewayChain {
+        var chain = self
+        chain.authorizerCache = cache
+        return chain
+    }
+
+    /// The chain with functions run elsewhere when `target` says so (a runtime behind the local
+    /// Runtime API).
+    public func running(on target: @escaping FunctionTarget) -> GatewayChain {
+        var chain = self
+        chain.target = target
+        return chain
+    }
 
     private func run(_ function: FunctionName, _ event: JSONValue) async -> Invocation {
         if let target, let result = await target(function, event, recordedTime) { return result }
@@ -41,9 +58,16 @@ public struct GatewayChain: Sendable {
             return Invocation(outcome: .success(Self.gatewayResponse(401, "Unauthorized", proxy.version)))
         }
         let authorizerEvent = AuthorizerEvents.event(for: proxy, token: token)
-        let authorization = await Invocation.run(stack.authorizer, authorizerEvent)
-        let step = AuthorizerStep(event: authorizerEvent, result: authorization.outcome)
-        switch Self.decision(authorization.outcome, proxy: proxy, resource: authorizerEvent.resourceArn) {
+        let step: AuthorizerStep
+        if let authorizerCache {
+            let (outcome, cached) = await authorizerCache.answer(for: token) {
+                await run(.authorizer, authorizerEvent).outcome
+            }
+            step = AuthorizerStep(event: authorizerEvent, result: outcome, cached: cached)
+        } else {
+            step = AuthorizerStep(event: authorizerEvent, result: await run(.authorizer, authorizerEvent).outcome)
+        }
+        switch Self.decision(step.result, proxy: proxy, resource: authorizerEvent.resourceArn) {
         case .allow(let context, let principal):
             let injected = Self.inject(context, principal: principal, into: event, version: proxy.version)
             var result = await run(function, injected)

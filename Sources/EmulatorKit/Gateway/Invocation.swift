@@ -60,4 +60,6 @@ public struct AuthorizerStep: Sendable, Hashable {
     public var event: JSONValue
     /// What the authorizer answered.
     public var result: Invocation.Outcome
+    /// Whether the answer came from API Gateway's authorizer cache rather than a run.
+    public var cached = false
 }

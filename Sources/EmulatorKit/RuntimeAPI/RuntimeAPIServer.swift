@@ -66,6 +66,11 @@ public final class RuntimeAPIServer: Sendable {
         get async { await queue.initializationFailure }
     }
 
+    /// Whether a runtime is attached: polling for its next invocation, or working on one.
+    public var isAttached: Bool {
+        get async { await queue.isAttached }
+    }
+
     /// How many times the runtime asked for the next invocation.
     public var nextCalls: Int {
         get async { await queue.nextCalls }

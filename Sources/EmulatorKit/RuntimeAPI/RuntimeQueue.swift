@@ -81,6 +81,9 @@ actor RuntimeQueue {
         failAll(initFailure ?? .runtimeExited(reason))
     }
 
+    /// Whether a runtime is attached: polling for the next invocation, or holding one.
+    var isAttached: Bool { ended == nil && initFailure == nil && (!waiters.isEmpty || !inFlight.isEmpty) }
+
     /// The start-up failure, if the runtime reported one.
     var initializationFailure: RuntimeOutcome? { initFailure }
 

@@ -112,7 +112,7 @@ public enum SampleEvents {
                         "userAgent": "Inkra/1.0 (iOS)",
                     ],
                     "requestId": .string(requestID), "routeKey": "POST /questions", "stage": "$default",
-                    "time": .string(apiGatewayTime(time)), "timeEpoch": .number(epochMilliseconds),
+                    "time": .string(APIGatewayTime.format(time)), "timeEpoch": .number(epochMilliseconds),
                 ],
             ]
         }
@@ -138,7 +138,7 @@ public enum SampleEvents {
             "pathParameters": nil, "stageVariables": nil,
             "requestContext": [
                 "resourceId": "q1w2e3", "resourcePath": .string(path), "httpMethod": .string(method),
-                "extendedRequestId": "AbCdEfGhIjKlMnO=", "requestTime": .string(apiGatewayTime(time)),
+                "extendedRequestId": "AbCdEfGhIjKlMnO=", "requestTime": .string(APIGatewayTime.format(time)),
                 "path": .string("/prod\(path)"), "accountId": .string(account), "protocol": "HTTP/1.1", "stage": "prod",
                 "domainPrefix": .string(apiID), "requestTimeEpoch": .number(epoch), "requestId": .string(requestID),
                 "identity": ["sourceIp": "203.0.113.7", "userAgent": "Inkra/1.0 (iOS)"],
@@ -169,20 +169,11 @@ public enum SampleEvents {
                     "userAgent": "Inkra/1.0 (iOS)",
                 ],
                 "requestId": .string(requestID), "routeKey": .string("\(method) \(path)"), "stage": "$default",
-                "time": .string(apiGatewayTime(time)), "timeEpoch": .number(epoch),
+                "time": .string(APIGatewayTime.format(time)), "timeEpoch": .number(epoch),
             ],
             "isBase64Encoded": false,
         ]
         if let body { event.set(.string(body), at: ["body"]) }
         return event
-    }
-
-    /// API Gateway's `requestTime`: `10/Mar/2026:10:00:00 +0000`.
-    static func apiGatewayTime(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
-        return formatter.string(from: date)
     }
 }

@@ -1,0 +1,78 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The log of one invocation, kept so the Invoke API can return its tail (`X-Amz-Log-Type: Tail`)
+/// as Lambda does. Lines reach it through ``InvocationLogHandler`` while it is the task's current log.
+public final class InvocationLog: Sendable {
+    /// The log of the invocation under way in this task, if one is being kept.
+    @TaskLocal public static var current: InvocationLog?
+
+    /// The invocation's request id, which each line carries.
+    public let requestID: String
+    private let text = Mutex("")
+
+    /// A log for one invocation.
+    public init(requestID: String) {
+        self.requestID = requestID
+    }
+
+    /// Adds a line.
+    public func append(_ line: String) {
+        text.withLock { $0 += line.hasSuffix("\n") ? line : line + "\n" }
+    }
+
+    /// Everything logged so far.
+    public var contents: String { text.withLock { $0 } }
+
+    /// The last `limit` bytes, base64-encoded, as Lambda's `X-Amz-Log-Result` carries them.
+    public func tail(limit: Int = 4096) -> String {
+        let bytes = Array(contents.utf8)
+        return Data(bytes.suffix(limit)).base64EncodedString()
+    }
+}
+
+/// A log handler that passes lines on at its own level and also writes every line at
+/// `captureLevel` or above, in Lambda's text format (`time<TAB>request-id<TAB>LEVEL<TAB>message`),
+/// to the current ``InvocationLog``.
+public struct InvocationLogHandler: LogHandler {
+    private var upstream: any LogHandler
+    private let captureLevel: Logger.Level
+    private let now: @Sendable () -> Date
+
+    /// A handler in front of another.
+    /// - Parameters:
+    ///   - upstream: where lines at its own level go as well (standard error, usually).
+    ///   - captureLevel: the lowest level an invocation's log keeps.
+    ///   - now: the clock the captured lines are stamped by.
+    public init(upstream: any LogHandler, captureLevel: Logger.Level = .info, now: @escaping @Sendable () -> Date) {
+        self.upstream = upstream
+        self.captureLevel = captureLevel
+        self.now = now
+    }
+
+    public var logLevel: Logger.Level {
+        get { min(upstream.logLevel, captureLevel) }
+        set { upstream.logLevel = newValue }
+    }
+
+    public var metadata: Logger.Metadata {
+        get { upstream.metadata }
+        set { upstream.metadata = newValue }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { upstream[metadataKey: key] }
+        set { upstream[metadataKey: key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        if event.level >= upstream.logLevel { upstream.log(event: event) }
+        guard event.level >= captureLevel, let log = InvocationLog.current else { return }
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        let details = merged.sorted { $0.key < $1.key }.map { " \($0)=\($1)" }.joined()
+        log.append(
+            "\(ISO8601.format(now()))\t\(log.requestID)\t\(event.level.rawValue.uppercased())\t\(event.message)\(details)"
+        )
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+
+/// The deployed API on loopback: `POST /questions` → `generateQuestions` and `GET /usage` →
+/// `checkUsage`, the authorizer in front with its answers cached per token, CORS, and API
+/// Gateway's own answers for unknown routes, refused tokens and failed functions.
+public struct LocalAPIGateway: Sendable {
+    /// How the API is set up.
+    public struct Configuration: Sendable {
+        /// REST API (payload 1.0) or HTTP API (payload 2.0).
+        public var payload: ProxyRequest.Version = .v1
+        /// A stage the routes are served under (`/prod/questions`); `nil` serves them at the root.
+        public var stage: String?
+        /// Seconds an authorizer answer is cached per token; 0 turns the cache off.
+        public var authorizerCacheTTL: TimeInterval = 300
+        /// CORS.
+        public var cors = CORSPolicy()
+
+        /// The default setup: REST payloads at the root, a 300 s authorizer cache, CORS for any origin.
+        public init() {}
+    }
+
+    /// One route of the API.
+    struct Route: Sendable {
+        var method: String
+        var resource: String
+        var function: FunctionName
+    }
+
+    static let routes = [
+        Route(method: "POST", resource: "/questions", function: .generateQuestions),
+        Route(method: "GET", resource: "/usage", function: .checkUsage),
+    ]
+
+    /// The setup.
+    public let configuration: Configuration
+    /// The authorizer cache.
+    public let authorizerCache: AuthorizerCache
+    private let chain: GatewayChain
+    private let builder: ProxyEventBuilder
+    private let clock: @Sendable () -> Date
+
+    /// The API in front of a stack.
+    /// - Parameters:
+    ///   - stack: the functions.
+    ///   - configuration: payload version, stage, cache and CORS.
+    ///   - target: where to run a function other than in-process (a runtime behind the Runtime API).
+    public init(stack: EmulatorStack, configuration: Configuration = Configuration(), target: FunctionTarget? = nil) {
+        self.configuration = configuration
+        clock = InvocationClock.closure(fixed: stack.options.now, system: stack.options.clock)
+        authorizerCache = AuthorizerCache(timeToLive: configuration.authorizerCacheTTL, now: stack.options.clock)
+        var chain = stack.gateway.caching(in: authorizerCache)
+        if let target { chain = chain.running(on: target) }
+        self.chain = chain
+        let defaultStage = configuration.payload == .v1 ? "prod" : "$default"
+        builder = ProxyEventBuilder(version: configuration.payload, stage: configuration.stage ?? defaultStage)
+    }
+
+    /// Answers one request as API Gateway would.
+    public func respond(_ request: LocalHTTPRequest) async -> ServedRequest {
+        let started = ContinuousClock.now
+        let time = clock()
+        let requestID = UUID().uuidString.lowercased()
+        var served = ServedRequest(response: LocalHTTPResponse(status: 500), requestID: requestID, time: time)
+        served.response = await answer(request, requestID: requestID, time: time, record: &served)
+        served.response.headers.append(contentsOf: requestIDHeaders(requestID))
+        if !served.isPreflight { configuration.cors.decorate(&served.response, for: request) }
+        served.duration = ContinuousClock.now - started
+        return served
+    }
+
+    private func answer(
+        _ request: LocalHTTPRequest, requestID: String, time: Date, record: inout ServedRequest
+    ) async -> LocalHTTPResponse {
+        guard let path = pathWithoutStage(request.path) else { return notFound() }
+        let matching = Self.routes.filter { $0.resource == path || $0.resource + "/" == path }
+        if let preflight = configuration.cors.preflight(request, methods: matching.map(\.method)), !matching.isEmpty {
+            record.isPreflight = true
+            return preflight
+        }
+        guard let route = matching.first(where: { $0.method == request.method }) else { return notFound() }
+        record.function = route.function
+        let event = builder.event(for: request, resource: route.resource, path: path, requestID: requestID, at: time)
+        let invocation = await InvocationClock.$instant.withValue(time) {
+            await chain.invoke(route.function, event: event)
+        }
+        record.authorizer = invocation.authorizer.map { $0.cached ? .cached : .invoked } ?? .notCalled
+        return ProxyResponseReader.response(for: invocation.outcome, version: configuration.payload)
+    }
+
+    /// API Gateway's answer to a body over its 10 MB limit.
+    public static func requestTooLarge() -> LocalHTTPResponse {
+        ProxyResponseReader.message(413, "Request Too Long")
+    }
+
+    /// The path below the stage, or `nil` when a stage is set and the path is not under it.
+    private func pathWithoutStage(_ path: String) -> String? {
+        guard let stage = configuration.stage else { return path }
+        let prefix = "/\(stage)"
+        guard path.hasPrefix(prefix + "/") else { return nil }
+        return String(path.dropFirst(prefix.count))
+    }
+
+    /// API Gateway's answer for a route it does not have.
+    private func notFound() -> LocalHTTPResponse {
+        switch configuration.payload {
+        case .v1:
+            ProxyResponseReader.message(
+                403, "Missing Authentication Token",
+                headers: [("x-amzn-ErrorType", "MissingAuthenticationTokenException")])
+        case .v2:
+            ProxyResponseReader.message(404, "Not Found")
+        }
+    }
+
+    private func requestIDHeaders(_ requestID: String) -> [(name: String, value: String)] {
+        switch configuration.payload {
+        case .v1: [("x-amzn-RequestId", requestID), ("x-amz-apigw-id", String(requestID.prefix(16)))]
+        case .v2: [("Apigw-Requestid", requestID)]
+        }
+    }
+}
+
+/// One request the local API answered, with what its access-log line tells.
+public struct ServedRequest: Sendable {
+    /// How the authorizer took part.
+    public enum AuthorizerUse: String, Sendable {
+        /// Not called (no route, a preflight, or no token to check).
+        case notCalled = "none"
+        /// Answered from the authorizer cache.
+        case cached
+        /// Run for this request.
+        case invoked
+    }
+
+    /// The response.
+    public var response: LocalHTTPResponse
+    /// API Gateway's request id.
+    public var requestID: String
+    /// When the request arrived, on the stack's clock.
+    public var time: Date
+    /// The function the route led to, if any.
+    public var function: FunctionName?
+    /// How the authorizer took part.
+    public var authorizer = AuthorizerUse.notCalled
+    /// How long the answer took.
+    public var duration = Duration.zero
+    /// Whether this was a CORS preflight, answered by API Gateway itself.
+    public var isPreflight = false
+
+    /// The access-log line: `127.0.0.1 "POST /questions HTTP/1.1" 200 312 generateQuestions authorizer=cached 0.41ms id`.
+    public func accessLogLine(for request: LocalHTTPRequest) -> String {
+        let target = request.query.isEmpty ? request.path : "\(request.path)?\(request.query)"
+        let milliseconds = Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
+        return
+            "\(request.sourceIP) [\(APIGatewayTime.format(time))] \"\(request.method) \(target) \(request.httpVersion)\" "
+            + "\(response.status) \(response.body.count) \(function?.rawValue ?? "-") authorizer=\(authorizer.rawValue) "
+            + String(format: "%.2fms", milliseconds) + " \(requestID)"
+    }
+}

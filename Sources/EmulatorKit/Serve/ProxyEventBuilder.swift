@@ -1,0 +1,192 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+
+/// Builds the proxy event API Gateway sends a function from a real HTTP request: REST API
+/// (payload 1.0) or HTTP API (payload 2.0).
+struct ProxyEventBuilder: Sendable {
+    /// The payload version.
+    var version: ProxyRequest.Version
+    /// The stage name as the event carries it.
+    var stage: String
+    /// The API's id.
+    var apiID = "inkra0local"
+    /// The account id.
+    var accountID = "123456789012"
+
+    /// The event for a request matched to a route.
+    /// - Parameters:
+    ///   - request: the HTTP request.
+    ///   - resource: the route's resource path, such as `/questions`.
+    ///   - path: the request path without the stage prefix.
+    ///   - requestID: API Gateway's request id.
+    ///   - time: when the request arrived.
+    func event(
+        for request: LocalHTTPRequest, resource: String, path: String, requestID: String, at time: Date
+    ) -> JSONValue {
+        let epoch = Int(time.timeIntervalSince1970 * 1000)
+        let host = request.header("Host") ?? "localhost"
+        let (body, isBase64) = Self.body(of: request)
+        switch version {
+        case .v1:
+            return restEvent(
+                request, resource: resource, path: path, requestID: requestID, time: time, epoch: epoch, host: host,
+                body: body, isBase64: isBase64)
+        case .v2:
+            return httpEvent(
+                request, resource: resource, requestID: requestID, time: time, epoch: epoch, host: host, body: body,
+                isBase64: isBase64)
+        }
+    }
+
+    private func restEvent(
+        _ request: LocalHTTPRequest, resource: String, path: String, requestID: String, time: Date, epoch: Int,
+        host: String, body: String?, isBase64: Bool
+    ) -> JSONValue {
+        var headers = JSONObject()
+        var multiHeaders = JSONObject()
+        for (name, value) in request.headers {
+            let key = existingKey(name, in: multiHeaders)
+            headers[key] = .string(value)
+            multiHeaders[key] = .array((multiHeaders[key]?.array ?? []) + [.string(value)])
+        }
+        let query = Self.queryParameters(request.query)
+        var single = JSONObject()
+        var multi = JSONObject()
+        for (name, value) in query {
+            single[name] = .string(value)
+            multi[name] = .array((multi[name]?.array ?? []) + [.string(value)])
+        }
+        let identity: JSONValue = [
+            "sourceIp": .string(request.sourceIP),
+            "userAgent": request.header("User-Agent").map(JSONValue.string) ?? nil,
+            "accountId": nil, "caller": nil, "user": nil, "userArn": nil, "cognitoIdentityId": nil,
+            "cognitoIdentityPoolId": nil, "cognitoAuthenticationType": nil, "cognitoAuthenticationProvider": nil,
+        ]
+        return [
+            "resource": .string(resource),
+            "path": .string(path),
+            "httpMethod": .string(request.method),
+            "headers": headers.isEmpty ? nil : .object(headers),
+            "multiValueHeaders": multiHeaders.isEmpty ? nil : .object(multiHeaders),
+            "queryStringParameters": single.isEmpty ? nil : .object(single),
+            "multiValueQueryStringParameters": multi.isEmpty ? nil : .object(multi),
+            "pathParameters": nil,
+            "stageVariables": nil,
+            "requestContext": [
+                "resourceId": "local0",
+                "resourcePath": .string(resource),
+                "httpMethod": .string(request.method),
+                "extendedRequestId": .string(String(requestID.prefix(16))),
+                "requestTime": .string(APIGatewayTime.format(time)),
+                "path": .string(stage.isEmpty ? path : "/\(stage)\(path)"),
+                "accountId": .string(accountID),
+                "protocol": .string(request.httpVersion),
+                "stage": .string(stage),
+                "domainPrefix": .string(Self.domainPrefix(host)),
+                "requestTimeEpoch": .number(epoch),
+                "requestId": .string(requestID),
+                "identity": identity,
+                "domainName": .string(host),
+                "apiId": .string(apiID),
+            ],
+            "body": body.map(JSONValue.string) ?? nil,
+            "isBase64Encoded": .bool(isBase64),
+        ]
+    }
+
+    private func httpEvent(
+        _ request: LocalHTTPRequest, resource: String, requestID: String, time: Date, epoch: Int, host: String,
+        body: String?, isBase64: Bool
+    ) -> JSONValue {
+        var headers = JSONObject()
+        var cookies: [JSONValue] = []
+        for (name, value) in request.headers {
+            let key = name.lowercased()
+            if key == "cookie" {
+                cookies += value.split(separator: ";").map { .string($0.trimmingCharacters(in: .whitespaces)) }
+                continue
+            }
+            headers[key] = .string(headers[key]?.string.map { "\($0),\(value)" } ?? value)
+        }
+        var query = JSONObject()
+        for (name, value) in Self.queryParameters(request.query) {
+            query[name] = .string(query[name]?.string.map { "\($0),\(value)" } ?? value)
+        }
+        let routeKey = "\(request.method) \(resource)"
+        var event: JSONValue = [
+            "version": "2.0",
+            "routeKey": .string(routeKey),
+            "rawPath": .string(request.path),
+            "rawQueryString": .string(request.query),
+        ]
+        if !cookies.isEmpty { event.set(.array(cookies), at: ["cookies"]) }
+        event.set(.object(headers), at: ["headers"])
+        if !query.isEmpty { event.set(.object(query), at: ["queryStringParameters"]) }
+        event.set(
+            [
+                "accountId": .string(accountID),
+                "apiId": .string(apiID),
+                "domainName": .string(host),
+                "domainPrefix": .string(Self.domainPrefix(host)),
+                "http": [
+                    "method": .string(request.method),
+                    "path": .string(request.path),
+                    "protocol": .string(request.httpVersion),
+                    "sourceIp": .string(request.sourceIP),
+                    "userAgent": .string(request.header("User-Agent") ?? ""),
+                ],
+                "requestId": .string(requestID),
+                "routeKey": .string(routeKey),
+                "stage": .string(stage),
+                "time": .string(APIGatewayTime.format(time)),
+                "timeEpoch": .number(epoch),
+            ],
+            at: ["requestContext"]
+        )
+        if let body { event.set(.string(body), at: ["body"]) }
+        event.set(.bool(isBase64), at: ["isBase64Encoded"])
+        return event
+    }
+
+    /// The key a header is already stored under (REST keeps the first spelling seen).
+    private func existingKey(_ name: String, in object: JSONObject) -> String {
+        object.keys.first { $0.caseInsensitiveEquals(name) } ?? name
+    }
+
+    /// The body as the event carries it: text when it is a text type and valid UTF-8, else base64.
+    static func body(of request: LocalHTTPRequest) -> (String?, Bool) {
+        guard !request.body.isEmpty else { return (nil, false) }
+        if isText(request.header("Content-Type")), let text = String(validating: request.body, as: UTF8.self) {
+            return (text, false)
+        }
+        return (Data(request.body).base64EncodedString(), true)
+    }
+
+    /// Whether a content type is text API Gateway passes through as it is.
+    static func isText(_ contentType: String?) -> Bool {
+        guard let contentType else { return true }
+        let type =
+            contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            ?? ""
+        return type.hasPrefix("text/") || type == "application/json" || type.hasSuffix("+json")
+            || type == "application/xml" || type.hasSuffix("+xml") || type == "application/javascript"
+            || type == "application/x-www-form-urlencoded" || type.isEmpty
+    }
+
+    /// Query parameters in order, percent-decoded.
+    static func queryParameters(_ query: String) -> [(String, String)] {
+        query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            let value = parts.count > 1 ? String(parts[1]) : ""
+            return (name.removingPercentEncoding ?? name, value.removingPercentEncoding ?? value)
+        }
+    }
+
+    /// The first label of the host, without a port.
+    static func domainPrefix(_ host: String) -> String {
+        let name = host.split(separator: ":").first.map(String.init) ?? host
+        return name.split(separator: ".").first.map(String.init) ?? name
+    }
+}

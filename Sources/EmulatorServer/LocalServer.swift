@@ -1,0 +1,238 @@
+import EmulatorKit
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// `inkra-emulator serve`: the local API Gateway, the Lambda Invoke API, the Lambda Runtime API
+/// and the DynamoDB-compatible endpoint over one stack, in one process.
+public final class LocalServer: Sendable {
+    /// The functions and their table.
+    public let stack: EmulatorStack
+    /// The setup.
+    public let configuration: ServeConfiguration
+    /// The local API Gateway.
+    public let gateway: LocalAPIGateway
+    /// The Lambda Invoke API.
+    public let lambda: LocalLambda
+    /// The Lambda Runtime API (already listening).
+    public let runtimeAPI: RuntimeAPIServer
+    /// The DynamoDB-compatible endpoint over the in-memory table, when it is on.
+    public let dynamoDB: LocalDynamoDB?
+    private let logger: Logger
+    private let accessLog: @Sendable (String) -> Void
+    private let group = Mutex<ServiceGroup?>(nil)
+    private let stopRequested = Mutex(false)
+
+    /// Sets the stack up behind its endpoints and starts the Runtime API.
+    /// - Parameters:
+    ///   - stack: the functions and their table.
+    ///   - configuration: addresses, ports and the API's setup.
+    ///   - logger: the servers' own logger.
+    ///   - accessLog: where the access-log lines go (standard output by default).
+    /// - Throws: ``EmulatorError`` when the Runtime API's port cannot be bound.
+    public init(
+        stack: EmulatorStack,
+        configuration: ServeConfiguration,
+        logger: Logger = Logger(label: "inkra.serve"),
+        accessLog: @escaping @Sendable (String) -> Void = { print($0) }
+    ) async throws {
+        self.stack = stack
+        self.configuration = configuration
+        self.logger = logger
+        self.accessLog = accessLog
+        let runtimeAPI: RuntimeAPIServer
+        do {
+            runtimeAPI = try await RuntimeAPIServer(
+                host: configuration.host, port: configuration.runtimeAPIPort,
+                functionName: configuration.runtimeFunction.rawValue, clock: stack.options.clock)
+        } catch {
+            throw EmulatorError(
+                "cannot listen on \(configuration.host):\(configuration.runtimeAPIPort) (--runtime-api-port): "
+                    + Self.reason(error))
+        }
+        self.runtimeAPI = runtimeAPI
+        let invoker = RuntimeInvoker(server: runtimeAPI, timeout: configuration.functionTimeout)
+        let runtimeFunction = configuration.runtimeFunction
+        let target: FunctionTarget = { function, event, time in
+            guard function == runtimeFunction, await runtimeAPI.isAttached else { return nil }
+            return await invoker.invoke(event, recordedAt: time)
+        }
+        gateway = LocalAPIGateway(stack: stack, configuration: configuration.gateway, target: target)
+        lambda = LocalLambda(stack: stack, target: target)
+        dynamoDB = configuration.dynamoDBPort != nil ? stack.memoryTable.map { LocalDynamoDB(table: $0) } : nil
+    }
+
+    /// Serves until a graceful shutdown: SIGINT or SIGTERM when `stopsOnSignals`, or ``shutdown()``. Then stops accepting
+    /// connections, finishes the requests and `Event` invocations under way, stops the Runtime API
+    /// and writes `--state`.
+    /// - Parameters:
+    ///   - stopsOnSignals: whether SIGINT and SIGTERM stop the server (the command line's case).
+    ///   - ready: called once every endpoint listens, with their addresses.
+    /// - Throws: ``EmulatorError`` naming the flag of a port that cannot be bound, or the state file
+    ///   that cannot be written.
+    public func run(
+        stopsOnSignals: Bool = false,
+        ready: @escaping @Sendable (ServeEndpoints) async -> Void = { _ in }
+    ) async throws {
+        let gate = ReadyGate(expected: dynamoDB == nil ? 2 : 3)
+        var services = [
+            BoundService(
+                application: application(port: configuration.apiPort, gate: gate, role: .api, limit: 10 << 20) {
+                    [gateway, accessLog, configuration] request in
+                    let served = await gateway.respond(request)
+                    if configuration.accessLog { accessLog(served.accessLogLine(for: request)) }
+                    return served.response
+                } tooLarge: {
+                    LocalAPIGateway.requestTooLarge()
+                },
+                flag: "--port", address: "\(configuration.host):\(configuration.apiPort)"),
+            BoundService(
+                application: application(
+                    port: configuration.lambdaPort, gate: gate, role: .lambda, limit: LocalLambda.payloadLimit
+                ) { [lambda] request in
+                    await lambda.respond(request)
+                } tooLarge: {
+                    LocalLambda.requestTooLarge()
+                },
+                flag: "--lambda-port", address: "\(configuration.host):\(configuration.lambdaPort)"),
+        ]
+        if let dynamoDB, let port = configuration.dynamoDBPort {
+            services.append(
+                BoundService(
+                    application: application(port: port, gate: gate, role: .dynamoDB, limit: 16 << 20) { request in
+                        await dynamoDB.respond(request)
+                    } tooLarge: {
+                        LocalDynamoDB.requestTooLarge()
+                    },
+                    flag: "--dynamodb-port", address: "\(configuration.host):\(port)"))
+        }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services.map {
+                    ServiceGroupConfiguration.ServiceConfiguration(
+                        service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                        failureTerminationBehavior: .gracefullyShutdownGroup)
+                },
+                gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [],
+                logger: logger
+            )
+        )
+        self.group.withLock { $0 = group }
+        if stopRequested.withLock({ $0 }) { await group.triggerGracefulShutdown() }
+        let runtimeAddress = runtimeAPI.address
+        let host = configuration.host
+        let hasDynamoDB = dynamoDB != nil
+        let announce = Task {
+            guard let ports = await gate.ports() else { return }
+            await ready(
+                ServeEndpoints(
+                    api: URL(string: "http://\(host):\(ports[.api] ?? 0)")!,
+                    lambda: URL(string: "http://\(host):\(ports[.lambda] ?? 0)")!,
+                    runtimeAPI: runtimeAddress,
+                    dynamoDB: hasDynamoDB ? URL(string: "http://\(host):\(ports[.dynamoDB] ?? 0)")! : nil
+                ))
+        }
+        defer { announce.cancel() }
+        let outcome: Result<Void, any Error>
+        do {
+            try await group.run()
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        await gate.fail()
+        await lambda.finishEventInvocations()
+        await runtimeAPI.shutdown()
+        try stack.saveState()
+        try outcome.get()
+    }
+
+    /// Starts a graceful shutdown, as SIGTERM does.
+    public func shutdown() async {
+        stopRequested.withLock { $0 = true }
+        let group = self.group.withLock { $0 }
+        await group?.triggerGracefulShutdown()
+    }
+
+    private func application(
+        port: Int,
+        gate: ReadyGate,
+        role: ReadyGate.Role,
+        limit: Int,
+        respond: @escaping @Sendable (LocalHTTPRequest) async -> LocalHTTPResponse,
+        tooLarge: @escaping @Sendable () -> LocalHTTPResponse
+    ) -> Application<CallbackResponder<ServeRequestContext>> {
+        Application(
+            responder: CallbackResponder { request, context in
+                guard let local = await LocalHTTPRequest.read(request, context: context, limit: limit) else {
+                    return tooLarge().hummingbird
+                }
+                return await respond(local).hummingbird
+            },
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port)),
+            onServerRunning: { channel in await gate.bound(role, port: channel.localAddress?.port ?? port) },
+            logger: logger
+        )
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("Address already in use") || text.contains("EADDRINUSE") || text.contains("errno: 98") {
+            return "the port is in use"
+        }
+        return text
+    }
+}
+
+/// One server of the group; a failure to bind its port names the flag that set it.
+struct BoundService<App: Service>: Service, CustomStringConvertible {
+    let application: App
+    let flag: String
+    let address: String
+
+    var description: String { "server on \(address) (\(flag))" }
+
+    func run() async throws {
+        do {
+            try await application.run()
+        } catch {
+            throw EmulatorError("cannot listen on \(address) (\(flag)): \(LocalServer.reason(error))")
+        }
+    }
+}
+
+/// Waits until every server listens, collecting the ports they bound.
+actor ReadyGate {
+    enum Role: Hashable { case api, lambda, dynamoDB }
+
+    private let expected: Int
+    private var bound: [Role: Int] = [:]
+    private var failed = false
+    private var waiters: [CheckedContinuation<[Role: Int]?, Never>] = []
+
+    init(expected: Int) { self.expected = expected }
+
+    func bound(_ role: Role, port: Int) {
+        bound[role] = port
+        guard bound.count == expected else { return }
+        for waiter in waiters { waiter.resume(returning: bound) }
+        waiters.removeAll()
+    }
+
+    func fail() {
+        failed = true
+        for waiter in waiters { waiter.resume(returning: nil) }
+        waiters.removeAll()
+    }
+
+    /// The bound ports once all listen, or `nil` when the group stopped first.
+    func ports() async -> [Role: Int]? {
+        if bound.count == expected { return bound }
+        if failed { return nil }
+        return await withCheckedContinuation { waiters.append($0) }
+    }
+}

@@ -1,0 +1,80 @@
+import EmulatorKit
+import Foundation
+import InkraHandlers
+
+/// How `serve` is set up: the address and ports of its four endpoints, the API's setup and which
+/// function the Runtime API serves.
+public struct ServeConfiguration: Sendable {
+    /// The address every endpoint binds (loopback by default).
+    public var host = "127.0.0.1"
+    /// API Gateway's port (0 picks a free one).
+    public var apiPort = 3000
+    /// The Lambda Invoke API's port.
+    public var lambdaPort = 3001
+    /// The Lambda Runtime API's port.
+    public var runtimeAPIPort = 9001
+    /// The DynamoDB-compatible endpoint's port; `nil` leaves it off.
+    public var dynamoDBPort: Int? = 8000
+    /// The API's payload version, stage, authorizer cache and CORS.
+    public var gateway = LocalAPIGateway.Configuration()
+    /// The function a runtime attached to the Runtime API serves; its invocations go to that
+    /// runtime while one is attached.
+    public var runtimeFunction = FunctionName.generateQuestions
+    /// The function timeout applied to invocations handed to a runtime.
+    public var functionTimeout: TimeInterval = 30
+    /// Whether to write an access-log line per API request.
+    public var accessLog = true
+
+    /// The defaults of SPEC §9: ports 3000, 3001, 9001 and 8000 on 127.0.0.1.
+    public init() {}
+
+    /// Every port 0, for tests and side-by-side stacks.
+    public static var ephemeral: ServeConfiguration {
+        var configuration = ServeConfiguration()
+        configuration.apiPort = 0
+        configuration.lambdaPort = 0
+        configuration.runtimeAPIPort = 0
+        configuration.dynamoDBPort = 0
+        return configuration
+    }
+}
+
+/// Where a running `serve` listens.
+public struct ServeEndpoints: Sendable, Hashable {
+    /// The local API Gateway.
+    public var api: URL
+    /// The Lambda Invoke API (`aws lambda invoke --endpoint-url`).
+    public var lambda: URL
+    /// The Lambda Runtime API, as `AWS_LAMBDA_RUNTIME_API` takes it (`host:port`).
+    public var runtimeAPI: String
+    /// The DynamoDB-compatible endpoint, when it is on.
+    public var dynamoDB: URL?
+
+    /// The start-up banner: every endpoint and how to use it.
+    public func banner(configuration: ServeConfiguration, stateFile: URL?, dynamoDBEndpoint: URL?) -> String {
+        let payload = configuration.gateway.payload == .v1 ? "REST API, payload 1.0" : "HTTP API, payload 2.0"
+        let prefix = configuration.gateway.stage.map { "/\($0)" } ?? ""
+        let cache =
+            configuration.gateway.authorizerCacheTTL > 0
+            ? "authorizer cache \(Int(configuration.gateway.authorizerCacheTTL)) s" : "authorizer cache off"
+        var lines = [
+            "inkra-emulator serve",
+            "  API Gateway   \(api.absoluteString)  (\(payload), \(cache))",
+            "                POST \(prefix)/questions -> generateQuestions",
+            "                GET  \(prefix)/usage     -> checkUsage",
+            "  Lambda        \(lambda.absoluteString)  (aws lambda invoke --endpoint-url \(lambda.absoluteString) …)",
+            "  Runtime API   \(runtimeAPI)  (AWS_LAMBDA_RUNTIME_API=\(runtimeAPI) _HANDLER="
+                + "\(configuration.runtimeFunction.rawValue) ./bootstrap)",
+        ]
+        if let dynamoDB {
+            lines.append(
+                "  DynamoDB      \(dynamoDB.absoluteString)  (aws dynamodb scan --table-name … --endpoint-url "
+                    + "\(dynamoDB.absoluteString))")
+        } else if let dynamoDBEndpoint {
+            lines.append("  DynamoDB      usage is kept at \(dynamoDBEndpoint.absoluteString)")
+        }
+        if let stateFile { lines.append("  State         \(stateFile.path) (written on exit)") }
+        lines.append("Press Ctrl-C to stop.")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import EmulatorKit
+import EmulatorServer
+import Foundation
+import InkraHandlers
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the stack on loopback: API Gateway, the Lambda Invoke and Runtime APIs, and DynamoDB.",
+        discussion: """
+            API Gateway (--port): POST /questions -> generateQuestions, GET /usage -> checkUsage, the \
+            authorizer in front with its answers cached per token. Lambda (--lambda-port): the Invoke API, \
+            for aws lambda invoke --endpoint-url and boto3. Runtime API (--runtime-api-port): a real bootstrap \
+            started with AWS_LAMBDA_RUNTIME_API pointing here serves --runtime-function while it polls. \
+            DynamoDB (--dynamodb-port): the in-memory table, for aws dynamodb --endpoint-url and boto3. \
+            Port 0 picks a free port. SIGINT or SIGTERM stops accepting, finishes what is under way, writes \
+            --state and exits 0.
+            """
+    )
+
+    @Option(help: "The address every endpoint binds.")
+    var host = "127.0.0.1"
+
+    @Option(help: "API Gateway's port.")
+    var port = 3000
+
+    @Option(name: .customLong("lambda-port"), help: "The Lambda Invoke API's port.")
+    var lambdaPort = 3001
+
+    @Option(name: .customLong("runtime-api-port"), help: "The Lambda Runtime API's port.")
+    var runtimeAPIPort = 9001
+
+    @Option(name: .customLong("dynamodb-port"), help: "The DynamoDB-compatible endpoint's port.")
+    var dynamoDBPort = 8000
+
+    @Option(help: "API Gateway payloads: v1 (REST API) or v2 (HTTP API).")
+    var payload = "v1"
+
+    @Option(help: "Serve the routes under this stage (/STAGE/questions).")
+    var stage: String?
+
+    @Option(name: .customLong("authorizer-cache-ttl"), help: "Seconds an authorizer answer is cached; 0 turns it off.")
+    var authorizerCacheTTL: Double = 300
+
+    @Option(name: .customLong("cors-origin"), help: "An origin allowed by CORS (repeatable; default *).")
+    var corsOrigins: [String] = []
+
+    @Flag(name: .customLong("no-cors"), help: "Answer no CORS preflight and add no CORS headers.")
+    var noCORS = false
+
+    @Option(name: .customLong("runtime-function"), help: "The function a runtime on the Runtime API serves.")
+    var runtimeFunction = "generateQuestions"
+
+    @Option(name: .customLong("timeout"), help: "Seconds an invocation handed to a runtime may take.")
+    var timeout: Double = 30
+
+    @Flag(name: .customLong("no-access-log"), help: "Write no access-log line per API request.")
+    var noAccessLog = false
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard ProxyRequest.Version(flag: payload) != nil else {
+            throw ValidationError("--payload must be v1 or v2, not \"\(payload)\"")
+        }
+        guard FunctionName(caseInsensitive: runtimeFunction) != nil else {
+            throw ValidationError(
+                "--runtime-function must be authorizer, checkUsage or generateQuestions, not \"\(runtimeFunction)\"")
+        }
+        for (flag, value) in [
+            ("--port", port), ("--lambda-port", lambdaPort), ("--runtime-api-port", runtimeAPIPort),
+            ("--dynamodb-port", dynamoDBPort),
+        ] where !(0...65_535).contains(value) {
+            throw ValidationError("\(flag) must be a port from 0 to 65535, not \(value)")
+        }
+        guard authorizerCacheTTL >= 0, authorizerCacheTTL <= 3600 else {
+            throw ValidationError("--authorizer-cache-ttl must be from 0 to 3600 seconds, as API Gateway allows")
+        }
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        if let stage, stage.isEmpty || stage.contains("/") {
+            throw ValidationError("--stage must be a name without '/', not \"\(stage)\"")
+        }
+    }
+
+    func run() async throws {
+        let options = try common.emulatorOptions()
+        LogSetup.bootstrapCapturing(level: common.logLevel, now: options.clock)
+        let stack = try EmulatorStack(options: options)
+        var configuration = ServeConfiguration()
+        configuration.host = host
+        configuration.apiPort = port
+        configuration.lambdaPort = lambdaPort
+        configuration.runtimeAPIPort = runtimeAPIPort
+        configuration.dynamoDBPort = stack.memoryTable == nil ? nil : dynamoDBPort
+        configuration.gateway.payload = ProxyRequest.Version(flag: payload) ?? .v1
+        configuration.gateway.stage = stage
+        configuration.gateway.authorizerCacheTTL = authorizerCacheTTL
+        configuration.gateway.cors = CORSPolicy(allowedOrigins: noCORS ? [] : corsOrigins.isEmpty ? ["*"] : corsOrigins)
+        configuration.runtimeFunction = FunctionName(caseInsensitive: runtimeFunction) ?? .generateQuestions
+        configuration.functionTimeout = timeout
+        configuration.accessLog = !noAccessLog
+        let server = try await LocalServer(stack: stack, configuration: configuration) { Output.out($0) }
+        let settings = configuration
+        try await server.run(stopsOnSignals: true) { endpoints in
+            Output.out(
+                endpoints.banner(
+                    configuration: settings, stateFile: options.stateFile, dynamoDBEndpoint: options.dynamoDBEndpoint))
+        }
+        Output.err("inkra-emulator: stopped\(options.stateFile.map { "; state written to \($0.path)" } ?? "")")
+    }
+}
+
+extension ProxyRequest.Version {
+    /// `v1` (REST API) or `v2` (HTTP API).
+    init?(flag: String) {
+        switch flag.lowercased() {
+        case "v1", "1.0", "rest": self = .v1
+        case "v2", "2.0", "http": self = .v2
+        default: return nil
+        }
+    }
+}
