@@ -200,7 +200,8 @@ let package = Package(
         .testTarget(
             name: "EmulatorServerTests",
             dependencies: [
-                "EmulatorServer", "EmulatorKit", "InkraJSON", "InkraTestSupport", "inkra-emulator", "SingleTable",
+                "EmulatorServer", "EmulatorKit", "InkraJSON", "InkraTestSupport", "inkra-emulator", "Bootstrap",
+                "SingleTable",
                 "InkraHandlers", "InkraUsage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

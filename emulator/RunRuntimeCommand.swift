@@ -57,20 +57,14 @@ struct RunRuntimeCommand: AsyncParsableCommand {
         let options = try common.emulatorOptions()
         let stack = try EmulatorStack(options: options)
         let server = try await RuntimeAPIServer(port: runtimeAPIPort, functionName: name.rawValue, clock: options.clock)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.environment = try runtimeEnvironment(name, options, server)
-        process.standardOutput = FileHandle.standardError
-        process.standardError = FileHandle.standardError
-        process.terminationHandler = { ended in
-            let reason = "the runtime exited with status \(ended.terminationStatus)"
-            Task { await server.runtimeEnded(reason) }
-        }
+        let process: LocalRuntime
         do {
-            try process.run()
+            process = try LocalRuntime(
+                executable: URL(fileURLWithPath: executable), function: name, server: server, options: options,
+                dynamoDBEndpoint: options.dynamoDBEndpoint, logLevel: common.logLevel)
         } catch {
             await server.shutdown()
-            throw UsageFailure("cannot start \(executable): \(error.localizedDescription)")
+            throw UsageFailure(error.message)
         }
         Output.err("runtime \(executable) (pid \(process.processIdentifier)) polling http://\(server.address)")
 
@@ -94,7 +88,7 @@ struct RunRuntimeCommand: AsyncParsableCommand {
             Output.out(json ? ReplayReporter.json(for: record).jsonString : ReplayReporter.line(for: record))
         }
         let elapsed = ContinuousClock.now - started
-        await stop(process)
+        await process.stop()
         await server.shutdown()
         if !json { Output.out(ReplayReporter.summary(records, elapsed: elapsed)) }
         if case .initializationFailed(let type, let body)? = await server.initializationFailure {
@@ -106,54 +100,5 @@ struct RunRuntimeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         if records.contains(where: { !$0.ok }) { throw ExitCode(1) }
-    }
-
-    /// The environment the runtime starts with: Lambda's variables, and settings that trust the
-    /// emulator's pool (the development one unless flags name another).
-    private func runtimeEnvironment(_ name: FunctionName, _ options: EmulatorOptions, _ server: RuntimeAPIServer) throws
-        -> [String: String]
-    {
-        var environment = ProcessInfo.processInfo.environment
-        environment["AWS_LAMBDA_RUNTIME_API"] = server.address
-        environment["_HANDLER"] = name.rawValue
-        environment["AWS_LAMBDA_FUNCTION_NAME"] = name.rawValue
-        environment["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = "256"
-        environment["AWS_REGION"] = environment["AWS_REGION"] ?? "us-east-1"
-        environment["INKRA_CLOCK"] = "request-time"
-        environment["INKRA_TABLE_NAME"] = options.tableName
-        environment["LOG_LEVEL"] = common.logLevel
-        if let endpoint = options.dynamoDBEndpoint {
-            environment["INKRA_STORE"] = "dynamodb"
-            environment["AWS_ENDPOINT_URL_DYNAMODB"] = endpoint.absoluteString
-            environment["AWS_ACCESS_KEY_ID"] = environment["AWS_ACCESS_KEY_ID"] ?? "local"
-            environment["AWS_SECRET_ACCESS_KEY"] = environment["AWS_SECRET_ACCESS_KEY"] ?? "local"
-        } else {
-            environment["INKRA_STORE"] = "memory"
-        }
-        if let limits = options.limitsFile { environment["INKRA_LIMITS_FILE"] = limits.path }
-        let cognito = try options.cognitoConfiguration()
-        let poolID = String(cognito.issuer.split(separator: "/").last ?? "")
-        environment["COGNITO_USER_POOL_ID"] = poolID
-        environment["COGNITO_REGION"] = cognito.region ?? "us-east-1"
-        environment["COGNITO_CLIENT_IDS"] = cognito.clientIds.joined(separator: ",")
-        environment["INKRA_TOKEN_USE"] = cognito.tokenUse.rawValue
-        if let jwks = options.jwksFile {
-            environment["INKRA_JWKS_FILE"] = jwks.path
-        } else if let key = options.developmentKey {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-dev-jwks-\(getpid()).json")
-            try key.jwks.write(to: file)
-            environment["INKRA_JWKS_FILE"] = file.path
-        }
-        return environment
-    }
-
-    /// SIGTERM, then SIGKILL after two seconds.
-    private func stop(_ process: Process) async {
-        guard process.isRunning else { return }
-        process.terminate()
-        for _ in 0..<40 where process.isRunning {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }

@@ -12,7 +12,9 @@ struct ServeCommand: AsyncParsableCommand {
             API Gateway (--port): POST /questions -> generateQuestions, GET /usage -> checkUsage, the \
             authorizer in front with its answers cached per token. Lambda (--lambda-port): the Invoke API, \
             for aws lambda invoke --endpoint-url and boto3. Runtime API (--runtime-api-port): a real bootstrap \
-            started with AWS_LAMBDA_RUNTIME_API pointing here serves --runtime-function while it polls. \
+            (started by --bootstrap, or by you with AWS_LAMBDA_RUNTIME_API pointing here) serves \
+            --runtime-function while it polls; with --bootstrap it keeps usage in the DynamoDB endpoint, so \
+            both share one table. \
             DynamoDB (--dynamodb-port): the in-memory table, for aws dynamodb --endpoint-url and boto3. \
             Port 0 picks a free port. SIGINT or SIGTERM stops accepting, finishes what is under way, writes \
             --state and exits 0.
@@ -52,6 +54,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("runtime-function"), help: "The function a runtime on the Runtime API serves.")
     var runtimeFunction = "generateQuestions"
 
+    @Option(help: "A runtime (e.g. .build/release/bootstrap) to start on the Runtime API for --runtime-function.")
+    var bootstrap: String?
+
     @Option(name: .customLong("timeout"), help: "Seconds an invocation handed to a runtime may take.")
     var timeout: Double = 30
 
@@ -78,6 +83,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--authorizer-cache-ttl must be from 0 to 3600 seconds, as API Gateway allows")
         }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        if let bootstrap, !FileManager.default.isExecutableFile(atPath: bootstrap) {
+            throw ValidationError("--bootstrap \(bootstrap) is not an executable file")
+        }
         if let stage, stage.isEmpty || stage.contains("/") {
             throw ValidationError("--stage must be a name without '/', not \"\(stage)\"")
         }
@@ -99,6 +107,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.gateway.cors = CORSPolicy(allowedOrigins: noCORS ? [] : corsOrigins.isEmpty ? ["*"] : corsOrigins)
         configuration.runtimeFunction = FunctionName(caseInsensitive: runtimeFunction) ?? .generateQuestions
         configuration.functionTimeout = timeout
+        configuration.runtimeExecutable = bootstrap.map { URL(fileURLWithPath: $0) }
+        configuration.runtimeLogLevel = common.logLevel
         configuration.accessLog = !noAccessLog
         let server = try await LocalServer(stack: stack, configuration: configuration) { Output.out($0) }
         let settings = configuration

@@ -25,6 +25,8 @@ public final class LocalServer: Sendable {
     private let logger: Logger
     private let accessLog: @Sendable (String) -> Void
     private let group = Mutex<ServiceGroup?>(nil)
+    private let runtime = Mutex<LocalRuntime?>(nil)
+    private let runtimeFailure = Mutex<EmulatorError?>(nil)
     private let stopRequested = Mutex(false)
 
     /// Sets the stack up behind its endpoints and starts the Runtime API.
@@ -128,15 +130,15 @@ public final class LocalServer: Sendable {
         let hasDynamoDB = dynamoDB != nil
         let announce = Task {
             guard let ports = await gate.ports() else { return }
-            await ready(
-                ServeEndpoints(
-                    api: URL(string: "http://\(host):\(ports[.api] ?? 0)")!,
-                    lambda: URL(string: "http://\(host):\(ports[.lambda] ?? 0)")!,
-                    runtimeAPI: runtimeAddress,
-                    dynamoDB: hasDynamoDB ? URL(string: "http://\(host):\(ports[.dynamoDB] ?? 0)")! : nil
-                ))
+            let endpoints = ServeEndpoints(
+                api: URL(string: "http://\(host):\(ports[.api] ?? 0)")!,
+                lambda: URL(string: "http://\(host):\(ports[.lambda] ?? 0)")!,
+                runtimeAPI: runtimeAddress,
+                dynamoDB: hasDynamoDB ? URL(string: "http://\(host):\(ports[.dynamoDB] ?? 0)")! : nil
+            )
+            await self.startRuntime(endpoints)
+            await ready(endpoints)
         }
-        defer { announce.cancel() }
         let outcome: Result<Void, any Error>
         do {
             try await group.run()
@@ -145,10 +147,29 @@ public final class LocalServer: Sendable {
             outcome = .failure(error)
         }
         await gate.fail()
+        await announce.value
         await lambda.finishEventInvocations()
+        if let runtime = runtime.withLock({ $0 }) { await runtime.stop() }
         await runtimeAPI.shutdown()
         try stack.saveState()
         try outcome.get()
+        if let failure = runtimeFailure.withLock({ $0 }) { throw failure }
+    }
+
+    /// Starts `--bootstrap` against the Runtime API, keeping usage in the DynamoDB endpoint so the
+    /// runtime and the emulator share one table; a failure to start stops the server.
+    private func startRuntime(_ endpoints: ServeEndpoints) async {
+        guard let executable = configuration.runtimeExecutable else { return }
+        do {
+            let started = try LocalRuntime(
+                executable: executable, function: configuration.runtimeFunction, server: runtimeAPI,
+                options: stack.options, dynamoDBEndpoint: endpoints.dynamoDB ?? stack.options.dynamoDBEndpoint,
+                logLevel: configuration.runtimeLogLevel)
+            runtime.withLock { $0 = started }
+        } catch {
+            runtimeFailure.withLock { $0 = error }
+            await shutdown()
+        }
     }
 
     /// Starts a graceful shutdown, as SIGTERM does.

@@ -20,6 +20,11 @@ public struct ServeConfiguration: Sendable {
     /// The function a runtime attached to the Runtime API serves; its invocations go to that
     /// runtime while one is attached.
     public var runtimeFunction = FunctionName.generateQuestions
+    /// A runtime executable (such as `bootstrap`) to start against the Runtime API once every
+    /// endpoint listens, and to stop at shutdown; `nil` to leave starting one to the developer.
+    public var runtimeExecutable: URL?
+    /// The started runtime's `LOG_LEVEL`.
+    public var runtimeLogLevel = "warning"
     /// The function timeout applied to invocations handed to a runtime.
     public var functionTimeout: TimeInterval = 30
     /// Whether to write an access-log line per API request.
@@ -63,9 +68,15 @@ public struct ServeEndpoints: Sendable, Hashable {
             "                POST \(prefix)/questions -> generateQuestions",
             "                GET  \(prefix)/usage     -> checkUsage",
             "  Lambda        \(lambda.absoluteString)  (aws lambda invoke --endpoint-url \(lambda.absoluteString) …)",
-            "  Runtime API   \(runtimeAPI)  (AWS_LAMBDA_RUNTIME_API=\(runtimeAPI) _HANDLER="
-                + "\(configuration.runtimeFunction.rawValue) ./bootstrap)",
         ]
+        if let executable = configuration.runtimeExecutable {
+            lines.append(
+                "  Runtime API   \(runtimeAPI)  (\(executable.path) serves \(configuration.runtimeFunction.rawValue))")
+        } else {
+            lines.append(
+                "  Runtime API   \(runtimeAPI)  (AWS_LAMBDA_RUNTIME_API=\(runtimeAPI) _HANDLER="
+                    + "\(configuration.runtimeFunction.rawValue) ./bootstrap)")
+        }
         if let dynamoDB {
             lines.append(
                 "  DynamoDB      \(dynamoDB.absoluteString)  (aws dynamodb scan --table-name … --endpoint-url "

@@ -1,0 +1,111 @@
+import Foundation
+import InkraAuth
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real custom runtime (such as `bootstrap`) run as a child process against a local Runtime
+/// API, set up for local work: Lambda's variables, the emulator's pool and keys, its table, and
+/// `INKRA_CLOCK=request-time` so each event runs at its request time.
+public final class LocalRuntime: Sendable {
+    /// The child process.
+    private let process: Process
+    /// The child's process id.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Starts `executable` polling `server` for `function`.
+    /// - Parameters:
+    ///   - executable: the runtime (e.g. `.build/release/bootstrap`).
+    ///   - function: the function it serves (`_HANDLER`).
+    ///   - server: the Runtime API it polls; told when the process ends.
+    ///   - options: the emulator's options (pool, keys, table, limits).
+    ///   - dynamoDBEndpoint: a DynamoDB endpoint the runtime keeps usage in; `nil` for its own
+    ///     in-memory table.
+    ///   - logLevel: the runtime's `LOG_LEVEL`.
+    /// - Throws: ``EmulatorError`` when the process cannot be started or the options name no pool.
+    public init(
+        executable: URL,
+        function: FunctionName,
+        server: RuntimeAPIServer,
+        options: EmulatorOptions,
+        dynamoDBEndpoint: URL?,
+        logLevel: String = "warning"
+    ) throws(EmulatorError) {
+        process = Process()
+        process.executableURL = executable
+        process.environment = try Self.environment(
+            function: function, address: server.address, options: options, dynamoDBEndpoint: dynamoDBEndpoint,
+            logLevel: logLevel)
+        process.standardOutput = FileHandle.standardError
+        process.standardError = FileHandle.standardError
+        process.terminationHandler = { ended in
+            let reason = "the runtime exited with status \(ended.terminationStatus)"
+            Task { await server.runtimeEnded(reason) }
+        }
+        do {
+            try process.run()
+        } catch {
+            throw EmulatorError("cannot start \(executable.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Whether the process is still running.
+    public var isRunning: Bool { process.isRunning }
+
+    /// SIGTERM, then SIGKILL after two seconds.
+    public func stop() async {
+        guard process.isRunning else { return }
+        process.terminate()
+        for _ in 0..<40 where process.isRunning {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// The environment a local runtime starts with.
+    static func environment(
+        function: FunctionName,
+        address: String,
+        options: EmulatorOptions,
+        dynamoDBEndpoint: URL?,
+        logLevel: String
+    ) throws(EmulatorError) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["AWS_LAMBDA_RUNTIME_API"] = address
+        environment["_HANDLER"] = function.rawValue
+        environment["AWS_LAMBDA_FUNCTION_NAME"] = function.rawValue
+        environment["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = "256"
+        environment["AWS_REGION"] = environment["AWS_REGION"] ?? "us-east-1"
+        environment["INKRA_CLOCK"] = "request-time"
+        environment["INKRA_TABLE_NAME"] = options.tableName
+        environment["LOG_LEVEL"] = logLevel
+        if let dynamoDBEndpoint {
+            environment["INKRA_STORE"] = "dynamodb"
+            environment["AWS_ENDPOINT_URL_DYNAMODB"] = dynamoDBEndpoint.absoluteString
+            environment["AWS_ACCESS_KEY_ID"] = environment["AWS_ACCESS_KEY_ID"] ?? "local"
+            environment["AWS_SECRET_ACCESS_KEY"] = environment["AWS_SECRET_ACCESS_KEY"] ?? "local"
+        } else {
+            environment["INKRA_STORE"] = "memory"
+        }
+        if let limits = options.limitsFile { environment["INKRA_LIMITS_FILE"] = limits.path }
+        let cognito = try options.cognitoConfiguration()
+        environment["COGNITO_USER_POOL_ID"] = String(cognito.issuer.split(separator: "/").last ?? "")
+        environment["COGNITO_REGION"] = cognito.region ?? "us-east-1"
+        environment["COGNITO_CLIENT_IDS"] = cognito.clientIds.joined(separator: ",")
+        environment["INKRA_TOKEN_USE"] = cognito.tokenUse.rawValue
+        if let jwks = options.jwksFile {
+            environment["INKRA_JWKS_FILE"] = jwks.path
+        } else if let key = options.developmentKey {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "inkra-dev-jwks-\(getpid()).json")
+            do {
+                try key.jwks.write(to: file)
+            } catch {
+                throw EmulatorError("cannot write the development JWKS to \(file.path): \(error.localizedDescription)")
+            }
+            environment["INKRA_JWKS_FILE"] = file.path
+        }
+        return environment
+    }
+}
