@@ -153,7 +153,9 @@ let package = Package(
             name: "inkra-benchmarks",
             dependencies: [
                 "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable",
-                "LambdaRuntimeAPI",
+                "LambdaRuntimeAPI", "EmulatorServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -2,7 +2,7 @@ import EmulatorKit
 import Foundation
 import Logging
 
-/// `inkra-benchmarks [--quick] [--events N] [--only handlers,replay,runtime] [--output FILE]`
+/// `inkra-benchmarks [--quick] [--events N] [--only handlers,replay,runtime,serve] [--output FILE]`
 /// (`--only` also takes the parts of `handlers`: `rsa`, `authorizer`, `proxy`, `consume`)
 ///
 /// Runs every benchmark in this process (release mode: see scripts/benchmarks.sh) and prints a
@@ -24,7 +24,7 @@ enum BenchmarkMain {
     static func run(_ arguments: [String]) async throws {
         var scale = 1.0
         var events = 10_000
-        var groups: Set<String> = ["handlers", "replay", "runtime"]
+        var groups: Set<String> = ["handlers", "replay", "runtime", "serve"]
         var output: URL?
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
@@ -44,7 +44,7 @@ enum BenchmarkMain {
             default:
                 throw BenchmarkError(
                     "unknown argument \(argument); usage: inkra-benchmarks [--quick] [--events N] "
-                        + "[--only handlers,replay,runtime] [--output FILE]")
+                        + "[--only handlers,replay,runtime,serve] [--output FILE]")
             }
         }
         LoggingSystem.bootstrap { label in
@@ -86,6 +86,10 @@ enum BenchmarkMain {
                 package: root.appendingPathComponent(".build/lambda/bootstrap.zip"),
                 jwks: root.appendingPathComponent("emulator/dev-keys/dev-jwks.json")
             ).run()
+        }
+        if groups.contains("serve") {
+            FileHandle.standardError.write(Data("serve\n".utf8))
+            try await ServeBenchmarks(key: key, report: report, scale: scale).run()
         }
         ratios(report)
         let text = header() + "\n\n" + report.markdown + "\n"

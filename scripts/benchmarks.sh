@@ -2,7 +2,7 @@
 # Runs the benchmarks in release mode and prints the Markdown report (BENCHMARKS.md holds the
 # figures of the last run, with their reading):
 #
-#   scripts/benchmarks.sh [--quick] [--events N] [--only handlers,replay,runtime] [--output FILE]
+#   scripts/benchmarks.sh [--quick] [--events N] [--only handlers,replay,runtime,serve] [--output FILE]
 #
 # It packages bootstrap first (the zip size and the cold start are of the deployable binary),
 # then builds the emulator and the benchmarks in release mode beside it (linked dynamically: the

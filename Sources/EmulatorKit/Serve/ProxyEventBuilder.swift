@@ -104,7 +104,7 @@ struct ProxyEventBuilder: Sendable {
         for (name, value) in request.headers {
             let key = name.lowercased()
             if key == "cookie" {
-                cookies += value.split(separator: ";").map { .string($0.trimmingCharacters(in: .whitespaces)) }
+                cookies += value.split(separator: ";").map { .string(String($0.trimmingSpacesAndTabs())) }
                 continue
             }
             headers[key] = .string(headers[key]?.string.map { "\($0),\(value)" } ?? value)
@@ -166,9 +166,7 @@ struct ProxyEventBuilder: Sendable {
     /// Whether a content type is text API Gateway passes through as it is.
     static func isText(_ contentType: String?) -> Bool {
         guard let contentType else { return true }
-        let type =
-            contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            ?? ""
+        let type = contentType.split(separator: ";").first.map { $0.trimmingSpacesAndTabs().lowercased() } ?? ""
         return type.hasPrefix("text/") || type == "application/json" || type.hasSuffix("+json")
             || type == "application/xml" || type.hasSuffix("+xml") || type == "application/javascript"
             || type == "application/x-www-form-urlencoded" || type.isEmpty

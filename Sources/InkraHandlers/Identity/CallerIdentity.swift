@@ -87,7 +87,7 @@ public struct CallerIdentity: Sendable, Hashable {
         let number: Int?
         switch value {
         case .number: number = value.int
-        case .string(let text): number = Int(text.trimmingCharacters(in: .whitespaces))
+        case .string(let text): number = Int(text.trimmingSpacesAndTabs())
         default: number = nil
         }
         guard let number, number > 0 else { return nil }
@@ -101,7 +101,7 @@ public struct CallerIdentity: Sendable, Hashable {
         case .array(let elements)?:
             return elements.compactMap(\.scalarText)
         case .string(let text)?:
-            var trimmed = text.trimmingCharacters(in: .whitespaces)
+            var trimmed = String(text.trimmingSpacesAndTabs())
             if let parsed = try? JSONParser.parse(trimmed), let elements = parsed.array {
                 return elements.compactMap(\.scalarText)
             }
