@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "inkra-emulator", targets: ["inkra-emulator"]),
         .executable(name: "bootstrap", targets: ["Bootstrap"]),
         .library(name: "LambdaRuntimeAPI", targets: ["LambdaRuntimeAPI"]),
+        .executable(name: "inkra-fuzz", targets: ["inkra-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
@@ -163,6 +164,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "InkraFuzzTargets",
+            dependencies: [
+                "InkraJSON", "InkraAuth", "InkraHandlers", "InkraUsage", "SingleTable",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "inkra-fuzz", dependencies: ["InkraFuzzTargets"], path: "Fuzz/Driver", swiftSettings: strictSettings),
+        .target(
             name: "InkraTestSupport", dependencies: ["DynamoDBTable"], path: "Tests/InkraTestSupport",
             swiftSettings: strictSettings),
         .testTarget(
@@ -181,6 +192,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "InkraUsageTests", dependencies: ["InkraUsage"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "InkraFuzzTargetsTests", dependencies: ["InkraFuzzTargets", "InkraTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "InkraAuthTests",
             dependencies: ["InkraAuth", "InkraJSON", .product(name: "Crypto", package: "swift-crypto")],

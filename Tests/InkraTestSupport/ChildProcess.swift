@@ -73,4 +73,45 @@ public enum ChildProcess {
             }
         }
     }
+
+    /// Runs `executable` and kills it with SIGKILL once it has printed `lines` lines on standard
+    /// output (or lets it end, if it ends first).
+    /// - Returns: the lines it printed, and its status (minus the signal when one ended it).
+    public static func killAfter(
+        lines: Int, _ executable: URL, _ arguments: [String], directory: URL = repositoryRoot
+    ) async throws -> (lines: [String], status: Int32) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var buffer = Data()
+                var printed: [String] = []
+                var killed = false
+                while true {
+                    let chunk = output.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    buffer.append(chunk)
+                    while let newline = buffer.firstIndex(of: 0x0A) {
+                        printed.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                        buffer.removeSubrange(buffer.startIndex...newline)
+                    }
+                    if !killed && printed.count >= lines {
+                        kill(process.processIdentifier, SIGKILL)
+                        killed = true
+                    }
+                }
+                process.waitUntilExit()
+                let status =
+                    process.terminationReason == .uncaughtSignal
+                    ? -process.terminationStatus : process.terminationStatus
+                continuation.resume(returning: (printed, status))
+            }
+        }
+    }
 }

@@ -29,6 +29,8 @@ public struct EmulatorStack: Sendable {
     public let generateQuestions: GenerateQuestions
     /// The state file, when one was named.
     public let state: StateFile?
+    /// The state file's write-ahead log, when one was named.
+    public private(set) var journal: StateJournal?
 
     /// Builds the stack on the in-memory table, loading `--state` when named — or on DynamoDB when
     /// `--dynamodb-endpoint` is given.
@@ -42,8 +44,11 @@ public struct EmulatorStack: Sendable {
             return
         }
         let state = options.stateFile.map { StateFile(url: $0, tableName: options.tableName) }
-        let table = InMemoryTable(schema: .singleTable(named: options.tableName), items: try state?.load() ?? [])
+        let items = try state?.load() ?? []
+        let journal = try state?.openJournal()
+        let table = InMemoryTable(schema: .singleTable(named: options.tableName), items: items, journal: journal)
         try self.init(options: options, table: table, memoryTable: table, state: state, logger: logger)
+        self.journal = journal
     }
 
     /// Builds the stack over any table (such as DynamoDB).
@@ -110,7 +115,7 @@ public struct EmulatorStack: Sendable {
     /// - Throws: ``EmulatorError`` naming the file.
     public func saveState() throws(EmulatorError) {
         guard let state, let memoryTable else { return }
-        try state.save(memoryTable.snapshot())
+        try state.save(memoryTable, journal: journal)
     }
 
     /// A DynamoDB client for an endpoint, with credentials and region from the environment (any

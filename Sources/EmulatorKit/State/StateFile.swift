@@ -11,7 +11,8 @@ import SingleTable
 ///
 /// Writes are atomic: the new contents go to a temporary file in the same folder, which is
 /// flushed to disk (`fsync`) and then renamed over the old file, so a crash leaves either the old
-/// state or the new one, never a torn file. A file that is not an emulator state file is refused
+/// state or the new one, never a torn file. Between saves, every write is in the
+/// ``StateJournal`` beside it before it is answered, so `kill -9` loses nothing acknowledged. A file that is not an emulator state file is refused
 /// with a message and never overwritten.
 public struct StateFile: Sendable {
     /// The format tag at the top of every state file.
@@ -41,6 +42,20 @@ public struct StateFile: Sendable {
     /// - Throws: ``EmulatorError`` when the file exists but is unreadable, corrupt, of another
     ///   format or version, or of another table.
     public func load() throws(EmulatorError) -> [Item] {
+        let keyNames = ["PK", "SK"]
+        return try StateJournal.replay(journalURL, onto: try loadSnapshot(), keyNames: keyNames)
+    }
+
+    /// The write-ahead log beside the file.
+    public var journalURL: URL { url.appendingPathExtension("journal") }
+
+    /// Opens the write-ahead log for the table to record its writes in.
+    /// - Throws: ``EmulatorError`` naming the file.
+    public func openJournal() throws(EmulatorError) -> StateJournal {
+        try StateJournal(url: journalURL)
+    }
+
+    private func loadSnapshot() throws(EmulatorError) -> [Item] {
         guard FileManager.default.fileExists(atPath: url.path) else { return [] }
         let data: Data
         do {
@@ -72,6 +87,15 @@ public struct StateFile: Sendable {
         }
     }
 
+    /// Writes the table's items atomically and durably, then empties its journal (unless writes
+    /// came in while the snapshot was taken: the journal keeps them).
+    /// - Throws: ``EmulatorError`` naming the file.
+    public func save(_ table: InMemoryTable, journal: StateJournal?) throws(EmulatorError) {
+        let seen = journal?.records ?? 0
+        try save(table.snapshot())
+        try journal?.truncate(ifStill: seen)
+    }
+
     /// Replaces the file's contents with these items, atomically and durably.
     /// - Throws: ``EmulatorError`` naming the file.
     public func save(_ items: [Item]) throws(EmulatorError) {
@@ -101,19 +125,7 @@ public struct StateFile: Sendable {
         guard descriptor >= 0 else {
             throw EmulatorError("cannot write \(temporary.path): \(String(cString: strerror(errno)))")
         }
-        var failure: String?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
-            }
-        }
+        var failure = writeAll(data, to: descriptor)
         if failure == nil && fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
         close(descriptor)
         if let failure {
@@ -129,6 +141,22 @@ public struct StateFile: Sendable {
         if folder >= 0 {
             fsync(folder)
             close(folder)
+        }
+    }
+
+    /// Writes every byte, retrying interrupted writes; the reason when it cannot.
+    static func writeAll(_ data: Data, to descriptor: Int32) -> String? {
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                offset += written
+            }
+            return nil
         }
     }
 

@@ -12,14 +12,21 @@ public final class InMemoryTable: Table {
     let state: Mutex<TableState>
     let expressions = ExpressionCache()
     let now: @Sendable () -> Date
+    /// Where each operation's changes are recorded before they take effect, if anywhere.
+    let journal: (any TableJournal)?
 
     /// A table with a schema, optionally holding items already (from a state file).
     /// - Parameters:
     ///   - schema: the table's name, key and indexes.
     ///   - items: items to load; each must carry the key attributes.
+    ///   - journal: where each write is recorded before it takes effect (a write-ahead log).
     ///   - now: the clock for `ClientRequestToken` expiry.
-    public init(schema: TableSchema, items: [Item] = [], now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        schema: TableSchema, items: [Item] = [], journal: (any TableJournal)? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.schema = schema
+        self.journal = journal
         self.now = now
         var initial = TableState(schema: schema)
         for item in items {
@@ -100,6 +107,7 @@ public final class InMemoryTable: Table {
         return try state.withLock { state throws(TableError) in
             let old = try write.check(against: state)
             let new = try write.apply(to: old)
+            try record([TableChange(key: write.keyItem, item: new)])
             try commit(new, at: write.key, in: &state)
             return WriteItemResponse(attributes: write.returned(old: old, new: new))
         }
@@ -110,6 +118,7 @@ public final class InMemoryTable: Table {
         return try state.withLock { state throws(TableError) in
             let old = try write.check(against: state)
             let new = try write.apply(to: old)
+            try record([TableChange(key: write.keyItem, item: new)])
             try commit(new, at: write.key, in: &state)
             return WriteItemResponse(attributes: write.returned(old: old, new: new))
         }
@@ -119,6 +128,7 @@ public final class InMemoryTable: Table {
         let write = try prepare(.delete(request))
         return try state.withLock { state throws(TableError) in
             let old = try write.check(against: state)
+            try record([TableChange(key: write.keyItem, item: nil)])
             try commit(nil, at: write.key, in: &state)
             return WriteItemResponse(attributes: write.returned(old: old, new: nil))
         }
@@ -179,7 +189,9 @@ public final class InMemoryTable: Table {
             }
             var news: [Item?] = []
             for (write, old) in zip(writes, olds) { news.append(try write.apply(to: old)) }
-            for (write, new) in zip(writes, news) where write.writes { try commit(new, at: write.key, in: &state) }
+            let changes = zip(writes, news).filter { $0.0.writes }
+            try record(changes.map { TableChange(key: $0.0.keyItem, item: $0.1) })
+            for (write, new) in changes { try commit(new, at: write.key, in: &state) }
             if let token = request.clientRequestToken { state.tokens[token] = (request, instant) }
         }
     }
@@ -187,6 +199,17 @@ public final class InMemoryTable: Table {
     /// Checks the table name.
     func checkTable(_ name: String) throws(TableError) {
         guard name == schema.tableName else { throw TableError(.resourceNotFound, "Requested resource not found") }
+    }
+
+    /// Records changes in the journal before they are committed; a journal that cannot record
+    /// fails the operation with nothing changed.
+    private func record(_ changes: [TableChange]) throws(TableError) {
+        guard let journal, !changes.isEmpty else { return }
+        do {
+            try journal.record(changes)
+        } catch {
+            throw TableError(.internalServerError, "the table's journal cannot record the write: \(error)")
+        }
     }
 
     private func commit(_ item: Item?, at key: TableState.PrimaryKey, in state: inout TableState) throws(TableError) {

@@ -1,0 +1,116 @@
+import Foundation
+import SingleTable
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The write-ahead log beside a state file (`<state>.journal`): one JSON line per table operation,
+/// holding the after-image of every item it changed, appended and flushed to disk (`fsync`)
+/// before the operation takes effect — so a write answered before a `kill -9` is on disk.
+///
+/// Loading folds the journal into the snapshot in order (after-images, so applying one twice is
+/// harmless); a last line cut short by a crash was never acknowledged and is dropped. A clean
+/// save writes the snapshot atomically, then empties the journal unless writes came in meanwhile.
+public final class StateJournal: TableJournal {
+    /// One operation's line.
+    struct Entry: Codable {
+        var changes: [Change]
+    }
+
+    /// One item's after-image.
+    struct Change: Codable {
+        var key: Item
+        var item: Item?
+    }
+
+    private struct State {
+        var descriptor: Int32
+        var records = 0
+    }
+
+    /// The journal file.
+    public let url: URL
+    private let state: Mutex<State>
+
+    /// Opens (creating) the journal for appending.
+    /// - Throws: ``EmulatorError`` naming the file.
+    init(url: URL) throws(EmulatorError) {
+        self.url = url
+        let descriptor = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw EmulatorError("cannot open the state journal \(url.path): \(String(cString: strerror(errno)))")
+        }
+        state = Mutex(State(descriptor: descriptor))
+    }
+
+    deinit {
+        state.withLock { close($0.descriptor) }
+    }
+
+    public func record(_ changes: [TableChange]) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var line = try encoder.encode(Entry(changes: changes.map { Change(key: $0.key, item: $0.item) }))
+        line.append(0x0A)
+        try state.withLock { state throws(EmulatorError) in
+            if let failure = StateFile.writeAll(line, to: state.descriptor) ?? Self.flush(state.descriptor) {
+                throw EmulatorError("cannot append to the state journal \(url.path): \(failure)")
+            }
+            state.records += 1
+        }
+    }
+
+    /// How many operations were recorded since the journal was opened.
+    var records: Int { state.withLock { $0.records } }
+
+    /// Empties the journal after a snapshot that holds everything in it, unless operations were
+    /// recorded after `seen` (they may be missing from the snapshot, so they stay).
+    func truncate(ifStill seen: Int) throws(EmulatorError) {
+        try state.withLock { state throws(EmulatorError) in
+            guard state.records == seen else { return }
+            guard ftruncate(state.descriptor, 0) == 0, Self.flush(state.descriptor) == nil else {
+                throw EmulatorError("cannot empty the state journal \(url.path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    private static func flush(_ descriptor: Int32) -> String? {
+        fsync(descriptor) == 0 ? nil : String(cString: strerror(errno))
+    }
+
+    /// Folds a journal's complete lines into items keyed by their key attributes.
+    /// - Throws: ``EmulatorError`` when a complete line is not a journal entry.
+    static func replay(_ url: URL, onto items: [Item], keyNames: [String]) throws(EmulatorError) -> [Item] {
+        guard let data = FileManager.default.contents(atPath: url.path), !data.isEmpty else { return items }
+        var table: [Item: Item] = [:]
+        var order: [Item] = []
+        func key(of item: Item) -> Item { item.filter { keyNames.contains($0.key) } }
+        for item in items {
+            let itemKey = key(of: item)
+            if table.updateValue(item, forKey: itemKey) == nil { order.append(itemKey) }
+        }
+        var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        // The last piece is empty when the file ends with a newline; otherwise it is a line a crash
+        // cut short, which was never acknowledged.
+        lines.removeLast()
+        let decoder = JSONDecoder()
+        for (number, line) in lines.enumerated() where !line.isEmpty {
+            let entry: Entry
+            do {
+                entry = try decoder.decode(Entry.self, from: Data(line))
+            } catch {
+                throw EmulatorError(
+                    "state journal \(url.path) is corrupt at line \(number + 1); refusing to use it (move it away)")
+            }
+            for change in entry.changes {
+                let changeKey = key(of: change.key)
+                if table.updateValue(change.item ?? [:], forKey: changeKey) == nil { order.append(changeKey) }
+            }
+        }
+        return order.compactMap { table[$0] }.filter { !$0.isEmpty }
+    }
+}
