@@ -177,7 +177,7 @@ let package = Package(
             name: "InkraTestSupport", dependencies: ["DynamoDBTable"], path: "Tests/InkraTestSupport",
             swiftSettings: strictSettings),
         .testTarget(
-            name: "SingleTableTests", dependencies: ["SingleTable", "DynamoDBTable", "InkraTestSupport"],
+            name: "SingleTableTests", dependencies: ["SingleTable", "DynamoDBTable", "InkraTestSupport", "EmulatorKit"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "DynamoDBTableTests",

@@ -65,7 +65,9 @@ public final class LocalServer: Sendable {
         }
         gateway = LocalAPIGateway(stack: stack, configuration: configuration.gateway, target: target)
         lambda = LocalLambda(stack: stack, target: target)
-        dynamoDB = configuration.dynamoDBPort != nil ? stack.memoryTable.map { LocalDynamoDB(table: $0) } : nil
+        dynamoDB =
+            configuration.dynamoDBPort != nil
+            ? stack.memoryTable.map { LocalDynamoDB(table: $0, now: stack.options.clock) } : nil
     }
 
     /// Serves until a graceful shutdown: SIGINT or SIGTERM when `stopsOnSignals`, or ``shutdown()``. Then stops accepting
@@ -105,7 +107,8 @@ public final class LocalServer: Sendable {
         if let dynamoDB, let port = configuration.dynamoDBPort {
             services.append(
                 BoundService(
-                    application: application(port: port, gate: gate, role: .dynamoDB, limit: 16 << 20) { request in
+                    application: application(port: port, gate: gate, role: .dynamoDB, limit: LocalDynamoDB.requestLimit)
+                    { request in
                         await dynamoDB.respond(request)
                     } tooLarge: {
                         LocalDynamoDB.requestTooLarge()

@@ -25,7 +25,12 @@ enum TableContract {
     }
 
     static var factories: [Factory] {
-        var list = [Factory(description: "InMemoryTable") { InMemoryTable(schema: .singleTable(named: contractTable)) }]
+        var list = [
+            Factory(description: "InMemoryTable") { InMemoryTable(schema: .singleTable(named: contractTable)) },
+            Factory(description: "DynamoDBTable over the emulator's DynamoDB endpoint") {
+                try await LocalEndpoint.freshTable()
+            },
+        ]
         if let endpoint = LiveDynamoDB.endpoint {
             list.append(
                 Factory(description: "DynamoDBTable at \(endpoint.absoluteString)", isMoto: true) {

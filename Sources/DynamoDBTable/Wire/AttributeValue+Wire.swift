@@ -3,8 +3,8 @@ import InkraJSON
 import SingleTable
 
 /// DynamoDB's JSON form of attribute values and items, on `JSONValue`.
-enum Wire {
-    static func value(_ value: AttributeValue) -> JSONValue {
+package enum Wire {
+    package static func value(_ value: AttributeValue) -> JSONValue {
         switch value {
         case .s(let text): ["S": .string(text)]
         case .n(let number): ["N": .string(number.description)]
@@ -19,17 +19,17 @@ enum Wire {
         }
     }
 
-    static func item(_ item: Item) -> JSONValue {
+    package static func item(_ item: Item) -> JSONValue {
         .object(JSONObject(item.sorted { $0.key < $1.key }.map { ($0.key, value($0.value)) }))
     }
 
-    static func values(_ values: [String: AttributeValue]) -> JSONValue {
+    package static func values(_ values: [String: AttributeValue]) -> JSONValue {
         item(values)
     }
 
     /// Reads an attribute value.
     /// - Throws: ``TableError`` (`ValidationException`) naming what is malformed.
-    static func attribute(_ json: JSONValue) throws(TableError) -> AttributeValue {
+    package static func attribute(_ json: JSONValue) throws(TableError) -> AttributeValue {
         guard let object = json.object, object.count == 1, let type = object.keys.first, let body = object[type] else {
             throw malformed("an attribute value must have exactly one type")
         }
@@ -73,13 +73,13 @@ enum Wire {
         }
     }
 
-    static func item(_ object: JSONObject) throws(TableError) -> Item {
+    package static func item(_ object: JSONObject) throws(TableError) -> Item {
         var result: Item = [:]
         for (name, value) in object.pairs { result[name] = try attribute(value) }
         return result
     }
 
-    static func item(_ json: JSONValue?) throws(TableError) -> Item? {
+    package static func item(_ json: JSONValue?) throws(TableError) -> Item? {
         guard let object = json?.object else { return nil }
         return try item(object)
     }

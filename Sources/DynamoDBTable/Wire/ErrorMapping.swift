@@ -2,8 +2,8 @@ import InkraJSON
 import SingleTable
 
 /// DynamoDB's error answers as ``TableError`` values.
-enum ErrorMapping {
-    static func error(status: Int, body: JSONValue) -> TableError {
+package enum ErrorMapping {
+    package static func error(status: Int, body: JSONValue) -> TableError {
         let type = (body["__type"]?.string ?? "").split(separator: "#").last.map(String.init) ?? ""
         let message = body["message"]?.string ?? body["Message"]?.string ?? "HTTP \(status)"
         switch type {
