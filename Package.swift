@@ -183,7 +183,7 @@ let package = Package(
             name: "DynamoDBTableTests",
             dependencies: [
                 "DynamoDBTable", "SingleTable", "InkraJSON", "InkraTestSupport", "InkraUsage", "InkraHandlers",
-                "InkraLLM",
+                "InkraLLM", "EmulatorKit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

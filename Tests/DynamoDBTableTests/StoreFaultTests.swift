@@ -1,0 +1,216 @@
+import DynamoDBTable
+import EmulatorKit
+import Foundation
+import InkraHandlers
+import InkraJSON
+import InkraUsage
+import SingleTable
+import Synchronization
+import Testing
+
+/// A clock that only moves when the client waits: backoff sleeps and timed-out attempts.
+final class VirtualClock: Sendable {
+    private let instant = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    var now: Date { instant.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { instant.withLock { $0 += seconds } }
+}
+
+/// DynamoDB's faults in front of a real endpoint (the emulator's, over an in-memory table), so
+/// "applied" means applied: timeouts and 500s and throttling before the request reaches the
+/// table, and connections reset after the table applied it, when the client never hears back.
+final class FaultyTransport: DynamoDBTransport, Sendable {
+    enum Fault: CaseIterable { case timeoutBefore, serverError, throttled, resetAfter }
+
+    private struct State {
+        var generator: SplitMix
+        var faults: [Fault: Int] = [:]
+        /// ClientRequestTokens of TransactWriteItems the table answered 200 to.
+        var appliedTokens: Set<String> = []
+    }
+
+    private let endpoint: LocalDynamoDB
+    private let clock: VirtualClock
+    private let rate: Double
+    private let forced: (@Sendable (DynamoDBHTTPRequest, Int) -> Fault?)?
+    private let state: Mutex<State>
+    private let attempts = Mutex([String: Int]())
+
+    init(
+        endpoint: LocalDynamoDB, clock: VirtualClock, seed: UInt64, rate: Double,
+        forced: (@Sendable (DynamoDBHTTPRequest, Int) -> Fault?)? = nil
+    ) {
+        self.endpoint = endpoint
+        self.clock = clock
+        self.rate = rate
+        self.forced = forced
+        state = Mutex(State(generator: SplitMix(seed: seed)))
+    }
+
+    var faults: [Fault: Int] { state.withLock { $0.faults } }
+    var appliedTransactions: Int { state.withLock { $0.appliedTokens.count } }
+
+    func send(_ request: DynamoDBHTTPRequest) async throws -> DynamoDBHTTPResponse {
+        let token = (try? JSONParser.parse(request.body))?["ClientRequestToken"]?.string
+        let attempt = attempts.withLock { counts in
+            let key = token ?? UUID().uuidString
+            counts[key, default: 0] += 1
+            return counts[key]!
+        }
+        let fault: Fault? = state.withLock { state in
+            let chosen =
+                forced.map { $0(request, attempt) }
+                ?? (Double(state.generator.next() % 1000) / 1000 < rate
+                    ? Fault.allCases[Int(state.generator.next() % 4)] : nil)
+            if let chosen { state.faults[chosen, default: 0] += 1 }
+            return chosen
+        }
+        switch fault {
+        case .timeoutBefore?:
+            clock.advance(request.timeout)
+            throw URLError(.timedOut)
+        case .serverError?:
+            return DynamoDBHTTPResponse(
+                status: 500, body: Array(#"{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError"}"#.utf8))
+        case .throttled?:
+            return DynamoDBHTTPResponse(
+                status: 400,
+                body: Array(
+                    #"{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate exceeded"}"#.utf8
+                ))
+        case .resetAfter?, nil:
+            let target = request.headers.first { $0.0.lowercased() == "x-amz-target" }?.1
+            let reply = await endpoint.respond(target: target, body: request.body)
+            if reply.status == 200, let token { state.withLock { _ = $0.appliedTokens.insert(token) } }
+            if fault == .resetAfter { throw URLError(.networkConnectionLost) }
+            return DynamoDBHTTPResponse(status: reply.status, body: reply.body)
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64).
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite("Store faults: DynamoDB that times out, fails, throttles and drops answers")
+struct StoreFaultTests {
+    static let limits = TierLimits(["free": Limits(monthly: 5, daily: 5, hourly: 5)])
+
+    struct Stack {
+        let table: InMemoryTable
+        let transport: FaultyTransport
+        let clock: VirtualClock
+        let function: GenerateQuestions
+        let store: TableUsageStore
+    }
+
+    static func stack(
+        seed: UInt64, rate: Double, forced: (@Sendable (DynamoDBHTTPRequest, Int) -> FaultyTransport.Fault?)? = nil
+    ) -> Stack {
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
+        let clock = VirtualClock()
+        let transport = FaultyTransport(
+            endpoint: LocalDynamoDB(table: table), clock: clock, seed: seed, rate: rate, forced: forced)
+        let client = DynamoDBTable(
+            endpoint: URL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
+            credentials: AWSCredentials(accessKeyID: "local", secretAccessKey: "local"), transport: transport,
+            sleep: { clock.advance($0) }, jitter: { 0.5 }, now: { clock.now })
+        let store = TableUsageStore(table: client, tableName: "inkra-usage")
+        let function = GenerateQuestions(
+            store: store, generator: TemplateQuestionGenerator(seed: seed), limits: limits, now: { clock.now })
+        return Stack(table: table, transport: transport, clock: clock, function: function, store: store)
+    }
+
+    static func event(_ user: String) -> JSONValue {
+        [
+            "httpMethod": "POST", "path": "/questions", "headers": ["Content-Type": "application/json"],
+            "body": #"{"topic":"the old house"}"#,
+            "requestContext": ["authorizer": ["principalId": .string(user), "sub": .string(user), "tier": "free"]],
+        ]
+    }
+
+    /// The units stored for a user this month, read straight from the table.
+    static func stored(_ stack: Stack, _ user: String) -> Int {
+        stack.table.snapshot().first { $0["PK"] == .s("USER#\(user)") && $0["SK"] == .s("USAGE#2027-01") }?[
+            "interviewCount"
+        ].flatMap { if case .n(let number) = $0 { Int(number.description) } else { nil } } ?? 0
+    }
+
+    @Test(
+        "Random faults, requests one after another: never over the limit, never counted twice", arguments: [1, 2, 3, 4])
+    func sequentialFaults(seed: Int) async throws {
+        let stack = Self.stack(seed: UInt64(seed), rate: 0.35)
+        var statuses: [Int] = []
+        for _ in 0..<12 {
+            statuses.append(try await stack.function.handle(Self.event("faulty"))["statusCode"]?.int ?? 0)
+        }
+        #expect(Set(statuses).isSubset(of: [200, 429, 503]), "\(statuses)")
+        let admitted = statuses.count { $0 == 200 }
+        let stored = Self.stored(stack, "faulty")
+        #expect(admitted <= 5 && stored <= 5, "over-admitted: \(admitted) answered, \(stored) stored")
+        #expect(stored == stack.transport.appliedTransactions - 0, "a retried transaction applied twice")
+        #expect(stored >= admitted, "an answered request is missing from the table")
+        #expect(stored <= admitted + statuses.count { $0 == 503 })
+        #expect(stack.transport.faults.values.reduce(0, +) > 0)
+    }
+
+    @Test("Random faults, 30 concurrent requests for one user: at most the limit admitted and stored")
+    func concurrentFaults() async throws {
+        let stack = Self.stack(seed: 42, rate: 0.3)
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<30 {
+                group.addTask { (try? await stack.function.handle(Self.event("crowd"))["statusCode"]?.int) ?? 0 }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let stored = Self.stored(stack, "crowd")
+        #expect(statuses.count { $0 == 200 } <= 5)
+        #expect(stored <= 5)
+        #expect(stored >= statuses.count { $0 == 200 })
+        #expect(Set(statuses).isSubset(of: [200, 429, 503]), "\(statuses)")
+    }
+
+    @Test("Every first answer lost after the table applied it: all answered 200, each counted once")
+    func resetAfterApply() async throws {
+        let stack = Self.stack(seed: 7, rate: 0) { request, attempt in
+            request.operation == "TransactWriteItems" && attempt == 1 ? .resetAfter : nil
+        }
+        for _ in 0..<4 {
+            #expect(try await stack.function.handle(Self.event("reset"))["statusCode"] == 200)
+        }
+        #expect(Self.stored(stack, "reset") == 4)
+        #expect(stack.transport.faults[.resetAfter] == 4)
+    }
+
+    @Test("DynamoDB down: 503 after the last attempt, within the deadline, and nothing stored")
+    func gives503InBoundedTime() async throws {
+        let stack = Self.stack(seed: 9, rate: 0) { _, _ in .timeoutBefore }
+        let started = stack.clock.now
+        let response = try await stack.function.handle(Self.event("down"))
+        #expect(response["statusCode"] == 503)
+        #expect(try JSONParser.parse(response["body"]?.string ?? "")["error"] == "Usage store unavailable")
+        let options = DynamoDBTable.Options()
+        let elapsed = stack.clock.now.timeIntervalSince(started)
+        #expect(elapsed <= options.deadline + options.requestTimeout, "took \(elapsed) s of DynamoDB time")
+        #expect(stack.transport.faults[.timeoutBefore] == options.maximumAttempts)
+        #expect(stack.table.snapshot().isEmpty)
+    }
+
+    @Test("Throttled and 500 before applying, then through: answered once, counted once")
+    func throttledThenThrough() async throws {
+        let stack = Self.stack(seed: 11, rate: 0) { request, attempt in
+            guard request.operation == "TransactWriteItems" else { return nil }
+            return attempt == 1 ? .throttled : attempt == 2 ? .serverError : nil
+        }
+        #expect(try await stack.function.handle(Self.event("slow"))["statusCode"] == 200)
+        #expect(Self.stored(stack, "slow") == 1)
+    }
+}
