@@ -1,8 +1,13 @@
-import Foundation
 import InkraHandlers
 import InkraJSON
 import LambdaRuntimeAPI
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `bootstrap`: the Lambda custom runtime (`provided.al2023`) serving the function `_HANDLER`
 /// names, built once at start-up from the environment.
@@ -14,18 +19,16 @@ enum BootstrapMain {
     static func main() async {
         let environment = ProcessInfo.processInfo.environment
         guard let address = environment["AWS_LAMBDA_RUNTIME_API"], !address.isEmpty else {
-            FileHandle.standardError.write(
-                Data(
-                    "bootstrap: AWS_LAMBDA_RUNTIME_API is not set; run me under Lambda or inkra-emulator run-runtime\n"
-                        .utf8))
-            exit(1)
+            Console.error(
+                "bootstrap: AWS_LAMBDA_RUNTIME_API is not set; run me under Lambda or inkra-emulator run-runtime")
+            Console.exit(1)
         }
         let client: RuntimeClient
         do {
             client = try RuntimeClient(address: address)
         } catch {
-            FileHandle.standardError.write(Data("bootstrap: \(error)\n".utf8))
-            exit(1)
+            Console.error("bootstrap: \(error)")
+            Console.exit(1)
         }
         let earlyLogger = Logger(label: "inkra.bootstrap")
         let loop = RuntimeLoop(client: client) { earlyLogger.warning("\($0)") }
@@ -52,9 +55,9 @@ enum BootstrapMain {
             )
         } catch {
             let message = "\(error)"
-            FileHandle.standardError.write(Data("bootstrap: cannot start: \(message)\n".utf8))
+            Console.error("bootstrap: cannot start: \(message)")
             loop.reportInitializationFailure(InvocationFailure(errorType: "Runtime.InitError", errorMessage: message))
-            exit(1)
+            Console.exit(1)
         }
 
         do {
@@ -84,7 +87,7 @@ enum BootstrapMain {
             }
         } catch {
             logger.critical("the Runtime API is unreachable; stopping", metadata: ["error": "\(error)"])
-            exit(1)
+            Console.exit(1)
         }
     }
 }

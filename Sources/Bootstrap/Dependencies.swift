@@ -1,10 +1,15 @@
-import Foundation
 import InkraAuth
 import InkraHandlers
 import InkraLLM
 import InkraUsage
 import Logging
 import SingleTable
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Builds the chosen function once, at start-up, from the environment of SPEC §8.
 enum Dependencies {

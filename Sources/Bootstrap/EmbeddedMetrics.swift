@@ -1,7 +1,12 @@
 import CoreMetrics
-import Foundation
 import InkraHandlers
 import InkraJSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Sends swift-metrics counters to CloudWatch as Embedded Metric Format lines on standard output,
 /// one line per increment, so rate-limit hits, quota refusals and authorization failures become
@@ -61,7 +66,7 @@ struct EmbeddedMetricLine: Sendable {
         ]
         for (key, dimension) in dimensions { root.set(.string(dimension), at: [key]) }
         root.set(value, at: [name])
-        FileHandle.standardOutput.write(Data((root.jsonString + "\n").utf8))
+        Console.out(root.jsonString)
     }
 }
 

@@ -1,7 +1,12 @@
-import Foundation
 import InkraHandlers
 import InkraJSON
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Log lines as Lambda shows them: plain text, or one JSON object per line in Lambda's JSON log
 /// format (`timestamp`, `level`, `message`, `requestId`) when `AWS_LAMBDA_LOG_FORMAT=JSON`.
@@ -37,7 +42,7 @@ struct LambdaLogHandler: LogHandler {
                     " " + merged.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             }
         }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        Console.error(line)
     }
 
     static func quote(_ text: String) -> String { JSONValue.string(text).jsonString }

@@ -1,9 +1,14 @@
 import AsyncHTTPClient
 import DynamoDBTable
-import Foundation
 import InkraHandlers
 import NIOCore
 import NIOHTTP1
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Fetches a user pool's JWKS over HTTPS.
 enum HTTPSFetch {

@@ -1,6 +1,11 @@
-import Foundation
 import InkraJSON
 import SingleTable
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension DynamoDBTable {
     /// Creates a table (PAY_PER_REQUEST, String keys, global secondary indexes projecting all

@@ -1,6 +1,11 @@
-import Foundation
 import InkraJSON
 import SingleTable
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The `Table` protocol over DynamoDB's JSON protocol (`POST /`, `X-Amz-Target`), signed with
 /// SigV4. DynamoDB's errors become the same ``TableError`` values the in-memory table throws;

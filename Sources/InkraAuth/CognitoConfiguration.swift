@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Which tokens the authorizer accepts.
 public enum TokenUse: String, Sendable, Hashable, CaseIterable {

@@ -1,9 +1,14 @@
 import AsyncHTTPClient
-import Foundation
 import InkraHandlers
 import InkraJSON
 import NIOCore
 import NIOHTTP1
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A ``QuestionGenerator`` that asks an OpenAI-compatible chat-completions endpoint for the
 /// questions, then validates what comes back: one question per line, numbering and bullets
@@ -112,11 +117,16 @@ public struct ChatCompletionsGenerator: QuestionGenerator {
         var seen: Set<String> = []
         var result: [String] = []
         for line in content.split(whereSeparator: \.isNewline) {
-            var text = line.trimmingCharacters(in: .whitespaces)
+            var text = String(line.trimmingSpacesAndTabs())
             while let first = text.first, first.isNumber || "-*•.)#".contains(first) || first == " " {
                 text.removeFirst()
             }
-            text = text.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\"")))
+            let edge: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\"" }
+            if let first = text.firstIndex(where: { !edge($0) }), let last = text.lastIndex(where: { !edge($0) }) {
+                text = String(text[first...last])
+            } else {
+                text = ""
+            }
             guard text.count >= 8, text.count <= 400, text.hasSuffix("?") else { continue }
             guard seen.insert(text.lowercased()).inserted else { continue }
             result.append(text)

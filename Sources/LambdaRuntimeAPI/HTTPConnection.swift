@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -162,14 +166,14 @@ final class HTTPConnection {
                 throw RuntimeAPIError.protocolError("malformed header \"\(line)\"")
             }
             let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = String(line[line.index(after: colon)...].trimmingBlanks())
             headers[name] = headers[name].map { "\($0), \(value)" } ?? value
         }
         var body: [UInt8] = []
         if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
             while true {
                 let sizeLine = try readLine()
-                guard let size = Int(sizeLine.split(separator: ";")[0].trimmingCharacters(in: .whitespaces), radix: 16)
+                guard let size = Int(sizeLine.split(separator: ";")[0].trimmingBlanks(), radix: 16)
                 else { throw RuntimeAPIError.protocolError("malformed chunk size \"\(sizeLine)\"") }
                 if size == 0 {
                     while try !readLine().isEmpty {}
@@ -192,4 +196,15 @@ private func systemClose(_ descriptor: Int32) -> Int32 {
     #else
         Darwin.close(descriptor)
     #endif
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    fileprivate func trimmingBlanks() -> SubSequence {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else {
+            return self[endIndex...]
+        }
+        return self[first...last]
+    }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the Runtime API says about one invocation, beside its event.
 public struct InvocationContext: Sendable {

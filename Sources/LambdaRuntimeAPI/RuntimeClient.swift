@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The Lambda Runtime API's four calls, over one keep-alive connection.
 /// Used from one serial queue at a time (the loop's I/O queue), hence `@unchecked Sendable`.

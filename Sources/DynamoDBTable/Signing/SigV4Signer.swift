@@ -1,5 +1,11 @@
 import Crypto
-import Foundation
+import InkraJSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// AWS Signature Version 4 for one service and region.
 public struct SigV4Signer: Sendable {
@@ -102,12 +108,11 @@ public struct SigV4Signer: Sendable {
 
     /// `yyyyMMdd'T'HHmmss'Z'` in UTC.
     public static func amzDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return formatter.string(from: date)
+        amzDateStyle.format(date)
     }
+
+    private static let amzDateStyle = Date.ISO8601FormatStyle(
+        dateSeparator: .omitted, dateTimeSeparator: .standard, timeSeparator: .omitted, timeZone: .gmt)
 
     /// Lower-cased names, sorted; values trimmed with inner runs of spaces collapsed; repeated
     /// headers joined with commas.
@@ -115,7 +120,7 @@ public struct SigV4Signer: Sendable {
         var merged: [String: [String]] = [:]
         for (name, value) in headers {
             let collapsed = value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-            merged[name.lowercased(), default: []].append(collapsed.trimmingCharacters(in: .whitespaces))
+            merged[name.lowercased(), default: []].append(String(collapsed.trimmingSpacesAndTabs()))
         }
         return merged.keys.sorted().map { ($0, merged[$0]!.joined(separator: ",")) }
     }
@@ -131,8 +136,8 @@ public struct SigV4Signer: Sendable {
         else { return "" }
         let pairs = query.split(separator: "&").map { part -> (String, String) in
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(pieces[0]).removingPercentEncoding ?? String(pieces[0])
-            let value = pieces.count > 1 ? (String(pieces[1]).removingPercentEncoding ?? String(pieces[1])) : ""
+            let name = decode(pieces[0])
+            let value = pieces.count > 1 ? decode(pieces[1]) : ""
             return (encode(name), encode(value))
         }
         return pairs.sorted { $0.0 == $1.0 ? $0.1 < $1.1 : $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(
@@ -149,13 +154,44 @@ public struct SigV4Signer: Sendable {
                 UInt8(ascii: "~"):
                 output.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                output += String(format: "%%%02X", byte)
+                output.append("%")
+                output.append(upperHexDigits[Int(byte >> 4)])
+                output.append(upperHexDigits[Int(byte & 0xF)])
             }
         }
         return output
     }
 
     static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        var output = ""
+        for byte in bytes {
+            output.append(hexDigits[Int(byte >> 4)])
+            output.append(hexDigits[Int(byte & 0xF)])
+        }
+        return output
+    }
+
+    private static let hexDigits = Array("0123456789abcdef")
+    private static let upperHexDigits = Array("0123456789ABCDEF")
+
+    /// Percent-decoding; a malformed escape is kept as it is.
+    static func decode(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        var index = text.utf8.startIndex
+        let utf8 = text.utf8
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%"), let high = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex),
+                let low = utf8.index(index, offsetBy: 2, limitedBy: utf8.endIndex), low < utf8.endIndex,
+                let value = UInt8(String(decoding: [utf8[high], utf8[low]], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                index = utf8.index(after: low)
+            } else {
+                bytes.append(byte)
+                index = utf8.index(after: index)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

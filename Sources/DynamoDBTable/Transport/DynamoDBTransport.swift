@@ -1,7 +1,12 @@
 import AsyncHTTPClient
-import Foundation
 import NIOCore
 import NIOHTTP1
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One signed HTTP request to DynamoDB.
 public struct DynamoDBHTTPRequest: Sendable {

@@ -1,6 +1,11 @@
-import Foundation
 import InkraJSON
 import SingleTable
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// DynamoDB's JSON form of attribute values and items, on `JSONValue`.
 package enum Wire {

@@ -1,5 +1,10 @@
-import Foundation
 import InkraJSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The claims of a verified Cognito token that the functions use.
 public struct CognitoClaims: Sendable, Hashable {
@@ -63,7 +68,7 @@ public struct CognitoClaims: Sendable, Hashable {
         let number: Int?
         switch value {
         case .number?: number = value?.int
-        case .string(let text)?: number = Int(text.trimmingCharacters(in: .whitespaces))
+        case .string(let text)?: number = Int(text.trimmingSpacesAndTabs())
         default: number = nil
         }
         guard let number, number > 0 else { return nil }

@@ -1,5 +1,10 @@
-import Foundation
 import InkraJSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The claims of a token minted for development or tests, shaped like a Cognito token's.
 public struct DevelopmentClaims: Sendable, Hashable {

@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where verification keys come from.
 public protocol KeySource: Sendable {
@@ -26,7 +31,7 @@ public final class JWKSKeySource: KeySource {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw KeySourceError("JWKS file \(url.path) cannot be read: \(error.localizedDescription)")
+            throw KeySourceError("JWKS file \(url.path) cannot be read: \(error)")
         }
         entries = Dictionary(try JWKEntry.parse(data, source: "JWKS file \(url.path)").map { ($0.kid, $0) }) { a, _ in a
         }

@@ -1,5 +1,10 @@
-import Foundation
 import InkraJSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A JWT in compact form, split and decoded but not yet verified.
 struct CompactToken {

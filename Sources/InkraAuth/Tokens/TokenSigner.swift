@@ -1,7 +1,12 @@
 import Crypto
 import CryptoExtras
-import Foundation
 import InkraJSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Mints RS256 tokens: for tests and the local emulator's development tokens, never for
 /// production use.

@@ -1,7 +1,12 @@
-import Foundation
 import InkraJSON
 import JWTKit
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Verifies Cognito user-pool tokens exactly as SPEC §3 describes: form, algorithm, signature by
 /// the key whose `kid` the token names, issuer, token use, client, and time claims.

@@ -1,5 +1,10 @@
-import Foundation
 import InkraAuth
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The settings of SPEC §8, read from the environment as Lambda provides it.
 ///
@@ -62,8 +67,8 @@ public struct Configuration: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` naming the first malformed setting.
     public init(environment: [String: String]) throws(ConfigurationError) {
         func value(_ name: String) -> String? {
-            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
-            return raw
+            guard let raw = environment[name]?.trimmingSpacesAndTabs(), !raw.isEmpty else { return nil }
+            return String(raw)
         }
         if let name = value("INKRA_TABLE_NAME") {
             guard Self.isTableName(name) else {
@@ -105,7 +110,7 @@ public struct Configuration: Sendable, Hashable {
         }
         cognitoRegion = value("COGNITO_REGION") ?? userPoolID.map { String($0.prefix { $0 != "_" }) } ?? region
         clientIDs = (value("COGNITO_CLIENT_IDS") ?? "").split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .map { String($0.trimmingSpacesAndTabs()) }.filter { !$0.isEmpty }
         if let use = value("INKRA_TOKEN_USE") {
             guard let parsed = TokenUse(rawValue: use.lowercased()) else {
                 throw ConfigurationError("INKRA_TOKEN_USE", "must be access, id or any, got \"\(use)\"")

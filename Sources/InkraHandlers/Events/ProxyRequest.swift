@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An API Gateway proxy event — REST API (payload 1.0) or HTTP API (payload 2.0) — read leniently:
 /// only what the functions need, from whichever shape the event has.

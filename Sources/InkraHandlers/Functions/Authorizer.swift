@@ -1,8 +1,13 @@
-import Foundation
 import InkraAuth
 import InkraUsage
 import Logging
 import Metrics
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `authorizer`: verifies the caller's Cognito token for API Gateway and describes the caller in
 /// the context the other functions read.

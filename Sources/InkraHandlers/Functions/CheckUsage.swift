@@ -1,7 +1,12 @@
-import Foundation
 import InkraAuth
 import InkraUsage
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `checkUsage` (GET): the caller's usage in the month, day and hour; consumes nothing.
 public struct CheckUsage: EventHandler {

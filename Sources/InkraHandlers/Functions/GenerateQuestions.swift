@@ -1,8 +1,13 @@
-import Foundation
 import InkraAuth
 import InkraUsage
 import Logging
 import Metrics
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `generateQuestions` (POST): checks the caller and the body, consumes one unit of usage in all
 /// three windows at once, then generates.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The clock of the invocation under way: an instant set for the duration of one invocation
 /// (the event's recorded time when replaying, or API Gateway's request time when a runtime is
@@ -27,8 +31,6 @@ public enum InvocationClock {
     public static func recordedTime(of event: JSONValue) -> Date? {
         if let time = requestTime(of: event) { return time }
         guard let text = event["x-inkra-recorded-at"]?.string else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        return try? Date.ISO8601FormatStyle().parse(text)
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The default question generator: offline, deterministic for a topic, count, length, language
 /// and seed, drawing on a bank of interview questions in six categories and arranging them the

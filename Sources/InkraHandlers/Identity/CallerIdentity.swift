@@ -1,5 +1,10 @@
-import Foundation
 import InkraAuth
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Who is calling, as API Gateway's authorizer described them.
 public struct CallerIdentity: Sendable, Hashable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The limits of each tier, by tier name, with the defaults of the free and premium tiers.
 public struct TierLimits: Sendable, Hashable {
@@ -30,7 +34,7 @@ public struct TierLimits: Sendable, Hashable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw LimitsFileError(path: url.path, reason: "cannot be read (\(error.localizedDescription))")
+            throw LimitsFileError(path: url.path, reason: "cannot be read (\(error))")
         }
         try self.init(json: data, source: url.path)
     }

@@ -1,5 +1,10 @@
-import Foundation
 import SingleTable
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A ``UsageStore`` over any ``Table`` with the single-table design of SPEC §7.
 ///

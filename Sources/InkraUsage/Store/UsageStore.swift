@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Counts each user's costly calls in monthly, daily and hourly windows, all at once or not at all.
 ///

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A UTC calendar reading of an instant, computed with integer arithmetic (no `Calendar`, no
 /// formatter), so the usage hot path stays cheap.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One of the three calendar windows a unit of usage is counted in.
 public enum UsageWindow: String, Sendable, Hashable, CaseIterable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Evaluates conditions and operands against an item, with DynamoDB's semantics: comparing values
 /// of different types is false, not an error; a missing attribute makes a comparison false.
@@ -37,7 +41,7 @@ enum ConditionEvaluator {
             else { return false }
             switch (container, needle) {
             case (.s(let text), .s(let part)): return part.isEmpty || text.contains(part)
-            case (.b(let data), .b(let part)): return part.isEmpty || data.range(of: part) != nil
+            case (.b(let data), .b(let part)): return part.isEmpty || data.firstRange(of: part) != nil
             case (.ss(let set), .s(let value)): return set.contains(value)
             case (.ns(let set), .n(let value)): return set.contains(value)
             case (.bs(let set), .b(let value)): return set.contains(value)

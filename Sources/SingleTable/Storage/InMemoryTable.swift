@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A DynamoDB-like table held in memory: partitions ordered by sort key, sparse global secondary
 /// indexes, condition and update expressions, transactions — every operation atomic.

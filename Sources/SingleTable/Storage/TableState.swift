@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The items of an in-memory table: partitions ordered by sort key, and each global secondary
 /// index as partitions of (index sort key, table key) entries. Not thread-safe: the table guards it.

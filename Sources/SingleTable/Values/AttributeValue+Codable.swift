@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// DynamoDB's JSON form of an attribute value: `{"S":"text"}`, `{"N":"12.5"}`, `{"B":"<base64>"}`,
 /// `{"BOOL":true}`, `{"NULL":true}`, `{"M":{…}}`, `{"L":[…]}`, `{"SS":[…]}`, `{"NS":["1"]}`, `{"BS":[…]}`.

@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Standard output and error, written with one `write(2)` per line so lines from concurrent
+/// invocations never interleave (Lambda sends both streams to CloudWatch Logs).
+enum Console {
+    /// Writes a line to standard output.
+    static func out(_ line: String) { write(line, to: 1) }
+
+    /// Writes a line to standard error.
+    static func error(_ line: String) { write(line, to: 2) }
+
+    /// Ends the process.
+    static func exit(_ status: Int32) -> Never {
+        #if canImport(Glibc)
+            Glibc.exit(status)
+        #else
+            Darwin.exit(status)
+        #endif
+    }
+
+    private static func write(_ line: String, to descriptor: Int32) {
+        var bytes = Array(line.utf8)
+        if bytes.last != 0x0A { bytes.append(0x0A) }
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                #if canImport(Glibc)
+                    let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                #else
+                    let written = Darwin.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                #endif
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+}
