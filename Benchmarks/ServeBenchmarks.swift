@@ -103,7 +103,8 @@ struct ServeBenchmarks {
             throw BenchmarkError("bare route did not start")
         }
         defer { running.cancel() }
-        let result = try load(wrk: wrk, url: "http://127.0.0.1:\(port)/questions", token: "none", seconds: seconds)
+        let result = try await load(
+            wrk: wrk, url: "http://127.0.0.1:\(port)/questions", token: "none", seconds: seconds)
         await group.triggerGracefulShutdown()
         _ = try? await running.value
         return result
@@ -124,16 +125,19 @@ struct ServeBenchmarks {
             throw BenchmarkError("serve did not start")
         }
         let token = try DevelopmentTokens.mint(with: key, claims: .init(sub: "load-user", tier: "premium"), at: Date())
-        let result = try load(
+        let result = try await load(
             wrk: wrk, url: endpoints.api.absoluteString + "/questions", token: token, seconds: seconds)
         await server.shutdown()
         try await running.value
         return result
     }
 
-    /// Runs wrk (one thread, 16 keep-alive connections) and reads its report.
-    func load(wrk: String, url: String, token: String, seconds: Int) throws -> LoadResult {
-        let script = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-bench-post.lua")
+    /// Runs wrk (one thread, 16 keep-alive connections) and reads its report. The wait is a
+    /// termination callback, so no thread of this process spins or blocks while wrk runs.
+    func load(wrk: String, url: String, token: String, seconds: Int) async throws -> LoadResult {
+        let directory = FileManager.default.temporaryDirectory
+        let script = directory.appendingPathComponent("inkra-bench-post.lua")
+        let report = directory.appendingPathComponent("inkra-bench-wrk-\(UUID().uuidString).txt")
         let escaped = Self.body.replacingOccurrences(of: "\"", with: "\\\"")
         try Data(
             """
@@ -143,15 +147,24 @@ struct ServeBenchmarks {
             wrk.headers["Authorization"] = "Bearer \(token)"
             """.utf8
         ).write(to: script)
+        FileManager.default.createFile(atPath: report.path, contents: nil)
+        let output = try FileHandle(forWritingTo: report)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: wrk)
         process.arguments = ["-t1", "-c16", "-d\(seconds)s", "--latency", "-s", script.path, url]
-        let output = Pipe()
         process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            process.terminationHandler = { _ in finished.resume() }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                finished.resume()
+            }
+        }
+        try output.close()
+        let text = try String(contentsOf: report, encoding: .utf8)
+        try? FileManager.default.removeItem(at: report)
         return try Self.parse(text)
     }
 
