@@ -75,6 +75,29 @@ struct ValidationTests {
         #expect(unknownTable != nil)
     }
 
+    @Test("A Limit below 1 is refused on Query and Scan, and a huge one is no crash")
+    func limitBelowOne() async throws {
+        let table = InMemoryTable(schema: .singleTable(named: contractTable))
+        try await table.put(["PK": .s("p"), "SK": .s("1")])
+        for limit in [0, -1, Int.min] {
+            let scan = await expectTableError(.validation, "limit") {
+                _ = try await table.scan(ScanRequest(tableName: contractTable, limit: limit))
+            }
+            #expect(scan != nil, "Scan with Limit \(limit)")
+            let query = await expectTableError(.validation, "limit") {
+                _ = try await table.query(
+                    QueryRequest(
+                        tableName: contractTable, keyConditionExpression: "PK = :p",
+                        expressionAttributes: ExpressionAttributes(values: [":p": .s("p")]), limit: limit))
+            }
+            #expect(query != nil, "Query with Limit \(limit)")
+        }
+        try await table.put(["PK": .s("p"), "SK": .s("2")])
+        let rest = try await table.scan(
+            ScanRequest(tableName: contractTable, limit: .max, exclusiveStartKey: key("p", "1")))
+        #expect(rest.items.map { $0["SK"] } == [.s("2")])
+    }
+
     @Test("Malformed expressions are validation errors, never crashes")
     func malformedExpressions() async throws {
         let table = InMemoryTable(schema: .singleTable(named: contractTable))

@@ -66,6 +66,12 @@ extension InMemoryTable {
         )
         let context = ExpressionContext(
             names: request.expressionAttributes.names, values: request.expressionAttributes.values)
+        if let limit = request.limit, limit < 1 {
+            throw TableError(
+                .validation,
+                "1 validation error detected: Value at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"
+            )
+        }
         let all = state.withLock { state in
             let partitions =
                 request.indexName.map { state.indexes[$0]?.keys.sorted() ?? [] } ?? state.partitions.keys.sorted()
@@ -149,7 +155,7 @@ extension InMemoryTable {
         projection: [DocumentPath]?,
         context: ExpressionContext
     ) throws(TableError) -> QueryResponse {
-        let end = limit.map { min(rows.count, first + $0) } ?? rows.count
+        let end = limit.map { $0 < rows.count - first ? first + $0 : rows.count } ?? rows.count
         var items: [Item] = []
         for row in rows[first..<end] {
             if let filter, try !ConditionEvaluator.evaluate(filter, row.item, context) { continue }
