@@ -192,6 +192,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "InkraUsageTests", dependencies: ["InkraUsage"], swiftSettings: strictSettings),
+        .testTarget(name: "InkraJSONTests", dependencies: ["InkraJSON"], swiftSettings: strictSettings),
         .testTarget(
             name: "InkraFuzzTargetsTests", dependencies: ["InkraFuzzTargets", "InkraTestSupport"],
             swiftSettings: strictSettings),

@@ -1,49 +1,94 @@
-/// A JSON object that remembers the order of its keys. Two objects are equal when they hold the
-/// same members, whatever their order.
+/// A JSON object that keeps its members in the order they were first set.
+///
+/// Most objects this project handles are small (an event's sections, a response, a claim set),
+/// so members live in one array searched linearly, which costs less than hashing every key; an
+/// index by key is built only once an object grows past ``indexThreshold`` members.
 public struct JSONObject: Sendable, Hashable {
-    /// The keys, in order.
-    public private(set) var keys: [String] = []
-    private var members: [String: JSONValue] = [:]
+    /// The members, in order.
+    private var entries: [(key: String, value: JSONValue)] = []
+    /// Key → position in `entries`, kept only for large objects.
+    private var index: [String: Int]?
+
+    /// The member count past which lookups go through an index.
+    static let indexThreshold = 16
 
     /// An empty object.
     public init() {}
 
     /// An object from key-value pairs; a repeated key keeps its last value at its first place.
     public init(_ pairs: some Sequence<(String, JSONValue)>) {
+        entries.reserveCapacity(pairs.underestimatedCount)
         for (key, value) in pairs { self[key] = value }
+    }
+
+    /// The keys, in order.
+    public var keys: [String] { entries.map(\.key) }
+
+    /// The position of a key in `entries`.
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return entries.firstIndex { $0.key == key }
     }
 
     /// The value of a key; setting `nil` removes the key.
     public subscript(key: String) -> JSONValue? {
-        get { members[key] }
+        get { position(of: key).map { entries[$0].value } }
         set {
-            if let newValue {
-                if members.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if members.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+            switch (position(of: key), newValue) {
+            case (let position?, let value?):
+                entries[position].value = value
+            case (nil, let value?):
+                entries.append((key, value))
+                if index != nil {
+                    index?[key] = entries.count - 1
+                } else if entries.count > Self.indexThreshold {
+                    index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($0.element.key, $0.offset) })
+                }
+            case (let position?, nil):
+                entries.remove(at: position)
+                if index != nil {
+                    index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($0.element.key, $0.offset) })
+                }
+            case (nil, nil):
+                break
             }
         }
     }
 
     /// The members in order.
-    public var pairs: [(key: String, value: JSONValue)] { keys.map { ($0, members[$0]!) } }
+    public var pairs: [(key: String, value: JSONValue)] { entries }
 
     /// The number of members.
-    public var count: Int { keys.count }
+    public var count: Int { entries.count }
 
     /// Whether the object has no members.
-    public var isEmpty: Bool { keys.isEmpty }
+    public var isEmpty: Bool { entries.isEmpty }
 
     /// The value of the first key that equals `name` ignoring ASCII case (for HTTP header names).
     public func value(forCaseInsensitiveKey name: String) -> JSONValue? {
-        if let exact = members[name] { return exact }
+        if let exact = self[name] { return exact }
         let lowered = name.lowercased()
-        for key in keys where key.lowercased() == lowered { return members[key] }
-        return nil
+        return entries.first { $0.key.lowercased() == lowered }?.value
     }
 
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool { lhs.members == rhs.members }
-    public func hash(into hasher: inout Hasher) { hasher.combine(members) }
+    /// Equal when both have the same members, whatever their order.
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return lhs.entries.allSatisfy { rhs[$0.key] == $0.value }
+    }
+
+    /// Hashes the members independently of their order, as `==` compares them.
+    public func hash(into hasher: inout Hasher) {
+        var combined = 0
+        for (key, value) in entries {
+            var member = Hasher()
+            member.combine(key)
+            member.combine(value)
+            combined ^= member.finalize()
+        }
+        hasher.combine(entries.count)
+        hasher.combine(combined)
+    }
 }
 
 extension JSONObject: ExpressibleByDictionaryLiteral {

@@ -1,90 +1,114 @@
 extension JSONValue {
     /// The value as compact JSON text, object members in their order.
-    public var jsonString: String {
-        var output = ""
+    public var jsonString: String { String(decoding: jsonBytes, as: UTF8.self) }
+
+    /// The value as compact UTF-8 JSON.
+    public var jsonBytes: [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
         write(to: &output)
         return output
     }
 
-    /// The value as compact UTF-8 JSON.
-    public var jsonBytes: [UInt8] { Array(jsonString.utf8) }
-
     /// The value as indented JSON text, for people.
     public var prettyJSONString: String {
-        var output = ""
+        var output: [UInt8] = []
         writePretty(to: &output, indent: 0)
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 
-    private func write(to output: inout String) {
+    private func write(to output: inout [UInt8]) {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .number(let text): output += text
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(let text): output.append(contentsOf: text.utf8)
         case .string(let value): Self.writeString(value, to: &output)
         case .array(let elements):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (offset, element) in elements.enumerated() {
-                if offset > 0 { output += "," }
+                if offset > 0 { output.append(UInt8(ascii: ",")) }
                 element.write(to: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let object):
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (offset, member) in object.pairs.enumerated() {
-                if offset > 0 { output += "," }
+                if offset > 0 { output.append(UInt8(ascii: ",")) }
                 Self.writeString(member.key, to: &output)
-                output += ":"
+                output.append(UInt8(ascii: ":"))
                 member.value.write(to: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
-    private func writePretty(to output: inout String, indent: Int) {
-        let padding = String(repeating: "  ", count: indent + 1)
-        let closing = String(repeating: "  ", count: indent)
+    private func writePretty(to output: inout [UInt8], indent: Int) {
+        func pad(_ level: Int) { output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level)) }
         switch self {
         case .array(let elements) where !elements.isEmpty:
-            output += "[\n"
+            output.append(contentsOf: "[\n".utf8)
             for (offset, element) in elements.enumerated() {
-                output += padding
+                pad(indent + 1)
                 element.writePretty(to: &output, indent: indent + 1)
-                output += offset < elements.count - 1 ? ",\n" : "\n"
+                output.append(contentsOf: (offset < elements.count - 1 ? ",\n" : "\n").utf8)
             }
-            output += closing + "]"
+            pad(indent)
+            output.append(UInt8(ascii: "]"))
         case .object(let object) where !object.isEmpty:
-            output += "{\n"
+            output.append(contentsOf: "{\n".utf8)
             for (offset, member) in object.pairs.enumerated() {
-                output += padding
+                pad(indent + 1)
                 Self.writeString(member.key, to: &output)
-                output += ": "
+                output.append(contentsOf: ": ".utf8)
                 member.value.writePretty(to: &output, indent: indent + 1)
-                output += offset < object.count - 1 ? ",\n" : "\n"
+                output.append(contentsOf: (offset < object.count - 1 ? ",\n" : "\n").utf8)
             }
-            output += closing + "}"
+            pad(indent)
+            output.append(UInt8(ascii: "}"))
         default:
             write(to: &output)
         }
     }
 
-    private static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case "\u{00}"..."\u{1F}", "\u{2028}", "\u{2029}":
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
+    /// A JSON string literal: quotes, backslashes and control characters escaped, U+2028 and
+    /// U+2029 as `\u` escapes (so the text is also valid JavaScript), everything else as UTF-8.
+    private static func writeString(_ value: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var utf8 = value.utf8.makeIterator()
+        var pending: [UInt8] = []
+        while let byte = utf8.next() {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"): output.append(contentsOf: "\\\\".utf8)
+            case UInt8(ascii: "\n"): output.append(contentsOf: "\\n".utf8)
+            case UInt8(ascii: "\r"): output.append(contentsOf: "\\r".utf8)
+            case UInt8(ascii: "\t"): output.append(contentsOf: "\\t".utf8)
+            case 0x08: output.append(contentsOf: "\\b".utf8)
+            case 0x0C: output.append(contentsOf: "\\f".utf8)
+            case 0x00...0x1F: appendEscape(UInt32(byte), to: &output)
+            case 0xE2:
+                // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
+                pending.removeAll(keepingCapacity: true)
+                pending.append(byte)
+                if let second = utf8.next() { pending.append(second) }
+                if pending.count == 2, pending[1] == 0x80, let third = utf8.next() {
+                    if third == 0xA8 || third == 0xA9 {
+                        appendEscape(third == 0xA8 ? 0x2028 : 0x2029, to: &output)
+                        continue
+                    }
+                    pending.append(third)
+                }
+                output.append(contentsOf: pending)
+            default: output.append(byte)
             }
         }
-        output += "\""
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// `\uXXXX` for a code point below U+10000.
+    private static func appendEscape(_ value: UInt32, to output: inout [UInt8]) {
+        let digits = Array("0123456789abcdef".utf8)
+        output.append(contentsOf: "\\u".utf8)
+        for shift in stride(from: 12, through: 0, by: -4) { output.append(digits[Int((value >> UInt32(shift)) & 0xF)]) }
     }
 }

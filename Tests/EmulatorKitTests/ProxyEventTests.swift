@@ -40,6 +40,22 @@ struct ProxyEventTests {
             sourceIP: "10.1.2.3")
     }
 
+    @Test("Request ids are lower-case version-4 UUIDs, a new one per request")
+    func requestIDs() async throws {
+        let (gateway, _) = try gateway(.v1)
+        var seen: Set<String> = []
+        for _ in 0..<200 {
+            let id = await gateway.respond(try request(body: [])).requestID
+            let groups = id.split(separator: "-", omittingEmptySubsequences: false)
+            #expect(groups.map(\.count) == [8, 4, 4, 4, 12])
+            #expect(id.allSatisfy { "0123456789abcdef-".contains($0) })
+            #expect(groups[2].first == "4")
+            #expect("89ab".contains(groups[3].first ?? "x"))
+            seen.insert(id)
+        }
+        #expect(seen.count == 200)
+    }
+
     @Test(
         "REST (1.0): headers and multi-value headers, query strings, source IP, request id and time, context injected")
     func rest() async throws {
@@ -61,6 +77,8 @@ struct ProxyEventTests {
         #expect(context["identity"]?["sourceIp"] == "10.1.2.3")
         #expect(context["identity"]?["userAgent"] == "curl/8.0")
         #expect(context["requestId"]?.string == served.requestID)
+        #expect(context["extendedRequestId"]?.string == String(served.requestID.prefix(16)))
+        #expect(served.response.headers.contains { $0.name == "x-amzn-RequestId" && $0.value == served.requestID })
         #expect(context["requestTimeEpoch"] == .number(1_800_000_000_000))
         #expect(context["requestTime"] == "15/Jan/2027:08:00:00 +0000")
         #expect(context["stage"] == "prod")

@@ -15,6 +15,21 @@ struct NumberTests {
         #expect(try Number(parsing: text).description == expected)
     }
 
+    @Test(
+        "Integers: built without text, summed exactly across the 18-digit fast path",
+        arguments: [
+            (0, 0), (1000, 1), (-1000, 1), (999_999_999_999_999_999, 1), (-999_999_999_999_999_999, -1),
+            (Int.max, 1), (Int.min, -1), (-5, 5),
+        ]
+    )
+    func integers(value: Int, increment: Int) throws {
+        #expect(Number(value).description == String(value))
+        let sum = try Number(value).adding(Number(increment))
+        let expected = try Number(parsing: String(value)).adding(Number(parsing: String(increment)))
+        #expect(sum == expected)
+        #expect(sum.description == String(Int128(value) + Int128(increment)))
+    }
+
     @Test("Arithmetic is exact where a Double is not")
     func exact() throws {
         let big = try Number(parsing: "99999999999999999999999999999999999999")

@@ -106,6 +106,28 @@ struct TransactionTests {
         #expect(try await table.get("USER#t", "a")?["n"] == .n(2))
     }
 
+    @Test("Tokens expire oldest first: a newer one is still held when an older one has gone")
+    func tokensExpireInOrder() async throws {
+        let clock = Clock(Date(timeIntervalSince1970: 1_000_000))
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { clock.now })
+        try await table.transactWriteItems(
+            TransactWriteItemsRequest(transactItems: [increment("a", limit: 5)], clientRequestToken: "old"))
+        clock.now = clock.now.addingTimeInterval(300)
+        try await table.transactWriteItems(
+            TransactWriteItemsRequest(transactItems: [increment("b", limit: 5)], clientRequestToken: "new"))
+        clock.now = clock.now.addingTimeInterval(301)
+        // "old" is 601 s old: forgotten, so another request may use it.
+        try await table.transactWriteItems(
+            TransactWriteItemsRequest(transactItems: [increment("c", limit: 5)], clientRequestToken: "old"))
+        // "new" is 301 s old: still bound to its first request.
+        let mismatch = await expectTableError(.idempotentParameterMismatch) {
+            try await table.transactWriteItems(
+                TransactWriteItemsRequest(transactItems: [increment("c", limit: 5)], clientRequestToken: "new"))
+        }
+        #expect(mismatch != nil)
+        #expect(try await table.get("USER#t", "c")?["n"] == .n(1))
+    }
+
     @Test(
         "1,000 concurrent conditional increments with a limit of 50: exactly 50 succeed",
         arguments: TableContract.factories)

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// A local Lambda Runtime API (`/2018-06-01/runtime/…`) on loopback, so a real custom runtime
 /// such as `bootstrap` can be run and fed events as Lambda would: long-polled `next`, `response`,
@@ -68,7 +69,10 @@ public final class RuntimeAPIServer: Sendable {
 
     /// Whether a runtime is attached: polling for its next invocation, or working on one.
     public var isAttached: Bool {
-        get async { await queue.isAttached }
+        get async {
+            guard queue.hasBeenPolled.withLock({ $0 }) else { return false }
+            return await queue.isAttached
+        }
     }
 
     /// How many times the runtime asked for the next invocation.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The invocations a local Runtime API hands out, and what comes back for them.
 actor RuntimeQueue {
@@ -24,8 +25,13 @@ actor RuntimeQueue {
     /// How many times the runtime asked for the next invocation.
     private(set) var nextCalls = 0
 
+    /// Whether a runtime ever asked for an invocation; read without entering the actor, so a
+    /// server with no runtime behind it answers every request without a hop to the queue.
+    nonisolated let hasBeenPolled = Mutex(false)
+
     /// Waits for the next invocation (the runtime's long poll).
     func next() async -> Pending {
+        if nextCalls == 0 { hasBeenPolled.withLock { $0 = true } }
         nextCalls += 1
         if !pending.isEmpty { return pending.removeFirst() }
         return await withCheckedContinuation { waiters.append($0) }
@@ -35,7 +41,7 @@ actor RuntimeQueue {
     func invoke(_ event: [UInt8], timeout: TimeInterval, functionARN: String) async -> RuntimeOutcome {
         if let initFailure { return initFailure }
         if let ended { return .runtimeExited(ended) }
-        let requestID = UUID().uuidString.lowercased()
+        let requestID = RequestID.make()
         let start = now()
         let item = Pending(
             requestID: requestID,

@@ -61,7 +61,7 @@ public struct LocalAPIGateway: Sendable {
     public func respond(_ request: LocalHTTPRequest) async -> ServedRequest {
         let started = ContinuousClock.now
         let time = clock()
-        let requestID = UUID().uuidString.lowercased()
+        let requestID = RequestID.make()
         var served = ServedRequest(response: LocalHTTPResponse(status: 500), requestID: requestID, time: time)
         served.response = await answer(request, requestID: requestID, time: time, record: &served)
         served.response.headers.append(contentsOf: requestIDHeaders(requestID))

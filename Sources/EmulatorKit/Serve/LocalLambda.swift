@@ -29,7 +29,7 @@ public struct LocalLambda: Sendable {
 
     /// Answers one request to the Invoke API.
     public func respond(_ request: LocalHTTPRequest) async -> LocalHTTPResponse {
-        let requestID = UUID().uuidString.lowercased()
+        let requestID = RequestID.make()
         var response = await answer(request, requestID: requestID)
         response.headers.append(("x-amzn-RequestId", requestID))
         return response

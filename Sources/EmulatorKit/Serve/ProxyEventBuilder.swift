@@ -157,8 +157,10 @@ struct ProxyEventBuilder: Sendable {
     /// The body as the event carries it: text when it is a text type and valid UTF-8, else base64.
     static func body(of request: LocalHTTPRequest) -> (String?, Bool) {
         guard !request.body.isEmpty else { return (nil, false) }
-        if isText(request.header("Content-Type")), let text = String(validating: request.body, as: UTF8.self) {
-            return (text, false)
+        if isText(request.header("Content-Type")) {
+            // Decoding repairs invalid UTF-8, so the text has the body's bytes exactly when it is valid.
+            let text = String(decoding: request.body, as: UTF8.self)
+            if text.utf8.elementsEqual(request.body) { return (text, false) }
         }
         return (Data(request.body).base64EncodedString(), true)
     }
@@ -166,6 +168,7 @@ struct ProxyEventBuilder: Sendable {
     /// Whether a content type is text API Gateway passes through as it is.
     static func isText(_ contentType: String?) -> Bool {
         guard let contentType else { return true }
+        if contentType == "application/json" { return true }
         let type = contentType.split(separator: ";").first.map { $0.trimmingSpacesAndTabs().lowercased() } ?? ""
         return type.hasPrefix("text/") || type == "application/json" || type.hasSuffix("+json")
             || type == "application/xml" || type.hasSuffix("+xml") || type == "application/javascript"

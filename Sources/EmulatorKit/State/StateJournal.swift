@@ -48,7 +48,7 @@ public final class StateJournal: TableJournal {
     }
 
     deinit {
-        state.withLock { close($0.descriptor) }
+        _ = state.withLock { close($0.descriptor) }
     }
 
     public func record(_ changes: [TableChange]) throws {

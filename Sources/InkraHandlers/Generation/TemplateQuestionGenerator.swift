@@ -71,6 +71,12 @@ public struct TemplateQuestionGenerator: QuestionGenerator {
         return [.opening] + middle + [closing]
     }
 
+    /// First words that read in lower case inside a question.
+    private static let ordinaryFirstWords: Set<String> = [
+        "My", "The", "A", "An", "Our", "Your", "His", "Her", "Their", "Learning", "Starting", "Moving", "Being",
+        "Growing", "Working", "Becoming", "Raising", "Leaving", "Building", "Losing", "Finding", "Living",
+    ]
+
     /// The topic as it reads inside a question: trimmed, without closing punctuation, and with a
     /// leading capital lowered when it starts with an ordinary word ("My first job" → "my first job").
     static func cleaned(_ topic: String) -> String {
@@ -78,11 +84,7 @@ public struct TemplateQuestionGenerator: QuestionGenerator {
         while let last = text.last, ".?!;:".contains(last) { text.removeLast() }
         text = text.trimmingWhitespace()
         let firstWord = text.prefix { !$0.isWhitespace }
-        let ordinary: Set<String> = [
-            "My", "The", "A", "An", "Our", "Your", "His", "Her", "Their", "Learning", "Starting", "Moving", "Being",
-            "Growing", "Working", "Becoming", "Raising", "Leaving", "Building", "Losing", "Finding", "Living",
-        ]
-        if ordinary.contains(String(firstWord)) {
+        if ordinaryFirstWords.contains(String(firstWord)) {
             text = text.prefix(1).lowercased() + text.dropFirst()
         }
         return text.isEmpty ? topic : text

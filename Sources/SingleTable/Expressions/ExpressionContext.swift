@@ -46,6 +46,13 @@ struct ExpressionContext {
         names: [String: String],
         values: [String: AttributeValue]
     ) throws(TableError) {
+        // The usual case, without building sets: as many provided as used, and each used one
+        // provided, means the two sets are equal.
+        if values.count == usedValues.count, names.count == usedNames.count,
+            usedValues.allSatisfy({ values[$0] != nil }), usedNames.allSatisfy({ names[$0] != nil })
+        {
+            return
+        }
         let unusedValues = Set(values.keys).subtracting(usedValues)
         if !unusedValues.isEmpty {
             throw TableError(

@@ -1,15 +1,14 @@
 /// Applies an update expression's actions to an item.
 enum UpdateApplier {
-    /// Applies the actions; returns the top-level attribute names they touched.
+    /// Applies the actions.
     /// - Throws: ``TableError`` for wrong operand types, key attributes, or invalid paths.
     static func apply(
         _ actions: UpdateActions,
         to item: inout Item,
         keyNames: Set<String>,
         _ context: ExpressionContext
-    ) throws(TableError) -> Set<String> {
+    ) throws(TableError) {
         let original = item
-        var touched: Set<String> = []
         var paths: [[ResolvedStep]] = []
         func check(_ steps: [ResolvedStep]) throws(TableError) {
             guard case .key(let top)? = steps.first else {
@@ -25,7 +24,6 @@ enum UpdateApplier {
                 )
             }
             paths.append(steps)
-            touched.insert(top)
         }
         for (path, value) in actions.set {
             let steps = try context.resolve(path)
@@ -82,7 +80,6 @@ enum UpdateApplier {
             }
             if let result { try write(result, at: steps, in: &item) } else { remove(at: steps, in: &item) }
         }
-        return touched
     }
 
     private static func union<T: Hashable>(_ a: [T], _ b: [T]) -> [T] {

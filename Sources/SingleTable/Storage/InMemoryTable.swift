@@ -16,6 +16,8 @@ public final class InMemoryTable: Table {
     public let schema: TableSchema
     let state: Mutex<TableState>
     let expressions = ExpressionCache()
+    /// The key attributes' names, which an update may not change.
+    let keyNames: Set<String>
     let now: @Sendable () -> Date
     /// Where each operation's changes are recorded before they take effect, if anywhere.
     let journal: (any TableJournal)?
@@ -31,6 +33,7 @@ public final class InMemoryTable: Table {
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.schema = schema
+        keyNames = Set([schema.key.partitionKey] + (schema.key.sortKey.map { [$0] } ?? []))
         self.journal = journal
         self.now = now
         var initial = TableState(schema: schema)
@@ -147,13 +150,13 @@ public final class InMemoryTable: Table {
             )
         }
         let writes = try request.transactItems.map { action throws(TableError) in try prepare(action) }
-        guard Set(writes.map(\.key)).count == writes.count else {
+        guard Self.distinct(writes.map(\.key)) else {
             throw TableError(.validation, "Transaction request cannot include multiple operations on one item")
         }
         let instant = now()
         try state.withLock { state throws(TableError) in
             if let token = request.clientRequestToken {
-                state.tokens = state.tokens.filter { instant.timeIntervalSince($0.value.at) < 600 }
+                state.expireTokens(before: instant.addingTimeInterval(-600))
                 if let previous = state.tokens[token] {
                     guard previous.request == request else {
                         throw TableError(
@@ -197,8 +200,17 @@ public final class InMemoryTable: Table {
             let changes = zip(writes, news).filter { $0.0.writes }
             try record(changes.map { TableChange(key: $0.0.keyItem, item: $0.1) })
             for (write, new) in changes { try commit(new, at: write.key, in: &state) }
-            if let token = request.clientRequestToken { state.tokens[token] = (request, instant) }
+            if let token = request.clientRequestToken { state.remember(token, for: request, at: instant) }
         }
+    }
+
+    /// Whether no key repeats (pairwise for the few actions of a usual transaction).
+    private static func distinct(_ keys: [TableState.PrimaryKey]) -> Bool {
+        guard keys.count > 8 else {
+            for (offset, key) in keys.enumerated() where keys[(offset + 1)...].contains(key) { return false }
+            return true
+        }
+        return Set(keys).count == keys.count
     }
 
     /// Checks the table name.

@@ -48,7 +48,7 @@ struct PreparedWrite {
         case .update(let actions):
             var item = old ?? keyItem
             if let actions {
-                _ = try UpdateApplier.apply(actions.tree, to: &item, keyNames: keyNames, context)
+                try UpdateApplier.apply(actions.tree, to: &item, keyNames: keyNames, context)
             }
             try ItemSize.validate(item)
             return item
@@ -134,8 +134,8 @@ extension InMemoryTable {
         var usedNames = condition?.names ?? []
         var usedValues = condition?.values ?? []
         if case .update(let actions?) = kind {
-            usedNames.formUnion(actions.names)
-            usedValues.formUnion(actions.values)
+            if usedNames.isEmpty { usedNames = actions.names } else { usedNames.formUnion(actions.names) }
+            if usedValues.isEmpty { usedValues = actions.values } else { usedValues.formUnion(actions.values) }
         }
         try ExpressionContext.checkPlaceholders(
             usedNames: usedNames,
@@ -143,8 +143,6 @@ extension InMemoryTable {
             names: attributes.names,
             values: attributes.values
         )
-        var keyNames: Set<String> = [schema.key.partitionKey]
-        if let sortName = schema.key.sortKey { keyNames.insert(sortName) }
         return PreparedWrite(
             kind: kind,
             key: key,

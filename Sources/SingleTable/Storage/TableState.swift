@@ -38,11 +38,36 @@ struct TableState {
     private(set) var partitions: [KeyValue: [(sort: KeyValue?, item: Item)]] = [:]
     private(set) var indexes: [String: [KeyValue: [IndexEntry]]] = [:]
     private(set) var count = 0
-    var tokens: [String: (request: TransactWriteItemsRequest, at: Date)] = [:]
+    /// Client request tokens of the last ten minutes' transactions, with their requests.
+    private(set) var tokens: [String: (request: TransactWriteItemsRequest, at: Date)] = [:]
+    /// The same tokens in the order they were used, from `tokenHead` on, so expiry looks only at
+    /// the oldest.
+    private var tokenOrder: [(token: String, at: Date)] = []
+    private var tokenHead = 0
 
     init(schema: TableSchema) {
         self.schema = schema
         for index in schema.indexes { indexes[index.name] = [:] }
+    }
+
+    /// Remembers a transaction's client request token.
+    mutating func remember(_ token: String, for request: TransactWriteItemsRequest, at instant: Date) {
+        tokens[token] = (request, instant)
+        tokenOrder.append((token, instant))
+    }
+
+    /// Forgets the tokens used at or before an instant (a token is valid for ten minutes), oldest first:
+    /// amortized constant time per transaction, however many tokens are held.
+    mutating func expireTokens(before limit: Date) {
+        while tokenHead < tokenOrder.count, tokenOrder[tokenHead].at <= limit {
+            let oldest = tokenOrder[tokenHead]
+            tokenHead += 1
+            if let held = tokens[oldest.token], held.at == oldest.at { tokens[oldest.token] = nil }
+        }
+        if tokenHead > 1_024 && tokenHead * 2 > tokenOrder.count {
+            tokenOrder.removeFirst(tokenHead)
+            tokenHead = 0
+        }
     }
 
     /// The primary key of an item or key map.
@@ -95,25 +120,20 @@ struct TableState {
     mutating func store(_ item: Item, at key: PrimaryKey) {
         let old = self.item(at: key)
         if let old { unindex(old, key) }
-        var entries = partitions[key.partition] ?? []
-        let position = Self.insertionPoint(key.sort, in: entries)
-        if position < entries.count && entries[position].sort == key.sort {
-            entries[position].item = item
-        } else {
-            entries.insert((key.sort, item), at: position)
-            count += 1
-        }
-        partitions[key.partition] = entries
+        // Changed in place through the dictionary's accessor: a copy of the partition would cost
+        // a copy of every item in it per write.
+        let inserted = Self.upsert(item, sort: key.sort, in: &partitions[key.partition, default: []])
+        if inserted { count += 1 }
         index(item, key)
     }
 
     /// Removes the item under a key.
     mutating func remove(at key: PrimaryKey) {
-        guard var entries = partitions[key.partition], let position = Self.find(key.sort, in: entries) else { return }
+        guard let entries = partitions[key.partition], let position = Self.find(key.sort, in: entries) else { return }
         unindex(entries[position].item, key)
-        entries.remove(at: position)
+        partitions[key.partition]?.remove(at: position)
         count -= 1
-        partitions[key.partition] = entries.isEmpty ? nil : entries
+        if partitions[key.partition]?.isEmpty == true { partitions[key.partition] = nil }
     }
 
     /// Removes every item.
@@ -126,19 +146,16 @@ struct TableState {
     private mutating func index(_ item: Item, _ key: PrimaryKey) {
         for index in schema.indexes {
             guard let entry = Self.indexEntry(item, key, index) else { continue }
-            var list = indexes[index.name]?[entry.0] ?? []
-            let position = list.firstIndex { !$0.precedes(entry.1) } ?? list.count
-            list.insert(entry.1, at: position)
-            indexes[index.name]?[entry.0] = list
+            Self.insertSorted(entry.1, in: &indexes[index.name, default: [:]][entry.0, default: []])
         }
     }
 
     private mutating func unindex(_ item: Item, _ key: PrimaryKey) {
         for index in schema.indexes {
             guard let entry = Self.indexEntry(item, key, index) else { continue }
-            guard var list = indexes[index.name]?[entry.0] else { continue }
-            list.removeAll { $0.key == key }
-            indexes[index.name]?[entry.0] = list.isEmpty ? nil : list
+            guard indexes[index.name]?[entry.0] != nil else { continue }
+            indexes[index.name]?[entry.0]?.removeAll { $0.key == key }
+            if indexes[index.name]?[entry.0]?.isEmpty == true { indexes[index.name]?[entry.0] = nil }
         }
     }
 
@@ -161,6 +178,24 @@ struct TableState {
             sort = value
         }
         return (partition, IndexEntry(sort: sort, key: key))
+    }
+
+    /// Puts an index entry in its place in the list, in place.
+    private static func insertSorted(_ entry: IndexEntry, in list: inout [IndexEntry]) {
+        list.insert(entry, at: list.firstIndex { !$0.precedes(entry) } ?? list.count)
+    }
+
+    /// Puts an item in its partition's sorted entries, replacing the one with its sort key.
+    /// - Returns: whether the item is new (none had its key).
+    private static func upsert(_ item: Item, sort: KeyValue?, in entries: inout [(sort: KeyValue?, item: Item)]) -> Bool
+    {
+        let position = insertionPoint(sort, in: entries)
+        if position < entries.count && entries[position].sort == sort {
+            entries[position].item = item
+            return false
+        }
+        entries.insert((sort, item), at: position)
+        return true
     }
 
     static func insertionPoint(_ sort: KeyValue?, in entries: [(sort: KeyValue?, item: Item)]) -> Int {

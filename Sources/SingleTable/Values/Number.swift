@@ -33,8 +33,25 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
 
     /// A number from an integer.
     public init(_ value: Int) {
-        let magnitude = value.magnitude
-        self.init(normalizing: value < 0, Array(String(magnitude).utf8.map { $0 - 48 }), 0)
+        var magnitude = value.magnitude
+        var digits: [UInt8] = []
+        digits.reserveCapacity(20)
+        while magnitude > 0 {
+            digits.append(UInt8(magnitude % 10))
+            magnitude /= 10
+        }
+        digits.reverse()
+        self.init(normalizing: value < 0, digits, 0)
+    }
+
+    /// The value as an `Int` when it is an integer of at most 18 digits (so that sums of two
+    /// cannot overflow), for arithmetic without digit arrays.
+    private var smallInteger: Int? {
+        guard exponent >= 0, digits.count + exponent <= 18 else { return nil }
+        var value = 0
+        for digit in digits { value = value * 10 + Int(digit) }
+        for _ in 0..<exponent { value *= 10 }
+        return negative ? -value : value
     }
 
     public init(integerLiteral value: Int) {
@@ -162,6 +179,7 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
     public func adding(_ other: Number) throws(TableError) -> Number {
         if other.isZero { return self }
         if isZero { return other }
+        if let a = smallInteger, let b = other.smallInteger { return Number(a + b) }
         let exponent = min(self.exponent, other.exponent)
         let a = aligned(to: exponent)
         let b = other.aligned(to: exponent)
