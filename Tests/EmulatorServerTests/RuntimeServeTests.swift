@@ -32,4 +32,23 @@ struct RuntimeServeTests {
             #expect(await served.server.runtimeAPI.nextCalls >= 2)
         }
     }
+
+    @Test("--bootstrap: concurrent requests all wait for the one runtime; none is answered in-process")
+    func concurrentRequestsQueueForTheRuntime() async throws {
+        var configuration = ServeFixture.settings()
+        configuration.dynamoDBPort = nil
+        configuration.runtimeExecutable = ChildProcess.built("bootstrap")
+        try await ServeFixture.run(configuration) { served in
+            try await Self.waitForRuntime(served)
+            let token = try ServeFixture.token("queued-user", tier: "premium")
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<16 { group.addTask { try await served.generate(token: token).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 16))
+            // Every answer came from the runtime's own table: the emulator's stays empty.
+            #expect(served.stack.memoryTable?.snapshot().isEmpty == true)
+            #expect(await served.server.runtimeAPI.nextCalls >= 16)
+        }
+    }
 }

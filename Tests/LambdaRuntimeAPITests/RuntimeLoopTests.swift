@@ -129,6 +129,33 @@ struct RuntimeLoopTests {
         await server.shutdown()
     }
 
+    /// Runs a blocking Runtime API call on a Dispatch thread, off Swift's cooperative threads.
+    static func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    @Test("A runtime between its answer and its next poll is still attached; the next invocation waits for it")
+    func attachedBetweenPolls() async throws {
+        let server = try await RuntimeAPIServer(clock: { Date() })
+        #expect(await server.isAttached == false)
+        let client = try RuntimeClient(address: server.address)
+        let first = Task { await server.invoke(Array("one".utf8), timeout: Self.timeout) }
+        let (context, event) = try await Self.blocking { try client.next() }
+        try await Self.blocking { try client.respond(to: context.requestID, with: event) }
+        #expect(await first.value == .response(Array("one".utf8)))
+        // Answered and not polling yet, as a runtime is while it finishes an invocation.
+        #expect(await server.isAttached)
+        let second = Task { await server.invoke(Array("two".utf8), timeout: Self.timeout) }
+        let (secondContext, secondEvent) = try await Self.blocking { try client.next() }
+        try await Self.blocking { try client.respond(to: secondContext.requestID, with: secondEvent) }
+        #expect(await second.value == .response(Array("two".utf8)))
+        await server.runtimeEnded("exited with status 0")
+        #expect(await server.isAttached == false)
+        await server.shutdown()
+    }
+
     @Test("An unreachable Runtime API ends the loop with an error after the retries")
     func unreachable() async throws {
         let loop = RuntimeLoop(client: try RuntimeClient(address: "127.0.0.1:1"), maximumAttempts: 2)

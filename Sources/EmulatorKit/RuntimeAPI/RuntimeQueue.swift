@@ -87,8 +87,10 @@ actor RuntimeQueue {
         failAll(initFailure ?? .runtimeExited(reason))
     }
 
-    /// Whether a runtime is attached: polling for the next invocation, or holding one.
-    var isAttached: Bool { ended == nil && initFailure == nil && (!waiters.isEmpty || !inFlight.isEmpty) }
+    /// Whether a runtime is attached: it has asked for an invocation, and has neither ended nor
+    /// failed to start. Between its answer and its next poll it is still attached — invocations
+    /// wait in the queue for it, as they wait for a busy sandbox, rather than run elsewhere.
+    var isAttached: Bool { ended == nil && initFailure == nil && nextCalls > 0 }
 
     /// The start-up failure, if the runtime reported one.
     var initializationFailure: RuntimeOutcome? { initFailure }
