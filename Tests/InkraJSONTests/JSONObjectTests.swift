@@ -49,6 +49,10 @@ struct JSONObjectTests {
         #expect(object.value(forCaseInsensitiveKey: "content-type") == "application/json")
         #expect(object.value(forCaseInsensitiveKey: "X-API-KEY") == "k")
         #expect(object.value(forCaseInsensitiveKey: "accept") == nil)
+        // Only letters fold: "[" (0x5B) and "{" (0x7B) differ by the same bit as "K" and "k".
+        let brackets: JSONObject = ["a[": "square"]
+        #expect(brackets.value(forCaseInsensitiveKey: "A{") == nil)
+        #expect(brackets.value(forCaseInsensitiveKey: "A[") == "square")
     }
 
     @Test(

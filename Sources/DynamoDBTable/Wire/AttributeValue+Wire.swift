@@ -35,9 +35,10 @@ package enum Wire {
     /// Reads an attribute value.
     /// - Throws: ``TableError`` (`ValidationException`) naming what is malformed.
     package static func attribute(_ json: JSONValue) throws(TableError) -> AttributeValue {
-        guard let object = json.object, object.count == 1, let type = object.keys.first, let body = object[type] else {
+        guard let object = json.object, object.count == 1, let member = object.pairs.first else {
             throw malformed("an attribute value must have exactly one type")
         }
+        let (type, body) = (member.key, member.value)
         func number(_ value: JSONValue) throws(TableError) -> Number {
             guard let text = value.string else { throw malformed("N must be a string") }
             return try Number(parsing: text)

@@ -196,7 +196,7 @@ struct WireRequest {
         }
         var items: [TransactWriteItem] = []
         for action in actions {
-            guard let object = action.object, object.count == 1, let kind = object.keys.first,
+            guard let object = action.object, object.count == 1, let kind = object.pairs.first?.key,
                 let inner = object[kind]?.object
             else {
                 throw Self.invalid("TransactItems can only contain one of Check, Put, Update or Delete")

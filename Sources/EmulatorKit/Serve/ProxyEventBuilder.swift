@@ -151,7 +151,7 @@ struct ProxyEventBuilder: Sendable {
 
     /// The key a header is already stored under (REST keeps the first spelling seen).
     private func existingKey(_ name: String, in object: JSONObject) -> String {
-        object.keys.first { $0.caseInsensitiveEquals(name) } ?? name
+        object.pairs.first { $0.key.caseInsensitiveEquals(name) }?.key ?? name
     }
 
     /// The body as the event carries it: text when it is a text type and valid UTF-8, else base64.
