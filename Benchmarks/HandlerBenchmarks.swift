@@ -85,7 +85,7 @@ struct HandlerBenchmarks {
 
     func proxyFunctions() async throws {
         let now = Date()
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         let store = TableUsageStore(table: table, tableName: "inkra-usage")
         let clock: @Sendable () -> Date = { now }
         let check = CheckUsage(store: store, limits: Self.roomy, now: clock)
@@ -112,7 +112,7 @@ struct HandlerBenchmarks {
 
     func consumeTransaction() async throws {
         let now = Date()
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         let store = TableUsageStore(table: table, tableName: "inkra-usage")
         let limits = Limits(monthly: 900_000_000, daily: 900_000_000, hourly: 900_000_000)
         let request = ConsumeRequest(userID: "bench-user", instant: now, limits: limits)

@@ -25,7 +25,8 @@ struct CreateTableCommand: AsyncParsableCommand {
             throw ValidationError("--dynamodb-endpoint must be an http or https URL")
         }
         do {
-            try await EmulatorStack.dynamoDB(url).createTable(.singleTable(named: table), ifNotExists: ifNotExists)
+            try await EmulatorStack.dynamoDB(url, now: { Date() }).createTable(
+                .singleTable(named: table), ifNotExists: ifNotExists)
         } catch {
             throw UsageFailure("cannot create table \(table) at \(dynamoDBEndpoint): \(error)")
         }

@@ -39,10 +39,11 @@ enum Dependencies {
             return Authorizer(verifier: verifier, limits: limits, logger: logger)
         case "checkusage":
             return CheckUsage(
-                store: try await store(configuration, environment), limits: limits, now: now, logger: logger)
+                store: try await store(configuration, environment, clock: clock), limits: limits, now: now,
+                logger: logger)
         case "generatequestions":
             return GenerateQuestions(
-                store: try await store(configuration, environment),
+                store: try await store(configuration, environment, clock: clock),
                 generator: try generator(environment),
                 limits: limits,
                 upgradeURL: configuration.upgradeURL,
@@ -89,16 +90,16 @@ enum Dependencies {
         return RemoteKeySource(url: url, fetch: HTTPSFetch.get, now: clock)
     }
 
-    private static func store(_ configuration: Configuration, _ environment: [String: String]) async throws
-        -> any UsageStore
-    {
+    private static func store(
+        _ configuration: Configuration, _ environment: [String: String], clock: @escaping @Sendable () -> Date
+    ) async throws -> any UsageStore {
         switch configuration.store {
         case .memory:
-            let table = InMemoryTable(schema: .singleTable(named: configuration.tableName))
+            let table = InMemoryTable(schema: .singleTable(named: configuration.tableName), now: clock)
             return TableUsageStore(table: table, tableName: configuration.tableName)
         case .dynamodb:
             return TableUsageStore(
-                table: try DynamoDBStore.table(configuration, environment),
+                table: try DynamoDBStore.table(configuration, environment, clock: clock),
                 tableName: configuration.tableName
             )
         }

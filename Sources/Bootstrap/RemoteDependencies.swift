@@ -24,9 +24,11 @@ enum HTTPSFetch {
 
 /// The DynamoDB table of `INKRA_STORE=dynamodb`.
 enum DynamoDBStore {
-    static func table(_ configuration: Configuration, _ environment: [String: String]) throws -> DynamoDBTable {
+    static func table(
+        _ configuration: Configuration, _ environment: [String: String], clock: @escaping @Sendable () -> Date
+    ) throws -> DynamoDBTable {
         do {
-            return try DynamoDBTable.fromEnvironment(environment)
+            return try DynamoDBTable.fromEnvironment(environment, now: clock)
         } catch {
             throw ConfigurationError("INKRA_STORE=dynamodb", "\(error)")
         }

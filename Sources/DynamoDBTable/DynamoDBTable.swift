@@ -56,7 +56,7 @@ public struct DynamoDBTable: Table {
         options: Options = Options(),
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date
     ) {
         self.endpoint = endpoint
         signer = SigV4Signer(credentials: credentials, region: region, service: "dynamodb")
@@ -74,7 +74,8 @@ public struct DynamoDBTable: Table {
     public static func fromEnvironment(
         _ environment: [String: String],
         transport: any DynamoDBTransport = HTTPClientTransport(),
-        options: Options = Options()
+        options: Options = Options(),
+        now: @escaping @Sendable () -> Date
     ) throws -> DynamoDBTable {
         func value(_ name: String) -> String? {
             guard let text = environment[name], !text.isEmpty else { return nil }
@@ -104,7 +105,8 @@ public struct DynamoDBTable: Table {
             credentials: AWSCredentials(
                 accessKeyID: accessKey, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN")),
             transport: transport,
-            options: options
+            options: options,
+            now: now
         )
     }
 

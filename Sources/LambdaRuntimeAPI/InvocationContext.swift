@@ -36,8 +36,8 @@ public struct InvocationContext: Sendable {
         self.cognitoIdentity = cognitoIdentity
     }
 
-    /// The time left before the deadline, never negative.
-    public func remainingTime(now: Date = Date()) -> TimeInterval {
+    /// The time left before the deadline at an instant of the caller's clock, never negative.
+    public func remainingTime(now: Date) -> TimeInterval {
         max(0, deadline.timeIntervalSince(now))
     }
 }

@@ -73,7 +73,7 @@ struct ChatCompletionsGeneratorTests {
     func refund() async throws {
         let server = try StubHTTPServer { _ in (503, "{}") }
         defer { server.shutdown() }
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         let function = GenerateQuestions(
             store: TableUsageStore(table: table, tableName: "inkra-usage"),
             generator: generator(server),

@@ -115,10 +115,11 @@ struct StoreFaultTests {
     static func stack(
         seed: UInt64, rate: Double, forced: (@Sendable (DynamoDBHTTPRequest, Int) -> FaultyTransport.Fault?)? = nil
     ) -> Stack {
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
         let clock = VirtualClock()
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { clock.now })
         let transport = FaultyTransport(
-            endpoint: LocalDynamoDB(table: table), clock: clock, seed: seed, rate: rate, forced: forced)
+            endpoint: LocalDynamoDB(table: table, now: { clock.now }), clock: clock, seed: seed, rate: rate,
+            forced: forced)
         let client = DynamoDBTable(
             endpoint: URL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
             credentials: AWSCredentials(accessKeyID: "local", secretAccessKey: "local"), transport: transport,

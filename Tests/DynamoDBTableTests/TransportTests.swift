@@ -42,7 +42,8 @@ func table(_ transport: ScriptedTransport, attempts: Int = 4) -> DynamoDBTable {
         transport: transport,
         options: options,
         sleep: { _ in },
-        jitter: { 0.5 }
+        jitter: { 0.5 },
+        now: { Date() }
     )
 }
 
@@ -159,23 +160,28 @@ struct TransportTests {
 
     @Test("Settings come from the environment, and a missing one is named")
     func environment() throws {
-        let table = try DynamoDBTable.fromEnvironment([
+        let table = try tableFromEnvironment([
             "AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b",
             "AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:9999",
         ])
         #expect(table.endpoint.absoluteString == "http://127.0.0.1:9999")
-        let real = try DynamoDBTable.fromEnvironment([
+        let real = try tableFromEnvironment([
             "AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b",
         ])
         #expect(real.endpoint.absoluteString == "https://dynamodb.eu-west-1.amazonaws.com")
-        #expect { try DynamoDBTable.fromEnvironment(["AWS_REGION": "x"]) } throws: {
+        #expect { try tableFromEnvironment(["AWS_REGION": "x"]) } throws: {
             "\($0)".contains("AWS_ACCESS_KEY_ID")
         }
-        #expect { try DynamoDBTable.fromEnvironment([:]) } throws: { "\($0)".contains("AWS_REGION") }
+        #expect { try tableFromEnvironment([:]) } throws: { "\($0)".contains("AWS_REGION") }
         #expect {
-            try DynamoDBTable.fromEnvironment([
+            try tableFromEnvironment([
                 "AWS_REGION": "x", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b", "AWS_ENDPOINT_URL": "nope",
             ])
         } throws: { "\($0)".contains("AWS_ENDPOINT_URL") }
     }
+}
+
+/// `DynamoDBTable.fromEnvironment` with the real clock (only the settings matter here).
+private func tableFromEnvironment(_ environment: [String: String]) throws -> DynamoDBTable {
+    try DynamoDBTable.fromEnvironment(environment, now: { Date() })
 }

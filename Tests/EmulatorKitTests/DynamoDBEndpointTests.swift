@@ -6,8 +6,8 @@ import Testing
 
 @Suite("The emulator's DynamoDB endpoint, at the wire")
 struct DynamoDBEndpointTests {
-    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
-    var endpoint: LocalDynamoDB { LocalDynamoDB(table: table) }
+    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+    var endpoint: LocalDynamoDB { LocalDynamoDB(table: table, now: { Date() }) }
 
     func call(_ endpoint: LocalDynamoDB, _ operation: String, _ body: String) async throws -> (Int, JSONValue) {
         let reply = await endpoint.respond(target: "DynamoDB_20120810.\(operation)", body: Array(body.utf8))

@@ -174,7 +174,7 @@ struct GenerateQuestionsTests {
 
     @Test("A store failure is 503 and nothing is consumed or generated")
     func storeFailure() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         let function = GenerateQuestions(
             store: TableUsageStore(table: ReadOnlyTable(base: table), tableName: "inkra-usage"),
             generator: TemplateQuestionGenerator(),

@@ -14,7 +14,8 @@ public enum MotoEndpoint {
             region: "us-east-1",
             credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
             transport: transport,
-            options: patient
+            options: patient,
+            now: { Date() }
         )
     }
 

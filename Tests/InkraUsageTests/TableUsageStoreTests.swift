@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Usage store over the single table")
 struct TableUsageStoreTests {
-    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
+    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
     var store: TableUsageStore { TableUsageStore(table: table, tableName: "inkra-usage") }
 
     func item(_ pk: String, _ sk: String) async throws -> Item? {

@@ -20,11 +20,12 @@ struct LocalEndpointTransport: DynamoDBTransport {
 enum LocalEndpoint {
     /// A fresh endpoint with the contract table created through it, and a client for it.
     static func freshTable() async throws -> any Table {
-        let endpoint = LocalDynamoDB(table: InMemoryTable(schema: .singleTable(named: "inkra-usage")))
+        let endpoint = LocalDynamoDB(
+            table: InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() }), now: { Date() })
         let client = DynamoDBTable(
             endpoint: URL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
             credentials: AWSCredentials(accessKeyID: "local", secretAccessKey: "local"),
-            transport: LocalEndpointTransport(endpoint: endpoint))
+            transport: LocalEndpointTransport(endpoint: endpoint), now: { Date() })
         try await client.createTable(.singleTable(named: contractTable), timeToLiveAttribute: "expiresAt")
         return client
     }

@@ -70,7 +70,8 @@ struct QueryTests {
     @Test("Number sort keys order numerically", arguments: TableContract.factories)
     func numericOrder(factory: TableContract.Factory) async throws {
         let table = InMemoryTable(
-            schema: TableSchema(tableName: contractTable, key: .init(partitionKey: "PK", sortKey: "N"))
+            schema: TableSchema(tableName: contractTable, key: .init(partitionKey: "PK", sortKey: "N")),
+            now: { Date() }
         )
         _ = factory
         for n in ["10", "9", "-1", "1.5", "100"] {

@@ -26,7 +26,9 @@ enum TableContract {
 
     static var factories: [Factory] {
         var list = [
-            Factory(description: "InMemoryTable") { InMemoryTable(schema: .singleTable(named: contractTable)) },
+            Factory(description: "InMemoryTable") {
+                InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+            },
             Factory(description: "DynamoDBTable over the emulator's DynamoDB endpoint") {
                 try await LocalEndpoint.freshTable()
             },

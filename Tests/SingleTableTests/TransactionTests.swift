@@ -81,7 +81,7 @@ struct TransactionTests {
 
     @Test("A ClientRequestToken makes a retry count once")
     func idempotentRetry() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable))
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
         let request = TransactWriteItemsRequest(
             transactItems: [increment("a", limit: 5)], clientRequestToken: "retry-1")
         try await table.transactWriteItems(request)

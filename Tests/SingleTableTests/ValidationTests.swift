@@ -42,7 +42,7 @@ struct ValidationTests {
     func placeholders(expression: String, names: [String: String], values: [String: AttributeValue], message: String)
         async throws
     {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable))
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
         let error = await expectTableError(.validation, message) {
             _ = try await table.update("p", "1", expression, names: names, values: values)
         }
@@ -77,7 +77,7 @@ struct ValidationTests {
 
     @Test("A Limit below 1 is refused on Query and Scan, and a huge one is no crash")
     func limitBelowOne() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable))
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
         try await table.put(["PK": .s("p"), "SK": .s("1")])
         for limit in [0, -1, Int.min] {
             let scan = await expectTableError(.validation, "limit") {
@@ -100,7 +100,7 @@ struct ValidationTests {
 
     @Test("Malformed expressions are validation errors, never crashes")
     func malformedExpressions() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable))
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
         let expressions = [
             "", "SET", "SET a", "SET a =", "SET = :v", "ADD", "REMOVE", "SET a = :v SET b = :v", "SET a = :v,",
             "SET a[ = :v", "SET a[x] = :v", "SET a.#= :v", "SET a = if_not_exists(:v)", "SET a = unknown_fn(a, :v)",

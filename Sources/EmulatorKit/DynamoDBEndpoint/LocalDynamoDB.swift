@@ -17,7 +17,7 @@ public final class LocalDynamoDB: Sendable {
     private let now: @Sendable () -> Date
 
     /// An endpoint serving `table` (the emulator's usage table) and any table created through it.
-    public init(table: InMemoryTable, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(table: InMemoryTable, now: @escaping @Sendable () -> Date) {
         self.now = now
         let name = table.schema.tableName
         tables = Mutex([

@@ -40,13 +40,14 @@ public struct EmulatorStack: Sendable {
             guard options.stateFile == nil else {
                 throw EmulatorError("--state keeps the in-memory table; it cannot be combined with --dynamodb-endpoint")
             }
-            try self.init(options: options, table: Self.dynamoDB(endpoint), logger: logger)
+            try self.init(options: options, table: Self.dynamoDB(endpoint, now: options.clock), logger: logger)
             return
         }
         let state = options.stateFile.map { StateFile(url: $0, tableName: options.tableName) }
         let items = try state?.load() ?? []
         let journal = try state?.openJournal()
-        let table = InMemoryTable(schema: .singleTable(named: options.tableName), items: items, journal: journal)
+        let table = InMemoryTable(
+            schema: .singleTable(named: options.tableName), items: items, journal: journal, now: options.clock)
         try self.init(options: options, table: table, memoryTable: table, state: state, logger: logger)
         self.journal = journal
     }
@@ -120,9 +121,10 @@ public struct EmulatorStack: Sendable {
 
     /// A DynamoDB client for an endpoint, with credentials and region from the environment (any
     /// credentials do for local servers).
-    public static func dynamoDB(_ endpoint: URL, environment: [String: String] = ProcessInfo.processInfo.environment)
-        -> DynamoDBTable
-    {
+    public static func dynamoDB(
+        _ endpoint: URL, environment: [String: String] = ProcessInfo.processInfo.environment,
+        now: @escaping @Sendable () -> Date
+    ) -> DynamoDBTable {
         DynamoDBTable(
             endpoint: endpoint,
             region: environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1",
@@ -130,7 +132,8 @@ public struct EmulatorStack: Sendable {
                 accessKeyID: environment["AWS_ACCESS_KEY_ID"] ?? "local",
                 secretAccessKey: environment["AWS_SECRET_ACCESS_KEY"] ?? "local",
                 sessionToken: environment["AWS_SESSION_TOKEN"]
-            )
+            ),
+            now: now
         )
     }
 

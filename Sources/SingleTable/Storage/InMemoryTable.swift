@@ -30,7 +30,7 @@ public final class InMemoryTable: Table {
     ///   - now: the clock for `ClientRequestToken` expiry.
     public init(
         schema: TableSchema, items: [Item] = [], journal: (any TableJournal)? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date
     ) {
         self.schema = schema
         keyNames = Set([schema.key.partitionKey] + (schema.key.sortKey.map { [$0] } ?? []))

@@ -6,7 +6,7 @@ import SingleTable
 
 /// One in-memory table, the usage store over it, and the two proxy functions, on a manual clock.
 struct Harness {
-    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"))
+    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
     let clock: ManualClock
     var generator: any QuestionGenerator = TemplateQuestionGenerator(seed: 7)
 
