@@ -36,7 +36,7 @@ struct RuntimeBenchmarks {
     func loopOverhead() async throws {
         let count = max(200, Int(5_000 * scale))
         let server = try await RuntimeAPIServer(functionName: "echo", clock: { Date() })
-        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address))
+        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Date() }))
         let running = Task { try await loop.run(limit: count + 100) { _, event in event } }
         let event = Array(#"{"type":"TOKEN","authorizationToken":"Bearer x"}"#.utf8)
         for _ in 0..<100 { _ = await server.invoke(event, timeout: 30) }

@@ -25,7 +25,7 @@ enum BootstrapMain {
         }
         let client: RuntimeClient
         do {
-            client = try RuntimeClient(address: address)
+            client = try RuntimeClient(address: address, now: systemClock)
         } catch {
             Console.error("bootstrap: \(error)")
             Console.exit(1)

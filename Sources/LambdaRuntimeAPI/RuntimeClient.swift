@@ -9,10 +9,18 @@
 public final class RuntimeClient: @unchecked Sendable {
     private let connection: HTTPConnection
     private let base = "/2018-06-01/runtime"
+    private let now: @Sendable () -> Date
+    /// The time an invocation gets when the Runtime API sends no deadline.
+    static let defaultTimeout: TimeInterval = 3
 
     /// A client for `host:port` (the value of `AWS_LAMBDA_RUNTIME_API`).
+    /// - Parameters:
+    ///   - address: `host:port`.
+    ///   - now: the clock a missing `Lambda-Runtime-Deadline-Ms` is counted from (Lambda's
+    ///     default timeout, 3 s, after the invocation arrives).
     /// - Throws: ``RuntimeAPIError/configuration(_:)`` when the address is malformed.
-    public init(address: String) throws {
+    public init(address: String, now: @escaping @Sendable () -> Date) throws {
+        self.now = now
         let trimmed = address.hasPrefix("http://") ? String(address.dropFirst(7)) : address
         guard let colon = trimmed.lastIndex(of: ":"), let port = UInt16(trimmed[trimmed.index(after: colon)...]) else {
             throw RuntimeAPIError.configuration("AWS_LAMBDA_RUNTIME_API must be host:port, got \"\(address)\"")
@@ -33,7 +41,7 @@ public final class RuntimeClient: @unchecked Sendable {
         }
         let deadline =
             response.headers["lambda-runtime-deadline-ms"].flatMap(Double.init)
-            .map { Date(timeIntervalSince1970: $0 / 1000) } ?? Date().addingTimeInterval(3)
+            .map { Date(timeIntervalSince1970: $0 / 1000) } ?? now().addingTimeInterval(Self.defaultTimeout)
         let context = InvocationContext(
             requestID: requestID,
             deadline: deadline,

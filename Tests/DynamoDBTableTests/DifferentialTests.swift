@@ -1,5 +1,6 @@
 import DynamoDBTable
 import Foundation
+import InkraHandlers
 import SingleTable
 import Testing
 
@@ -10,19 +11,8 @@ import Testing
     "Differential: in-memory table vs DynamoDB",
     .enabled(if: Live.endpoint != nil, "INKRA_TEST_DYNAMODB_ENDPOINT is not set"))
 struct DifferentialTests {
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func operations(seed: UInt64, table: String, count: Int) -> [TransactWriteItem] {
-        var random = Random(state: seed)
+        var random = SeededGenerator(seed: seed)
         let users = ["u1", "u2", "u3"]
         let sorts = ["USAGE#2026-03", "RATELIMIT#2026-03-10", "RATELIMIT#2026-03-10T10"]
         return (0..<count).map { _ in

@@ -22,7 +22,7 @@ final class FaultyTransport: DynamoDBTransport, Sendable {
     enum Fault: CaseIterable { case timeoutBefore, serverError, throttled, resetAfter }
 
     private struct State {
-        var generator: SplitMix
+        var generator: SeededGenerator
         var faults: [Fault: Int] = [:]
         /// ClientRequestTokens of TransactWriteItems the table answered 200 to.
         var appliedTokens: Set<String> = []
@@ -43,7 +43,7 @@ final class FaultyTransport: DynamoDBTransport, Sendable {
         self.clock = clock
         self.rate = rate
         self.forced = forced
-        state = Mutex(State(generator: SplitMix(seed: seed)))
+        state = Mutex(State(generator: SeededGenerator(seed: seed)))
     }
 
     var faults: [Fault: Int] { state.withLock { $0.faults } }
@@ -84,19 +84,6 @@ final class FaultyTransport: DynamoDBTransport, Sendable {
             if fault == .resetAfter { throw URLError(.networkConnectionLost) }
             return DynamoDBHTTPResponse(status: reply.status, body: reply.body)
         }
-    }
-}
-
-/// A small seeded generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

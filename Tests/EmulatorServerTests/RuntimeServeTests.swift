@@ -17,12 +17,17 @@ struct RuntimeServeTests {
         throw FixtureError("the runtime did not poll the Runtime API within 10 s")
     }
 
-    @Test("--bootstrap: POST /questions is answered by the runtime, behind the emulator's authorizer")
-    func runtimeAnswers() async throws {
+    /// `serve --bootstrap` with the test run's `bootstrap`, without the DynamoDB port.
+    static func withBootstrap() -> ServeConfiguration {
         var configuration = ServeFixture.settings()
         configuration.dynamoDBPort = nil
         configuration.runtimeExecutable = ChildProcess.built("bootstrap")
-        try await ServeFixture.run(configuration) { served in
+        return configuration
+    }
+
+    @Test("--bootstrap: POST /questions is answered by the runtime, behind the emulator's authorizer")
+    func runtimeAnswers() async throws {
+        try await ServeFixture.run(Self.withBootstrap()) { served in
             try await Self.waitForRuntime(served)
             let answer = try await served.generate(token: try ServeFixture.token("runtime-user", tier: "premium"))
             #expect(answer.status == 200)
@@ -35,10 +40,7 @@ struct RuntimeServeTests {
 
     @Test("--bootstrap: concurrent requests all wait for the one runtime; none is answered in-process")
     func concurrentRequestsQueueForTheRuntime() async throws {
-        var configuration = ServeFixture.settings()
-        configuration.dynamoDBPort = nil
-        configuration.runtimeExecutable = ChildProcess.built("bootstrap")
-        try await ServeFixture.run(configuration) { served in
+        try await ServeFixture.run(Self.withBootstrap()) { served in
             try await Self.waitForRuntime(served)
             let token = try ServeFixture.token("queued-user", tier: "premium")
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -37,7 +37,7 @@ struct RuntimeLoopTests {
         RuntimeAPIServer, Task<Void, any Error>
     ) {
         let server = try await RuntimeAPIServer(functionName: "echo", clock: { Date() })
-        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address))
+        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Date() }))
         let task = Task { try await loop.run(limit: limit, handler: handler) }
         return (server, task)
     }
@@ -101,7 +101,7 @@ struct RuntimeLoopTests {
     @Test("An init error reaches /runtime/init/error")
     func initError() async throws {
         let server = try await RuntimeAPIServer(clock: { Date() })
-        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address))
+        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Date() }))
         loop.reportInitializationFailure(
             InvocationFailure(errorType: "Runtime.InitError", errorMessage: "COGNITO_USER_POOL_ID is required"))
         guard case .initializationFailed(let type, let body)? = await server.initializationFailure else {
@@ -120,7 +120,7 @@ struct RuntimeLoopTests {
     func droppedConnection() async throws {
         let server = try await RuntimeAPIServer(clock: { Date() })
         await server.dropNextConnection()
-        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address))
+        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Date() }))
         let task = Task { try await loop.run(limit: 1) { _, event in event } }
         #expect(await server.invoke(Array("after".utf8), timeout: Self.timeout) == .response(Array("after".utf8)))
         try await task.value
@@ -140,7 +140,7 @@ struct RuntimeLoopTests {
     func attachedBetweenPolls() async throws {
         let server = try await RuntimeAPIServer(clock: { Date() })
         #expect(await server.isAttached == false)
-        let client = try RuntimeClient(address: server.address)
+        let client = try RuntimeClient(address: server.address, now: { Date() })
         let first = Task { await server.invoke(Array("one".utf8), timeout: Self.timeout) }
         let (context, event) = try await Self.blocking { try client.next() }
         try await Self.blocking { try client.respond(to: context.requestID, with: event) }
@@ -158,8 +158,8 @@ struct RuntimeLoopTests {
 
     @Test("An unreachable Runtime API ends the loop with an error after the retries")
     func unreachable() async throws {
-        let loop = RuntimeLoop(client: try RuntimeClient(address: "127.0.0.1:1"), maximumAttempts: 2)
+        let loop = RuntimeLoop(client: try RuntimeClient(address: "127.0.0.1:1", now: { Date() }), maximumAttempts: 2)
         await #expect(throws: RuntimeAPIError.self) { try await loop.run(limit: 1) { _, event in event } }
-        #expect(throws: RuntimeAPIError.self) { try RuntimeClient(address: "no-port") }
+        #expect(throws: RuntimeAPIError.self) { try RuntimeClient(address: "no-port", now: { Date() }) }
     }
 }
