@@ -24,7 +24,6 @@ let package = Package(
         .executable(name: "inkra-fuzz", targets: ["inkra-fuzz"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.5.2"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -43,7 +42,6 @@ let package = Package(
             name: "InkraAuth",
             dependencies: [
                 "InkraJSON",
-                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -198,7 +196,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "InkraAuthTests",
-            dependencies: ["InkraAuth", "InkraJSON", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "InkraAuth", "InkraJSON", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

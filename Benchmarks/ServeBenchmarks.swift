@@ -147,7 +147,7 @@ struct ServeBenchmarks {
             wrk.headers["Authorization"] = "Bearer \(token)"
             """.utf8
         ).write(to: script)
-        FileManager.default.createFile(atPath: report.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: report.path, contents: nil)
         let output = try FileHandle(forWritingTo: report)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: wrk)

@@ -4,8 +4,16 @@
 #   scripts/package-bootstrap.sh [OUTPUT.zip]      (default: .build/lambda/bootstrap.zip)
 #
 # The executable is built in release mode with the Swift standard library linked statically, so
-# it needs nothing on the Lambda image beyond glibc; debug information is stripped; it is stored as `bootstrap` (mode 755) at
+# it needs nothing on the Lambda image beyond glibc, and is stored as `bootstrap` (mode 755) at
 # the root of the zip, which is what a custom runtime's deployment package must hold.
+#
+# The packaged executable carries no symbols. A statically linked Swift program on Lambda prints
+# a crash's message but no stack trace (there is no swift-backtrace beside it), so names in the
+# file would only cost size: the symbol tables and the dynamic exports the static standard
+# library asks for (`-export-dynamic`, which also keeps every public function of every package
+# from being dropped as unused) were a third of the zip. The debug information is kept beside
+# the zip as `bootstrap.debug` (linked by `.gnu_debuglink`), for gdb, perf or addr2line on a
+# core dump.
 # Set SWIFT_BUILD_FLAGS to pass more flags to `swift build` (for example `--arch aarch64`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,20 +21,22 @@ cd "$(dirname "$0")/.."
 output=${1:-.build/lambda/bootstrap.zip}
 mkdir -p "$(dirname "$output")"
 
-echo "== swift build -c release --product bootstrap --static-swift-stdlib" >&2
+echo "== swift build -c release --product bootstrap --static-swift-stdlib -Xlinker --no-export-dynamic" >&2
 # shellcheck disable=SC2086
-swift build -c release --product bootstrap --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-}
+swift build -c release --product bootstrap --static-swift-stdlib -Xlinker --no-export-dynamic \
+    ${SWIFT_BUILD_FLAGS:-}
 # shellcheck disable=SC2086
 binary="$(swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-} --show-bin-path)/bootstrap"
 [ -x "$binary" ] || { echo "error: $binary was not built" >&2; exit 1; }
 
-# Debug information is most of the file; the symbol table stays, so crash backtraces on Lambda
-# still name functions.
 staged="$(dirname "$output")/bootstrap"
-if command -v strip >/dev/null 2>&1; then
-    strip --strip-debug -o "$staged" "$binary"
+symbols="$(dirname "$output")/bootstrap.debug"
+if command -v strip >/dev/null 2>&1 && command -v objcopy >/dev/null 2>&1; then
+    objcopy --only-keep-debug "$binary" "$symbols"
+    strip --strip-all -o "$staged" "$binary"
+    objcopy --add-gnu-debuglink="$symbols" "$staged"
 else
-    echo "warning: strip not found; packaging the unstripped binary" >&2
+    echo "warning: strip or objcopy not found (binutils); packaging the unstripped binary" >&2
     cp "$binary" "$staged"
 fi
 

@@ -1,4 +1,5 @@
 import Crypto
+import CryptoExtras
 import Foundation
 import InkraAuth
 import InkraJSON
@@ -114,6 +115,56 @@ struct KeySourceTests {
         let confused =
             "\(b64url(Array(#"{"alg":"RS256","kid":"ec-1"}"#.utf8))).\(input.split(separator: ".")[1]).\(b64url(signature.rawRepresentation))"
         await #expect(throws: AuthError.self) { try await verifier(keys: keys).verify(confused) }
+        // A DER-encoded signature (what some libraries emit) is not JWS's R‖S and never verifies.
+        let der = "\(input).\(b64url(signature.derRepresentation))"
+        await #expect { try await verifier(keys: keys).verify(der) } throws: {
+            ($0 as? AuthError)?.code == .badSignature
+        }
+    }
+
+    @Test("RS384 and RS512 tokens verify against an RSA JWK; the same signature under another alg does not")
+    func rsaDigests() async throws {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let primitives = try key.publicKey.getKeyPrimitives()
+        let jwk: JSONValue = [
+            "kty": "RSA", "kid": "rsa-2", "use": "sig",
+            "n": .string(b64url(primitives.modulus)), "e": .string(b64url(primitives.publicExponent)),
+        ]
+        let keys = try JWKSKeySource(jwks: Data(JSONValue.object(["keys": [jwk]]).jsonString.utf8))
+        let payload = b64url(Array(validClaims().jsonString.utf8))
+        for alg in ["RS384", "RS512"] {
+            let input = "\(b64url(Array(#"{"alg":"\#(alg)","kid":"rsa-2"}"#.utf8))).\(payload)"
+            let signature =
+                alg == "RS384"
+                ? try key.signature(for: SHA384.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5)
+                : try key.signature(for: SHA512.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5)
+            let token = "\(input).\(b64url(signature.rawRepresentation))"
+            #expect(try await verifier(keys: keys).verify(token).subject == "user-1")
+            let other = alg == "RS384" ? "RS512" : "RS384"
+            let swapped =
+                "\(b64url(Array(#"{"alg":"\#(other)","kid":"rsa-2"}"#.utf8))).\(payload).\(b64url(signature.rawRepresentation))"
+            await #expect { try await verifier(keys: keys).verify(swapped) } throws: {
+                ($0 as? AuthError)?.code == .badSignature
+            }
+        }
+    }
+
+    @Test("An RSA JWK under 2048 bits is refused, and a token naming it is unauthorized")
+    func shortRSAKey() async throws {
+        let key = try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024))
+        let primitives = try key.publicKey.getKeyPrimitives()
+        let jwk: JSONValue = [
+            "kty": "RSA", "kid": "weak", "alg": "RS256",
+            "n": .string(b64url(primitives.modulus)), "e": .string(b64url(primitives.publicExponent)),
+        ]
+        let keys = try JWKSKeySource(jwks: Data(JSONValue.object(["keys": [jwk]]).jsonString.utf8))
+        let input =
+            "\(b64url(Array(#"{"alg":"RS256","kid":"weak"}"#.utf8))).\(b64url(Array(validClaims().jsonString.utf8)))"
+        let signature = try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5)
+        let token = "\(input).\(b64url(signature.rawRepresentation))"
+        await #expect { try await verifier(keys: keys).verify(token) } throws: {
+            ($0 as? AuthError)?.code == .keysUnavailable && "\($0)".contains("2048")
+        }
     }
 }
 

@@ -43,7 +43,7 @@ public final class JWKSKeySource: KeySource {
     public func key(withID kid: String) async throws -> VerificationKey? {
         if let key = built.withLock({ $0[kid] }) { return key }
         guard let entry = entries[kid] else { return nil }
-        let key = try await entry.makeKey()
+        let key = try entry.makeKey()
         built.withLock { $0[kid] = key }
         return key
     }
@@ -99,7 +99,7 @@ public actor RemoteKeySource: KeySource {
             quietUntil = now().addingTimeInterval(penalty)
             return nil
         }
-        let key = try await entry.makeKey()
+        let key = try entry.makeKey()
         keys[kid] = key
         return key
     }

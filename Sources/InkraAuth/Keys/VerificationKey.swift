@@ -1,5 +1,6 @@
+import Crypto
+import CryptoExtras
 import InkraJSON
-import JWTKit
 
 /// A public key from a JWKS, ready to check signatures for one `kid`.
 public struct VerificationKey: Sendable {
@@ -9,17 +10,62 @@ public struct VerificationKey: Sendable {
     public let algorithm: String?
     /// `RSA` or `EC`.
     public let keyType: String
-    /// jwt-kit's verifier for each algorithm this key may be used with.
-    let verifiers: [String: any JWTAlgorithm]
+    let material: Material
 
-    /// The verifier for a token's `alg`, or `nil` when the key may not be used with it.
-    func verifier(for alg: String) -> (any JWTAlgorithm)? {
+    enum Material: Sendable {
+        case rsa(_RSA.Signing.PublicKey)
+        case p256(P256.Signing.PublicKey)
+    }
+
+    /// The check of a signature for a token's `alg`, or `nil` when the key may not be used with it.
+    func verifier(for alg: String) -> SignatureCheck? {
         if let algorithm, algorithm != alg { return nil }
-        return verifiers[alg]
+        switch (material, alg) {
+        case (.rsa(let key), "RS256"): return SignatureCheck(algorithm: .rs256(key))
+        case (.rsa(let key), "RS384"): return SignatureCheck(algorithm: .rs384(key))
+        case (.rsa(let key), "RS512"): return SignatureCheck(algorithm: .rs512(key))
+        case (.p256(let key), "ES256"): return SignatureCheck(algorithm: .es256(key))
+        default: return nil
+        }
     }
 }
 
-/// One usable entry of a JWKS, before jwt-kit builds its verifier.
+/// One JWS algorithm bound to one key (RFC 7518 §3.3 and §3.4).
+struct SignatureCheck: Sendable {
+    enum Algorithm: Sendable {
+        case rs256(_RSA.Signing.PublicKey)
+        case rs384(_RSA.Signing.PublicKey)
+        case rs512(_RSA.Signing.PublicKey)
+        case es256(P256.Signing.PublicKey)
+    }
+
+    let algorithm: Algorithm
+
+    /// Whether `signature` is this key's signature of `input`. A signature of the wrong length
+    /// or form is simply not valid.
+    func verify(_ signature: [UInt8], signs input: [UInt8]) -> Bool {
+        switch algorithm {
+        case .rs256(let key): rsa(key, signature, SHA256.hash(data: input))
+        case .rs384(let key): rsa(key, signature, SHA384.hash(data: input))
+        case .rs512(let key): rsa(key, signature, SHA512.hash(data: input))
+        case .es256(let key):
+            // JWS carries R and S as two 32-byte big-endian integers, not DER.
+            signature.count == 64
+                && (try? P256.Signing.ECDSASignature(rawRepresentation: signature)).map {
+                    key.isValidSignature($0, for: SHA256.hash(data: input))
+                } == true
+        }
+    }
+
+    private func rsa(_ key: _RSA.Signing.PublicKey, _ signature: [UInt8], _ digest: some Digest) -> Bool {
+        // RSASSA-PKCS1-v1_5; the signature is as long as the modulus.
+        guard signature.count * 8 == key.keySizeInBits else { return false }
+        return key.isValidSignature(
+            _RSA.Signing.RSASignature(rawRepresentation: signature), for: digest, padding: .insecurePKCS1v1_5)
+    }
+}
+
+/// One usable entry of a JWKS, before its key is built.
 struct JWKEntry: Sendable {
     enum Material: Sendable {
         case rsa(modulus: String, exponent: String)
@@ -64,26 +110,30 @@ struct JWKEntry: Sendable {
         }
     }
 
-    /// Builds jwt-kit verifiers for the key.
-    func makeKey() async throws -> VerificationKey {
-        let collection = JWTKeyCollection()
-        let identifier = JWKIdentifier(string: kid)
-        var verifiers: [String: any JWTAlgorithm] = [:]
+    /// Builds the key from its JWK parameters.
+    /// - Throws: ``KeySourceError`` when the parameters are not base64url or do not make a key
+    ///   (an RSA modulus under 2048 bits, a point not on P-256).
+    func makeKey() throws(KeySourceError) -> VerificationKey {
         switch material {
         case .rsa(let modulus, let exponent):
-            let key = try Insecure.RSA.PublicKey(modulus: modulus, exponent: exponent)
-            let digests: [(String, DigestAlgorithm)] = [("RS256", .sha256), ("RS384", .sha384), ("RS512", .sha512)]
-            for (name, digest) in digests where algorithm == nil || algorithm == name {
-                let single = JWTKeyCollection()
-                await single.add(rsa: key, digestAlgorithm: digest, kid: identifier)
-                verifiers[name] = try await single.getKey(for: identifier)
+            guard let n = CompactToken.decode(modulus.utf8), let e = CompactToken.decode(exponent.utf8)
+            else { throw KeySourceError("key \(kid): n or e is not base64url") }
+            do {
+                let key = try _RSA.Signing.PublicKey(n: n, e: e)
+                return VerificationKey(kid: kid, algorithm: algorithm, keyType: "RSA", material: .rsa(key))
+            } catch {
+                throw KeySourceError("key \(kid) is not a usable RSA key (2048 bits or more): \(error)")
             }
-            return VerificationKey(kid: kid, algorithm: algorithm, keyType: "RSA", verifiers: verifiers)
         case .p256(let x, let y):
-            let key = try ES256PublicKey(parameters: (x: x, y: y))
-            await collection.add(ecdsa: key, kid: identifier)
-            verifiers["ES256"] = try await collection.getKey(for: identifier)
-            return VerificationKey(kid: kid, algorithm: algorithm, keyType: "EC", verifiers: verifiers)
+            guard let x = CompactToken.decode(x.utf8), let y = CompactToken.decode(y.utf8),
+                x.count == 32, y.count == 32
+            else { throw KeySourceError("key \(kid): x and y must be 32 bytes of base64url") }
+            do {
+                let key = try P256.Signing.PublicKey(rawRepresentation: x + y)
+                return VerificationKey(kid: kid, algorithm: algorithm, keyType: "EC", material: .p256(key))
+            } catch {
+                throw KeySourceError("key \(kid) is not a point on P-256: \(error)")
+            }
         }
     }
 }

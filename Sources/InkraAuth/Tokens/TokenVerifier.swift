@@ -1,5 +1,4 @@
 import InkraJSON
-import JWTKit
 import Logging
 
 #if canImport(FoundationEssentials)
@@ -64,13 +63,9 @@ public struct TokenVerifier: Sendable {
             throw AuthError(
                 .unsupportedAlgorithm, "alg \(alg) does not match key \(kid) (\(key.algorithm ?? key.keyType))")
         }
-        let valid: Bool
-        do {
-            valid = try verifier.verify(token.signature, signs: token.signingInput)
-        } catch {
-            valid = false
+        guard verifier.verify(token.signature, signs: token.signingInput) else {
+            throw AuthError(.badSignature, "signature does not verify with key \(kid)")
         }
-        guard valid else { throw AuthError(.badSignature, "signature does not verify with key \(kid)") }
         return try claims(token.payload)
     }
 
