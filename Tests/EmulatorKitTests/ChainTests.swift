@@ -36,9 +36,36 @@ struct ChainTests {
         let rest = SampleEvents.event(.restUsage, token: try token("ctx"), at: Self.when)
         let result = await Replayer(stack: stack).replay(event: rest, function: .checkUsage)
         let step = try #require(result.authorizer)
-        #expect(step.event["type"] == "TOKEN")
-        #expect(step.event["methodArn"] == "arn:aws:execute-api:us-east-1:123456789012:inkra0local/prod/GET/usage")
+        #expect(step.event?["type"] == "TOKEN")
+        #expect(step.event?["methodArn"] == "arn:aws:execute-api:us-east-1:123456789012:inkra0local/prod/GET/usage")
         #expect(result.statusCode == 200)
+    }
+
+    @Test("A cached answer sends the authorizer no event, and is checked against each request's own resource")
+    func cachedAnswer() async throws {
+        let stack = try EmulatorStack(options: Repository.options())
+        let cache = AuthorizerCache(timeToLive: 300, now: { Self.when })
+        let chain = stack.gateway.caching(in: cache)
+        let token = try token("cached")
+        func invoke(_ function: FunctionName, _ kind: SampleEvents.Kind) async -> Invocation {
+            await InvocationClock.$instant.withValue(Self.when) {
+                await chain.invoke(function, event: SampleEvents.event(kind, token: token, at: Self.when))
+            }
+        }
+        let first = await invoke(.checkUsage, .restUsage)
+        let sent = try #require(first.authorizer)
+        #expect(sent.cached == false)
+        #expect(sent.event?["methodArn"] == "arn:aws:execute-api:us-east-1:123456789012:inkra0local/prod/GET/usage")
+        let second = await invoke(.generateQuestions, .restGenerate)
+        let reused = try #require(second.authorizer)
+        #expect(reused.cached == true)
+        #expect(reused.event == nil)
+        guard case .success(let answer) = second.outcome else {
+            Issue.record("generateQuestions failed: \(second.outcome)")
+            return
+        }
+        #expect(answer["statusCode"] == 200)
+        #expect(cache.hits == 1 && cache.misses == 1)
     }
 
     @Test("A bad token stops at 401 and consumes nothing; a blocked user gets 403")

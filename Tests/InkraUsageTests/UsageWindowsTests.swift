@@ -56,4 +56,27 @@ struct UsageWindowsTests {
             seconds += 7_777_777
         }
     }
+
+    @Test("Keys and timestamps agree with Foundation's ISO 8601 text, and years beyond 9999 are written in full")
+    func textAgreesWithFoundation() {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")!
+        var seconds = -2_000_000_000
+        while seconds < 4_000_000_000 {
+            let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+            let expected = formatter.string(from: date)
+            let civil = CivilTime(date)
+            #expect(civil.iso8601 == expected)
+            #expect(civil.hourKey == String(expected.prefix(13)))
+            #expect(civil.dayKey == String(expected.prefix(10)))
+            #expect(civil.monthKey == String(expected.prefix(7)))
+            seconds += 7_777_777
+        }
+        let early = CivilTime(year: 987, month: 6, day: 5, hour: 4, minute: 3, second: 2)
+        #expect(early.iso8601 == "0987-06-05T04:03:02Z")
+        let far = CivilTime(year: 12_345, month: 1, day: 2, hour: 3, minute: 4, second: 5)
+        #expect(far.iso8601 == "12345-01-02T03:04:05Z")
+        #expect(far.dayKey == "12345-01-02")
+        #expect(far.monthKey == "12345-01")
+    }
 }

@@ -105,4 +105,34 @@ struct UpdateTests {
         #expect(keyError != nil)
         #expect(try await table.get("w", "1") == original)
     }
+
+    @Test(
+        "An update that names a key attribute or overlapping paths is a validation error even when its condition fails",
+        arguments: TableContract.factories)
+    func validationBeforeCondition(factory: TableContract.Factory) async throws {
+        let table = try await factory.make()
+        let original: Item = ["PK": .s("v"), "SK": .s("1"), "n": .n(1)]
+        try await table.put(original)
+        // DynamoDB validates the update expression before it reads the item (so before the
+        // condition); moto evaluates the condition first.
+        await factory.strictly("moto checks the condition before validating the update expression") {
+            let keyError = await expectTableError(.validation, "part of the key") {
+                _ = try await table.updateItem(
+                    UpdateItemRequest(
+                        tableName: contractTable, key: ["PK": .s("v"), "SK": .s("1")],
+                        updateExpression: "SET SK = :x", conditionExpression: "n > :big",
+                        expressionAttributes: ExpressionAttributes(values: [":x": .s("2"), ":big": .n(5)])))
+            }
+            #expect(keyError != nil)
+            let overlap = await expectTableError(.validation, "overlap") {
+                _ = try await table.updateItem(
+                    UpdateItemRequest(
+                        tableName: contractTable, key: ["PK": .s("v"), "SK": .s("1")],
+                        updateExpression: "SET n = :x REMOVE n", conditionExpression: "n > :big",
+                        expressionAttributes: ExpressionAttributes(values: [":x": .n(2), ":big": .n(5)])))
+            }
+            #expect(overlap != nil)
+        }
+        #expect(try await table.get("v", "1") == original)
+    }
 }

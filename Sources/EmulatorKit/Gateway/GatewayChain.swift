@@ -57,17 +57,21 @@ public struct GatewayChain: Sendable {
         guard let token = proxy.header("Authorization"), !token.isEmpty else {
             return Invocation(outcome: .success(Self.gatewayResponse(401, "Unauthorized", proxy.version)))
         }
-        let authorizerEvent = AuthorizerEvents.event(for: proxy, token: token)
+        let resource = AuthorizerEvents.resourceArn(for: proxy)
         let step: AuthorizerStep
         if let authorizerCache {
+            var sent: JSONValue?
             let (outcome, cached) = await authorizerCache.answer(for: token) {
-                await run(.authorizer, authorizerEvent).outcome
+                let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
+                sent = event
+                return await run(.authorizer, event).outcome
             }
-            step = AuthorizerStep(event: authorizerEvent, result: outcome, cached: cached)
+            step = AuthorizerStep(event: sent, result: outcome, cached: cached)
         } else {
-            step = AuthorizerStep(event: authorizerEvent, result: await run(.authorizer, authorizerEvent).outcome)
+            let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
+            step = AuthorizerStep(event: event, result: await run(.authorizer, event).outcome)
         }
-        switch Self.decision(step.result, proxy: proxy, resource: authorizerEvent.resourceArn) {
+        switch Self.decision(step.result, proxy: proxy, resource: resource) {
         case .allow(let context, let principal):
             let injected = Self.inject(context, principal: principal, into: event, version: proxy.version)
             var result = await run(function, injected)

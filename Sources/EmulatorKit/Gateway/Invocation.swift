@@ -56,8 +56,9 @@ public struct Invocation: Sendable {
 
 /// The authorizer's part of a chained invocation.
 public struct AuthorizerStep: Sendable, Hashable {
-    /// The event API Gateway sent the authorizer.
-    public var event: JSONValue
+    /// The event API Gateway sent the authorizer; `nil` when the answer came from the cache and
+    /// no event was sent.
+    public var event: JSONValue?
     /// What the authorizer answered.
     public var result: Invocation.Outcome
     /// Whether the answer came from API Gateway's authorizer cache rather than a run.

@@ -185,14 +185,25 @@ public struct TableUsageStore: UsageStore {
 
     // MARK: - The consume transaction
 
+    /// The transaction's expressions, built once (the table parses each text once too).
+    private enum Expressions {
+        static let monthUpdate =
+            "SET lastInterviewDate = :now, quotaLimit = :limit, resetDate = :reset, expiresAt = :expires "
+            + "ADD interviewCount :one"
+        static let monthCondition = "attribute_not_exists(interviewCount) OR interviewCount < :limit"
+        static let dayUpdate =
+            "SET firstRequestTime = if_not_exists(firstRequestTime, :now), expiresAt = :expires "
+            + "ADD requestCount :one"
+        static let hourUpdate = "SET expiresAt = :expires ADD requestCount :one"
+        static let requestCondition = "attribute_not_exists(requestCount) OR requestCount < :limit"
+    }
+
     private func monthUpdate(_ request: ConsumeRequest, _ windows: UsageWindows, _ epoch: Int) -> UpdateItemRequest {
         UpdateItemRequest(
             tableName: tableName,
             key: UsageKeys.key(user: request.userID, sort: UsageKeys.month(windows.month)),
-            updateExpression:
-                "SET lastInterviewDate = :now, quotaLimit = :limit, resetDate = :reset, expiresAt = :expires "
-                + "ADD interviewCount :one",
-            conditionExpression: "attribute_not_exists(interviewCount) OR interviewCount < :limit",
+            updateExpression: Expressions.monthUpdate,
+            conditionExpression: Expressions.monthCondition,
             expressionAttributes: ExpressionAttributes(values: [
                 ":now": .s(windows.timestamp),
                 ":limit": .n(request.limits.monthly),
@@ -208,10 +219,8 @@ public struct TableUsageStore: UsageStore {
         UpdateItemRequest(
             tableName: tableName,
             key: UsageKeys.key(user: request.userID, sort: UsageKeys.rateLimit(windows.day)),
-            updateExpression:
-                "SET firstRequestTime = if_not_exists(firstRequestTime, :now), expiresAt = :expires "
-                + "ADD requestCount :one",
-            conditionExpression: "attribute_not_exists(requestCount) OR requestCount < :limit",
+            updateExpression: Expressions.dayUpdate,
+            conditionExpression: Expressions.requestCondition,
             expressionAttributes: ExpressionAttributes(values: [
                 ":now": .s(windows.timestamp),
                 ":limit": .n(request.limits.daily),
@@ -226,8 +235,8 @@ public struct TableUsageStore: UsageStore {
         UpdateItemRequest(
             tableName: tableName,
             key: UsageKeys.key(user: request.userID, sort: UsageKeys.rateLimit(windows.hour)),
-            updateExpression: "SET expiresAt = :expires ADD requestCount :one",
-            conditionExpression: "attribute_not_exists(requestCount) OR requestCount < :limit",
+            updateExpression: Expressions.hourUpdate,
+            conditionExpression: Expressions.requestCondition,
             expressionAttributes: ExpressionAttributes(values: [
                 ":limit": .n(request.limits.hourly),
                 ":expires": .n(epoch + UsageKeys.Retention.hour),

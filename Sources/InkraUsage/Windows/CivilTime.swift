@@ -52,13 +52,51 @@ public struct CivilTime: Hashable, Sendable {
     var date: Date { Date(timeIntervalSince1970: TimeInterval(epochSeconds)) }
 
     /// `YYYY-MM`.
-    var monthKey: String { "\(Self.pad(year, 4))-\(Self.pad(month, 2))" }
+    var monthKey: String { text(length: 7) }
     /// `YYYY-MM-DD`.
-    var dayKey: String { "\(monthKey)-\(Self.pad(day, 2))" }
+    var dayKey: String { text(length: 10) }
     /// `YYYY-MM-DDTHH`.
-    var hourKey: String { "\(dayKey)T\(Self.pad(hour, 2))" }
+    var hourKey: String { text(length: 13) }
     /// `YYYY-MM-DDTHH:MM:SSZ`.
-    var iso8601: String { "\(hourKey):\(Self.pad(minute, 2)):\(Self.pad(second, 2))Z" }
+    var iso8601: String { text(length: 20) }
+
+    /// The first `length` characters of `YYYY-MM-DDTHH:MM:SSZ`, written digit by digit (these
+    /// keys are made for every consumption); a year outside 0…9999 is written in full.
+    private func text(length: Int) -> String {
+        guard (0...9999).contains(year) else {
+            let full =
+                "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))T\(Self.pad(hour, 2)):"
+                + "\(Self.pad(minute, 2)):\(Self.pad(second, 2))Z"
+            return String(full.dropLast(20 - length))
+        }
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            var position = 0
+            func put(_ byte: UInt8) {
+                if position < length { buffer[position] = byte }
+                position += 1
+            }
+            func put(_ value: Int, width: Int) {
+                var divisor = width == 4 ? 1000 : 10
+                while divisor > 0 {
+                    put(UInt8(ascii: "0") + UInt8((value / divisor) % 10))
+                    divisor /= 10
+                }
+            }
+            put(year, width: 4)
+            put(UInt8(ascii: "-"))
+            put(month, width: 2)
+            put(UInt8(ascii: "-"))
+            put(day, width: 2)
+            put(UInt8(ascii: "T"))
+            put(hour, width: 2)
+            put(UInt8(ascii: ":"))
+            put(minute, width: 2)
+            put(UInt8(ascii: ":"))
+            put(second, width: 2)
+            put(UInt8(ascii: "Z"))
+            return length
+        }
+    }
 
     /// The first instant of the next UTC hour.
     var startOfNextHour: CivilTime {

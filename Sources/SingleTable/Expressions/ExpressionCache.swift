@@ -8,10 +8,12 @@ final class ExpressionCache: Sendable {
     private let projections = Mutex<[String: Parsed<[DocumentPath]>]>([:])
     private let limit = 2_048
 
+    /// A condition, filter or key condition; `kind` names it in a syntax error (a parsed tree does
+    /// not depend on it, so it is not part of the cache key).
     func condition(_ text: String, kind: String) throws(TableError) -> Parsed<Condition> {
-        if let hit = conditions.withLock({ $0[kind + "\u{0}" + text] }) { return hit }
+        if let hit = conditions.withLock({ $0[text] }) { return hit }
         let parsed = try ExpressionParser.condition(text, kind: kind)
-        store(parsed, kind + "\u{0}" + text, in: conditions)
+        store(parsed, text, in: conditions)
         return parsed
     }
 

@@ -39,6 +39,37 @@ struct ExpressionContext {
         return steps
     }
 
+    /// Checks the placeholders of a write's two expressions (condition and update) together:
+    /// every one provided is used by one of them, and every one they use is provided.
+    static func checkPlaceholders(
+        used first: (names: Set<String>, values: Set<String>)?,
+        _ second: (names: Set<String>, values: Set<String>)?,
+        names: [String: String],
+        values: [String: AttributeValue]
+    ) throws(TableError) {
+        guard let first, let second else {
+            let only = first ?? second
+            try checkPlaceholders(
+                usedNames: only?.names ?? [], usedValues: only?.values ?? [], names: names, values: values)
+            return
+        }
+        // The usual case, without building the union: each provided placeholder used by one of
+        // the expressions, and each one they use provided.
+        if values.keys.allSatisfy({ first.values.contains($0) || second.values.contains($0) })
+            && names.keys.allSatisfy({ first.names.contains($0) || second.names.contains($0) })
+            && first.values.allSatisfy({ values[$0] != nil }) && second.values.allSatisfy({ values[$0] != nil })
+            && first.names.allSatisfy({ names[$0] != nil }) && second.names.allSatisfy({ names[$0] != nil })
+        {
+            return
+        }
+        try checkPlaceholders(
+            usedNames: first.names.union(second.names),
+            usedValues: first.values.union(second.values),
+            names: names,
+            values: values
+        )
+    }
+
     /// Checks that every placeholder the request provides is used, and every used one provided.
     static func checkPlaceholders(
         usedNames: Set<String>,

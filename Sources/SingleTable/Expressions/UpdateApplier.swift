@@ -1,16 +1,23 @@
+/// An update expression's actions with their paths resolved and checked: everything about the
+/// update that does not depend on the item, worked out before the table is locked.
+struct UpdatePlan {
+    var set: [([ResolvedStep], Operand)] = []
+    var remove: [[ResolvedStep]] = []
+    var add: [([ResolvedStep], Operand)] = []
+    var delete: [([ResolvedStep], Operand)] = []
+}
+
 /// Applies an update expression's actions to an item.
 enum UpdateApplier {
-    /// Applies the actions.
-    /// - Throws: ``TableError`` for wrong operand types, key attributes, or invalid paths.
-    static func apply(
-        _ actions: UpdateActions,
-        to item: inout Item,
-        keyNames: Set<String>,
-        _ context: ExpressionContext
-    ) throws(TableError) {
-        let original = item
+    /// Resolves the actions' paths and checks them as DynamoDB does before it reads the item:
+    /// each path names a top-level attribute, no key attribute is updated, no two paths overlap.
+    /// - Throws: ``TableError`` `ValidationException` naming the problem.
+    static func plan(
+        _ actions: UpdateActions, keyNames: Set<String>, _ context: ExpressionContext
+    ) throws(TableError) -> UpdatePlan {
         var paths: [[ResolvedStep]] = []
-        func check(_ steps: [ResolvedStep]) throws(TableError) {
+        func resolve(_ path: DocumentPath) throws(TableError) -> [ResolvedStep] {
+            let steps = try context.resolve(path)
             guard case .key(let top)? = steps.first else {
                 throw TableError(.validation, "Invalid UpdateExpression: The document path is invalid")
             }
@@ -24,10 +31,21 @@ enum UpdateApplier {
                 )
             }
             paths.append(steps)
+            return steps
         }
-        for (path, value) in actions.set {
-            let steps = try context.resolve(path)
-            try check(steps)
+        var plan = UpdatePlan()
+        for (path, value) in actions.set { plan.set.append((try resolve(path), value)) }
+        for path in actions.remove { plan.remove.append(try resolve(path)) }
+        for (path, value) in actions.add { plan.add.append((try resolve(path), value)) }
+        for (path, value) in actions.delete { plan.delete.append((try resolve(path), value)) }
+        return plan
+    }
+
+    /// Applies a planned update; every operand reads the item as it was before the update.
+    /// - Throws: ``TableError`` for wrong operand types or paths the item does not have.
+    static func apply(_ plan: UpdatePlan, to item: inout Item, _ context: ExpressionContext) throws(TableError) {
+        let original = item
+        for (steps, value) in plan.set {
             guard let newValue = try ConditionEvaluator.operand(value, original, context) else {
                 throw TableError(
                     .validation,
@@ -36,14 +54,10 @@ enum UpdateApplier {
             }
             try write(newValue, at: steps, in: &item)
         }
-        for path in actions.remove {
-            let steps = try context.resolve(path)
-            try check(steps)
+        for steps in plan.remove {
             remove(at: steps, in: &item)
         }
-        for (path, value) in actions.add {
-            let steps = try context.resolve(path)
-            try check(steps)
+        for (steps, value) in plan.add {
             let increment = try ConditionEvaluator.operand(value, original, context)
             let existing = ConditionEvaluator.lookup(steps, original)
             let result: AttributeValue
@@ -61,9 +75,7 @@ enum UpdateApplier {
             }
             try write(result, at: steps, in: &item)
         }
-        for (path, value) in actions.delete {
-            let steps = try context.resolve(path)
-            try check(steps)
+        for (steps, value) in plan.delete {
             let subset = try ConditionEvaluator.operand(value, original, context)
             let existing = ConditionEvaluator.lookup(steps, original)
             let result: AttributeValue?

@@ -167,12 +167,14 @@ public final class InMemoryTable: Table {
                     return
                 }
             }
+            // By index throughout: a PreparedWrite is large, and copying it retains all it holds.
             var reasons: [TableError.CancellationReason] = []
             var olds: [Item?] = []
+            olds.reserveCapacity(writes.count)
             var failed = false
-            for write in writes {
+            for index in writes.indices {
                 do throws(TableError) {
-                    olds.append(try write.check(against: state))
+                    olds.append(try writes[index].check(against: state))
                     reasons.append(.none)
                 } catch  where error.code == .conditionalCheckFailed {
                     failed = true
@@ -196,10 +198,17 @@ public final class InMemoryTable: Table {
                 )
             }
             var news: [Item?] = []
-            for (write, old) in zip(writes, olds) { news.append(try write.apply(to: old)) }
-            let changes = zip(writes, news).filter { $0.0.writes }
-            try record(changes.map { TableChange(key: $0.0.keyItem, item: $0.1) })
-            for (write, new) in changes { try commit(new, at: write.key, in: &state) }
+            news.reserveCapacity(writes.count)
+            for index in writes.indices { news.append(try writes[index].apply(to: olds[index])) }
+            if journal != nil {
+                try record(
+                    writes.indices.filter { writes[$0].writes }.map {
+                        TableChange(key: writes[$0].keyItem, item: news[$0])
+                    })
+            }
+            for index in writes.indices where writes[index].writes {
+                try commit(news[index], at: writes[index].key, in: &state)
+            }
             if let token = request.clientRequestToken { state.remember(token, for: request, at: instant) }
         }
     }

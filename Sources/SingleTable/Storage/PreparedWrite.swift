@@ -2,7 +2,8 @@
 struct PreparedWrite {
     enum Kind {
         case put(Item)
-        case update(Parsed<UpdateActions>?)
+        /// The update, planned (`nil` for an `UpdateItem` without an update expression).
+        case update(UpdatePlan?)
         case delete
         case check
     }
@@ -10,7 +11,6 @@ struct PreparedWrite {
     let kind: Kind
     let key: TableState.PrimaryKey
     let keyItem: Item
-    let keyNames: Set<String>
     let condition: Parsed<Condition>?
     let context: ExpressionContext
     let returnValues: ReturnValues
@@ -45,11 +45,9 @@ struct PreparedWrite {
             return nil
         case .check:
             return old
-        case .update(let actions):
+        case .update(let plan):
             var item = old ?? keyItem
-            if let actions {
-                try UpdateApplier.apply(actions.tree, to: &item, keyNames: keyNames, context)
-            }
+            if let plan { try UpdateApplier.apply(plan, to: &item, context) }
             try ItemSize.validate(item)
             return item
         }
@@ -62,8 +60,8 @@ struct PreparedWrite {
         case .allOld: return old
         case .allNew: return new
         case .updatedOld, .updatedNew:
-            guard case .update(let actions?) = kind else { return nil }
-            let touched = Self.touchedNames(actions.tree, context)
+            guard case .update(let plan?) = kind else { return nil }
+            let touched = Self.touchedNames(plan)
             let source = returnValues == .updatedOld ? old : new
             guard let source else { return nil }
             let result = source.filter { touched.contains($0.key) }
@@ -71,11 +69,11 @@ struct PreparedWrite {
         }
     }
 
-    private static func touchedNames(_ actions: UpdateActions, _ context: ExpressionContext) -> Set<String> {
-        let paths = actions.set.map(\.0) + actions.remove + actions.add.map(\.0) + actions.delete.map(\.0)
+    private static func touchedNames(_ plan: UpdatePlan) -> Set<String> {
+        let paths = plan.set.map(\.0) + plan.remove + plan.add.map(\.0) + plan.delete.map(\.0)
         var names: Set<String> = []
         for path in paths {
-            if case .name(let raw)? = path.elements.first, let name = try? context.name(raw) { names.insert(name) }
+            if case .key(let name)? = path.first { names.insert(name) }
         }
         return names
     }
@@ -92,6 +90,7 @@ extension InMemoryTable {
         let returnValues: ReturnValues
         let returnOnFailure: ReturnValuesOnConditionCheckFailure
         var kind: PreparedWrite.Kind
+        var updateActions: Parsed<UpdateActions>?
         switch action {
         case .put(let request):
             (tableName, keySource, exact, conditionText, attributes) = (
@@ -105,7 +104,8 @@ extension InMemoryTable {
                 request.tableName, request.key, true, request.conditionExpression, request.expressionAttributes
             )
             (returnValues, returnOnFailure) = (request.returnValues, request.returnValuesOnConditionCheckFailure)
-            kind = .update(try request.updateExpression.map { text throws(TableError) in try expressions.update(text) })
+            updateActions = try request.updateExpression.map { text throws(TableError) in try expressions.update(text) }
+            kind = .update(nil)
         case .delete(let request):
             (tableName, keySource, exact, conditionText, attributes) = (
                 request.tableName, request.key, true, request.conditionExpression, request.expressionAttributes
@@ -131,25 +131,22 @@ extension InMemoryTable {
         let condition = try conditionText.map { text throws(TableError) in
             try expressions.condition(text, kind: "ConditionExpression")
         }
-        var usedNames = condition?.names ?? []
-        var usedValues = condition?.values ?? []
-        if case .update(let actions?) = kind {
-            if usedNames.isEmpty { usedNames = actions.names } else { usedNames.formUnion(actions.names) }
-            if usedValues.isEmpty { usedValues = actions.values } else { usedValues.formUnion(actions.values) }
-        }
         try ExpressionContext.checkPlaceholders(
-            usedNames: usedNames,
-            usedValues: usedValues,
+            used: condition.map { ($0.names, $0.values) },
+            updateActions.map { ($0.names, $0.values) },
             names: attributes.names,
             values: attributes.values
         )
+        let context = ExpressionContext(names: attributes.names, values: attributes.values)
+        if let updateActions {
+            kind = .update(try UpdateApplier.plan(updateActions.tree, keyNames: keyNames, context))
+        }
         return PreparedWrite(
             kind: kind,
             key: key,
             keyItem: keyItem,
-            keyNames: keyNames,
             condition: condition,
-            context: ExpressionContext(names: attributes.names, values: attributes.values),
+            context: context,
             returnValues: returnValues,
             returnOnFailure: returnOnFailure
         )
