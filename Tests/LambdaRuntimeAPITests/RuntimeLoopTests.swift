@@ -156,6 +156,24 @@ struct RuntimeLoopTests {
         await server.shutdown()
     }
 
+    @Test(
+        "Without a usable Lambda-Runtime-Deadline-Ms the invocation gets Lambda's default 3 s from the client's clock",
+        arguments: [nil, "soon"] as [String?])
+    func missingDeadline(header: String?) async throws {
+        let deadlineLine = header.map { "Lambda-Runtime-Deadline-Ms: \($0)\r\n" } ?? ""
+        let server = try OneAnswerServer(
+            response: "HTTP/1.1 200 OK\r\nLambda-Runtime-Aws-Request-Id: req-1\r\n\(deadlineLine)"
+                + "Content-Length: 2\r\n\r\n{}")
+        let arrival = Date(timeIntervalSince1970: 1_800_000_000)
+        let client = try RuntimeClient(address: "127.0.0.1:\(server.port)", now: { arrival })
+        let (context, event) = try await Self.blocking { try client.next() }
+        #expect(server.request().hasPrefix("GET /2018-06-01/runtime/invocation/next HTTP/1.1\r\n"))
+        #expect(context.requestID == "req-1")
+        #expect(event == Array("{}".utf8))
+        #expect(context.deadline == arrival.addingTimeInterval(3))
+        #expect(context.remainingTime(now: arrival.addingTimeInterval(1)) == 2)
+    }
+
     @Test("An unreachable Runtime API ends the loop with an error after the retries")
     func unreachable() async throws {
         let loop = RuntimeLoop(client: try RuntimeClient(address: "127.0.0.1:1", now: { Date() }), maximumAttempts: 2)
