@@ -25,12 +25,15 @@ struct Base64URLTests {
             let encoded = CompactToken.encode(bytes)
             #expect(encoded == Self.reference(bytes))
             #expect(CompactToken.decode(Array(encoded.utf8)) == bytes)
+            // A token's parts are substrings; a collection without contiguous storage decodes too.
+            #expect(CompactToken.decode(Substring("x.\(encoded).y").utf8.dropFirst(2).dropLast(2)) == bytes)
+            #expect(CompactToken.decode(encoded.utf8.lazy.map { $0 }) == bytes)
         }
     }
 
     @Test(
         "Padding, the standard alphabet, a dangling character and non-zero unused bits are refused",
-        arguments: ["QQ==", "a+b/", "QUJD=", "QUJDR", "QR", "QUJ", "QU$D"])
+        arguments: ["QQ==", "a+b/", "QUJD=", "QUJDR", "QR", "QUJ", "QU$D", "QU\u{E9}", "QUJD\u{0}AAA"])
     func refused(text: String) {
         #expect(CompactToken.decode(Array(text.utf8)) == nil)
     }

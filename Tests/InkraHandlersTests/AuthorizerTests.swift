@@ -95,6 +95,41 @@ struct AuthorizerTests {
         #expect(result["context"]?["userId"] == "user-1")
     }
 
+    @Test(
+        "The policy's resource is the method ARN widened to its stage; an ARN that is not API Gateway's is refused",
+        arguments: [
+            (
+                "arn:aws:execute-api:us-east-1:123456789012:abc/prod/POST/questions",
+                "arn:aws:execute-api:us-east-1:123456789012:abc/prod/*/*"
+            ),
+            (
+                "arn:aws:execute-api:eu-west-1:1:api/$default/GET/a/b/c",
+                "arn:aws:execute-api:eu-west-1:1:api/$default/*/*"
+            ),
+            ("arn:aws:execute-api:us-east-1:1:api/prod", "arn:aws:execute-api:us-east-1:1:api/prod/*/*"),
+            (
+                "arn:aws-cn:execute-api:cn-north-1:1:api/prod/GET/x:y",
+                "arn:aws-cn:execute-api:cn-north-1:1:api/prod/*/*"
+            ),
+            ("arn:aws:lambda:us-east-1:1:api/prod/GET/x", nil),
+            ("nra:aws:execute-api:us-east-1:1:api/prod/GET/x", nil),
+            ("arn:aws:execute-api:us-east-1:1:api", nil),
+            ("arn:aws:execute-api:us-east-1:1:/prod/GET/x", nil),
+            ("arn:aws:execute-api:us-east-1:1:api//GET/x", nil),
+            ("arn:aws:execute-api:us-east-1", nil),
+            ("", nil),
+        ] as [(String, String?)]
+    )
+    func stageWideResource(methodArn: String, resource: String?) async throws {
+        let event = Self.tokenEvent(try Self.token()).setting(.string(methodArn), at: ["methodArn"])
+        if let resource {
+            let result = try await authorizer.handle(event)
+            #expect(result["policyDocument"]?["Statement"]?.array?.first?["Resource"] == .string(resource))
+        } else {
+            await #expect(throws: FunctionError.unauthorized) { try await authorizer.handle(event) }
+        }
+    }
+
     @Test("HTTP API payload 2.0 gets simple responses")
     func httpV2() async throws {
         let event: JSONValue = [

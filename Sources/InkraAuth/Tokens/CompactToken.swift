@@ -56,7 +56,7 @@ struct CompactToken {
         return object
     }
 
-    private static func isBase64URL(_ byte: UInt8) -> Bool { sextet(byte) != nil }
+    private static func isBase64URL(_ byte: UInt8) -> Bool { sextets[Int(byte)] != 0xFF }
 
     /// Spaces and tabs off both ends (the only whitespace an `Authorization` value carries).
     private static func trimmed(_ text: Substring) -> Substring {
@@ -70,40 +70,72 @@ struct CompactToken {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
-    /// The value of a base64url character, or `nil` for any other byte.
-    private static func sextet(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "-"): 62
-        case UInt8(ascii: "_"): 63
-        default: nil
-        }
-    }
-
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Each byte's base64url value; 0xFF for bytes outside the alphabet.
+    private static let sextets: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(value) }
+        return table
+    }()
 
     /// Decodes unpadded base64url. Non-canonical input (a length that leaves 6 bits, or unused
     /// trailing bits that are not zero) is refused, so one token has exactly one spelling.
     static func decode(_ part: some Collection<UInt8>) -> [UInt8]? {
-        guard part.count % 4 != 1 else { return nil }
-        var output: [UInt8] = []
-        output.reserveCapacity(part.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits: UInt32 = 0
-        for byte in part {
-            guard let value = sextet(byte) else { return nil }
-            accumulator = (accumulator << 6) | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> bits))
-                accumulator &= (1 << bits) - 1
+        if let decoded = part.withContiguousStorageIfAvailable({ decode(buffer: $0) }) { return decoded }
+        return Array(part).withUnsafeBufferPointer { decode(buffer: $0) }
+    }
+
+    /// Four characters to three bytes at a time, through a lookup table (every token's three
+    /// parts are decoded on every request).
+    private static func decode(buffer input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let tail = input.count % 4
+        guard tail != 1 else { return nil }
+        let whole = input.count / 4
+        let length = whole * 3 + (tail == 0 ? 0 : tail - 1)
+        var valid = true
+        let output = sextets.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: length) { out, written in
+                written = 0
+                var position = 0
+                func next() -> UInt32 {
+                    let value = table[Int(input[position])]
+                    position += 1
+                    if value == 0xFF { valid = false }
+                    return UInt32(value)
+                }
+                for _ in 0..<whole {
+                    let group = next() << 18 | next() << 12 | next() << 6 | next()
+                    guard valid else { return }
+                    out[written] = UInt8(truncatingIfNeeded: group >> 16)
+                    out[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                    out[written + 2] = UInt8(truncatingIfNeeded: group)
+                    written += 3
+                }
+                switch tail {
+                case 2:
+                    let group = next() << 6 | next()
+                    guard valid, group & 0xF == 0 else {
+                        valid = false
+                        return
+                    }
+                    out[written] = UInt8(truncatingIfNeeded: group >> 4)
+                    written += 1
+                case 3:
+                    let group = next() << 12 | next() << 6 | next()
+                    guard valid, group & 0x3 == 0 else {
+                        valid = false
+                        return
+                    }
+                    out[written] = UInt8(truncatingIfNeeded: group >> 10)
+                    out[written + 1] = UInt8(truncatingIfNeeded: group >> 2)
+                    written += 2
+                default:
+                    break
+                }
             }
         }
-        guard accumulator == 0 else { return nil }
-        return output
+        return valid ? output : nil
     }
 
     /// Encodes bytes as unpadded base64url.

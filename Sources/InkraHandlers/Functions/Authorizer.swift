@@ -108,10 +108,28 @@ public struct Authorizer: EventHandler {
     /// cache the policy for the caller's other requests:
     /// `arn:aws:execute-api:region:account:api/stage/GET/usage` → `…:api/stage/*/*`.
     static func stageWide(_ arn: String) -> String? {
-        let parts = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
-        guard parts.count == 6, parts[0] == "arn", parts[2] == "execute-api" else { return nil }
-        let path = parts[5].split(separator: "/", omittingEmptySubsequences: false)
-        guard path.count >= 2, !path[0].isEmpty, !path[1].isEmpty else { return nil }
-        return parts[0..<5].joined(separator: ":") + ":" + path[0] + "/" + path[1] + "/*/*"
+        // One pass over the bytes (this runs for every authorized request): the fields up to the
+        // fifth colon, then `api/stage` after it.
+        let bytes = arn.utf8
+        var colons = 0
+        var fieldStart = bytes.startIndex
+        var index = bytes.startIndex
+        while colons < 5 {
+            guard index != bytes.endIndex else { return nil }
+            if bytes[index] == UInt8(ascii: ":") {
+                colons += 1
+                let field = arn[fieldStart..<index]
+                if colons == 1, field != "arn" { return nil }
+                if colons == 3, field != "execute-api" { return nil }
+                fieldStart = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        let rest = bytes[fieldStart...]
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")), slash != fieldStart else { return nil }
+        let stageStart = bytes.index(after: slash)
+        let stageEnd = rest[stageStart...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+        guard stageEnd != stageStart else { return nil }
+        return arn[..<stageEnd] + "/*/*"
     }
 }
