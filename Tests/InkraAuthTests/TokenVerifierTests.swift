@@ -97,6 +97,24 @@ struct TokenVerifierTests {
         }
     }
 
+    @Test(
+        "Malformed shapes are refused with a message that names the part",
+        arguments: [
+            ("e30.e30", "token has 2 parts, not 3"), ("e30.e30.c2ln.c2ln", "token has 4 parts, not 3"),
+            ("e30", "token has 1 parts, not 3"), (".e30.c2ln", "token header is empty"),
+            ("e30..c2ln", "token payload is empty"), ("e30.e30.", "token signature is empty"),
+            ("e3+.e30.c2ln", "token header has characters outside base64url"),
+            ("e30.e30=.c2ln", "token payload has characters outside base64url"),
+            ("e30.e30.c2\u{E9}", "token signature has characters outside base64url"),
+        ])
+    func malformedShapes(token: String, message: String) async throws {
+        await #expect {
+            try await verifier().verify("Bearer \(token)")
+        } throws: { error in
+            (error as? AuthError)?.code == .malformed && (error as? AuthError)?.message == message
+        }
+    }
+
     @Test("A truncated signature is refused")
     func truncated() async throws {
         let parts = try testSigner.sign(payload: validClaims()).split(separator: ".")

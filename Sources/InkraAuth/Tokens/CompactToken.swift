@@ -27,25 +27,66 @@ struct CompactToken {
         guard text.utf8.count <= Self.maximumLength else {
             throw AuthError(.oversized, "token is \(text.utf8.count) bytes; at most \(Self.maximumLength) are accepted")
         }
-        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw AuthError(.malformed, "token has \(parts.count) parts, not 3") }
-        for (name, part) in zip(["header", "payload", "signature"], parts) {
-            guard !part.isEmpty else { throw AuthError(.malformed, "token \(name) is empty") }
-            guard part.allSatisfy(Self.isBase64URL) else {
-                throw AuthError(.malformed, "token \(name) has characters outside base64url")
-            }
-        }
-        header = try Self.object(parts[0], "header")
-        payload = try Self.object(parts[1], "payload")
-        guard let signature = Self.decode(parts[2]) else {
-            throw AuthError(.malformed, "token signature is not base64url")
-        }
-        self.signature = signature
-        signingInput = Array(text.utf8.prefix(parts[0].count + 1 + parts[1].count))
+        let split =
+            text.utf8.withContiguousStorageIfAvailable(Self.split)
+            ?? Array(text.utf8).withUnsafeBufferPointer(Self.split)
+        let parts = try split.get()
+        header = try Self.object(parts.header, "header")
+        payload = try Self.object(parts.payload, "payload")
+        signature = parts.signature
+        signingInput = parts.signingInput
     }
 
-    private static func object(_ part: Substring.UTF8View.SubSequence, _ name: String) throws(AuthError) -> JSONObject {
-        guard let bytes = decode(part) else { throw AuthError(.malformed, "token \(name) is not base64url") }
+    /// A token's three parts, decoded but not parsed.
+    private struct Parts {
+        var header: [UInt8]
+        var payload: [UInt8]
+        var signature: [UInt8]
+        var signingInput: [UInt8]
+    }
+
+    /// Splits the token at its two dots and decodes each part, in one pass over its bytes.
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Parts, AuthError> {
+        let dot = UInt8(ascii: ".")
+        // One pass finds the dots and the first byte outside base64url (and the part it is in).
+        var dots: [Int] = []
+        dots.reserveCapacity(2)
+        var outside: Int?
+        sextets.withUnsafeBufferPointer { table in
+            for index in bytes.indices {
+                let byte = bytes[index]
+                if byte == dot {
+                    dots.append(index)
+                } else if table[Int(byte)] == 0xFF, outside == nil {
+                    outside = dots.count
+                }
+            }
+        }
+        guard dots.count == 2 else {
+            return .failure(AuthError(.malformed, "token has \(dots.count + 1) parts, not 3"))
+        }
+        let ranges = [0..<dots[0], (dots[0] + 1)..<dots[1], (dots[1] + 1)..<bytes.count]
+        let names = ["header", "payload", "signature"]
+        if let empty = ranges.firstIndex(where: \.isEmpty) {
+            return .failure(AuthError(.malformed, "token \(names[empty]) is empty"))
+        }
+        if let outside {
+            return .failure(AuthError(.malformed, "token \(names[outside]) has characters outside base64url"))
+        }
+        var decoded: [[UInt8]] = []
+        for (name, range) in zip(names, ranges) {
+            guard let part = decode(buffer: UnsafeBufferPointer(rebasing: bytes[range])) else {
+                return .failure(AuthError(.malformed, "token \(name) is not base64url"))
+            }
+            decoded.append(part)
+        }
+        return .success(
+            Parts(
+                header: decoded[0], payload: decoded[1], signature: decoded[2],
+                signingInput: Array(bytes[..<dots[1]])))
+    }
+
+    private static func object(_ bytes: [UInt8], _ name: String) throws(AuthError) -> JSONObject {
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes, maximumDepth: 16, rejectsDuplicateKeys: true)
@@ -55,8 +96,6 @@ struct CompactToken {
         guard let object = value.object else { throw AuthError(.malformed, "token \(name) is not a JSON object") }
         return object
     }
-
-    private static func isBase64URL(_ byte: UInt8) -> Bool { sextets[Int(byte)] != 0xFF }
 
     /// Spaces and tabs off both ends (the only whitespace an `Authorization` value carries).
     private static func trimmed(_ text: Substring) -> Substring {
