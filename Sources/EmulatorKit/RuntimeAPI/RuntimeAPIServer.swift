@@ -12,6 +12,7 @@ public final class RuntimeAPIServer: Sendable {
     let queue: RuntimeQueue
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
+    private let replies = ReplyGate()
     /// The function's ARN, as Lambda sends it.
     public let functionARN: String
 
@@ -35,13 +36,14 @@ public final class RuntimeAPIServer: Sendable {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         functionARN = "arn:aws:lambda:us-east-1:123456789012:function:\(functionName)"
         let queue = self.queue
+        let replies = self.replies
         do {
             channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 32)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
                     channel.pipeline.configureHTTPServerPipeline().flatMap {
-                        channel.pipeline.addHandler(RuntimeAPIHandler(queue: queue))
+                        channel.pipeline.addHandler(RuntimeAPIHandler(queue: queue, replies: replies))
                     }
                 }
                 .bind(host: host, port: port)
@@ -90,10 +92,31 @@ public final class RuntimeAPIServer: Sendable {
         await queue.dropNext()
     }
 
-    /// Stops listening.
+    /// Stops listening and closes the runtime's connections. An answer still on its way (a `next`
+    /// resolved, a response acknowledged) after this is dropped rather than scheduled on the
+    /// event loop that is shutting down.
     public func shutdown() async {
+        replies.close()
         try? await channel.close()
         try? await group.shutdownGracefully()
+    }
+}
+
+/// The server's event loop, open to replies until the server shuts down. Replies are scheduled
+/// under the gate's lock, so none can reach the loop after ``close()`` has returned.
+final class ReplyGate: Sendable {
+    private let open = Mutex(true)
+
+    /// Runs `work` on `loop`, unless the server has shut down.
+    func schedule(on loop: any EventLoop, _ work: @escaping @Sendable () -> Void) {
+        open.withLock { open in
+            if open { loop.execute(work) }
+        }
+    }
+
+    /// Refuses every later reply.
+    func close() {
+        open.withLock { $0 = false }
     }
 }
 
@@ -103,12 +126,14 @@ final class RuntimeAPIHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let queue: RuntimeQueue
+    private let replies: ReplyGate
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private static let prefix = "/2018-06-01/runtime"
 
-    init(queue: RuntimeQueue) {
+    init(queue: RuntimeQueue, replies: ReplyGate) {
         self.queue = queue
+        self.replies = replies
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -129,13 +154,14 @@ final class RuntimeAPIHandler: ChannelInboundHandler, @unchecked Sendable {
         let loop = context.eventLoop
         let bound = NIOLoopBound(context, eventLoop: loop)
         let queue = self.queue
+        let replies = self.replies
         let reply: @Sendable (Int, [(String, String)], [UInt8]) -> Void = { status, headers, body in
-            loop.execute { Self.write(status, headers, body, to: bound.value) }
+            replies.schedule(on: loop) { Self.write(status, headers, body, to: bound.value) }
         }
         if head.method == .GET && path == "\(Self.prefix)/invocation/next" {
             Task {
                 if await queue.takeDrop() {
-                    loop.execute { bound.value.close(promise: nil) }
+                    replies.schedule(on: loop) { bound.value.close(promise: nil) }
                     return
                 }
                 let next = await queue.next()
