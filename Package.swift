@@ -129,6 +129,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
+            path: "bootstrap",
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -172,7 +173,14 @@ let package = Package(
         .executableTarget(
             name: "inkra-fuzz", dependencies: ["InkraFuzzTargets"], path: "Fuzz/Driver", swiftSettings: strictSettings),
         .target(
-            name: "InkraTestSupport", dependencies: ["DynamoDBTable"], path: "Tests/InkraTestSupport",
+            name: "InkraTestSupport",
+            dependencies: [
+                "DynamoDBTable", "EmulatorKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/InkraTestSupport",
             swiftSettings: strictSettings),
         .testTarget(
             name: "SingleTableTests", dependencies: ["SingleTable", "DynamoDBTable", "InkraTestSupport", "EmulatorKit"],

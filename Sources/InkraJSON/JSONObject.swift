@@ -67,15 +67,7 @@ public struct JSONObject: Sendable, Hashable {
     /// The value of the first key that equals `name` ignoring ASCII case (for HTTP header names).
     public func value(forCaseInsensitiveKey name: String) -> JSONValue? {
         if let exact = self[name] { return exact }
-        return entries.first { Self.equalIgnoringASCIICase($0.key, name) }?.value
-    }
-
-    /// Compares byte by byte, folding only ASCII letters (no allocation, unlike `lowercased()`).
-    private static func equalIgnoringASCIICase(_ left: String, _ right: String) -> Bool {
-        guard left.utf8.count == right.utf8.count else { return false }
-        return zip(left.utf8, right.utf8).allSatisfy { a, b in
-            a == b || (a | 0x20 == b | 0x20 && (0x61...0x7A).contains(a | 0x20))
-        }
+        return entries.first { $0.key.caseInsensitiveEquals(name) }?.value
     }
 
     /// Equal when both have the same members, whatever their order.

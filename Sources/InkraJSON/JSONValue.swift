@@ -91,6 +91,15 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
 }
 
 extension StringProtocol {
+    /// Whether the two texts are equal ignoring the case of ASCII letters, as HTTP header names
+    /// and the `Bearer` scheme compare; byte by byte, without allocating.
+    public func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        return zip(utf8, other.utf8).allSatisfy { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (0x61...0x7A).contains(a | 0x20))
+        }
+    }
+
     /// The text without leading and trailing spaces and tabs (without Foundation's bridging, which
     /// costs microseconds on a request's path).
     public func trimmingSpacesAndTabs() -> SubSequence {

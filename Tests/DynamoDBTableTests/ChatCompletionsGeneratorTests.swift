@@ -2,6 +2,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraLLM
+import InkraTestSupport
 import InkraUsage
 import SingleTable
 import Testing
@@ -25,7 +26,7 @@ struct ChatCompletionsGeneratorTests {
         let content =
             "1. When did sailing first call to you?\n2) What did your first boat look like?\n- What did your first boat look like?\n"
             + "* Who taught you to read the wind?\nHere are some questions:\n4. What would you tell a new sailor?\n5. Extra one?"
-        let server = try StubHTTPServer { _ in (200, Self.reply(content)) }
+        let server = try StubHTTPServer { _ in .json(200, Self.reply(content)) }
         defer { server.shutdown() }
         let questions = try await generator(server).questions(
             for: QuestionRequest(topic: "learning to sail", count: 4, length: .short, language: "en")
@@ -51,7 +52,7 @@ struct ChatCompletionsGeneratorTests {
             (200, Self.reply("Only one question?")), (500, "{}"), (200, #"{"choices":[]}"#), (429, "{}"),
         ]
         for (status, body) in cases {
-            let server = try StubHTTPServer { _ in (status, body) }
+            let server = try StubHTTPServer { _ in .json(status, body) }
             await #expect(throws: GenerationFailure.self) {
                 try await generator(server).questions(for: QuestionRequest(topic: "x", count: 3))
             }
@@ -59,7 +60,7 @@ struct ChatCompletionsGeneratorTests {
         }
         let slow = try StubHTTPServer { _ in
             try? await Task.sleep(for: .seconds(3))
-            return (200, Self.reply("A?"))
+            return .json(200, Self.reply("A?"))
         }
         defer { slow.shutdown() }
         let started = Date()
@@ -71,7 +72,7 @@ struct ChatCompletionsGeneratorTests {
 
     @Test("When the model fails, generateQuestions answers 502 and gives the unit back")
     func refund() async throws {
-        let server = try StubHTTPServer { _ in (503, "{}") }
+        let server = try StubHTTPServer { _ in .json(503, "{}") }
         defer { server.shutdown() }
         let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         let function = GenerateQuestions(

@@ -1,6 +1,7 @@
 import EmulatorKit
 import Foundation
 import InkraJSON
+import InkraTestSupport
 import LambdaRuntimeAPI
 import Testing
 
@@ -160,14 +161,18 @@ struct RuntimeLoopTests {
         "Without a usable Lambda-Runtime-Deadline-Ms the invocation gets Lambda's default 3 s from the client's clock",
         arguments: [nil, "soon"] as [String?])
     func missingDeadline(header: String?) async throws {
-        let deadlineLine = header.map { "Lambda-Runtime-Deadline-Ms: \($0)\r\n" } ?? ""
-        let server = try OneAnswerServer(
-            response: "HTTP/1.1 200 OK\r\nLambda-Runtime-Aws-Request-Id: req-1\r\n\(deadlineLine)"
-                + "Content-Length: 2\r\n\r\n{}")
+        let server = try StubHTTPServer { _ in
+            StubHTTPServer.Answer(
+                status: 200,
+                headers: [("Lambda-Runtime-Aws-Request-Id", "req-1")]
+                    + (header.map { [("Lambda-Runtime-Deadline-Ms", $0)] } ?? []),
+                body: "{}")
+        }
+        defer { server.shutdown() }
         let arrival = Date(timeIntervalSince1970: 1_800_000_000)
         let client = try RuntimeClient(address: "127.0.0.1:\(server.port)", now: { arrival })
         let (context, event) = try await Self.blocking { try client.next() }
-        #expect(server.request().hasPrefix("GET /2018-06-01/runtime/invocation/next HTTP/1.1\r\n"))
+        #expect(server.requests.map { "\($0.method) \($0.uri)" } == ["GET /2018-06-01/runtime/invocation/next"])
         #expect(context.requestID == "req-1")
         #expect(event == Array("{}".utf8))
         #expect(context.deadline == arrival.addingTimeInterval(3))

@@ -102,20 +102,41 @@ public final class RuntimeAPIServer: Sendable {
     }
 }
 
-/// The server's event loop, open to replies until the server shuts down. Replies are scheduled
-/// under the gate's lock, so none can reach the loop after ``close()`` has returned.
-final class ReplyGate: Sendable {
+/// A server's event loop, open to replies until the server shuts down. Replies are scheduled
+/// under the gate's lock, so none can reach the loop after ``close()`` has returned (SwiftNIO
+/// refuses work on a loop that has shut down). The local servers and the tests' stub use it.
+package final class ReplyGate: Sendable {
     private let open = Mutex(true)
 
+    package init() {}
+
     /// Runs `work` on `loop`, unless the server has shut down.
-    func schedule(on loop: any EventLoop, _ work: @escaping @Sendable () -> Void) {
+    package func schedule(on loop: any EventLoop, _ work: @escaping @Sendable () -> Void) {
         open.withLock { open in
             if open { loop.execute(work) }
         }
     }
 
+    /// Writes one HTTP/1.1 response (with its `Content-Length`) on the handler's connection,
+    /// unless the server has shut down.
+    package func respond(
+        _ status: Int, _ headers: [(String, String)], _ body: [UInt8],
+        to context: NIOLoopBound<ChannelHandlerContext>, on loop: any EventLoop
+    ) {
+        schedule(on: loop) {
+            var fields = HTTPHeaders(headers)
+            fields.replaceOrAdd(name: "Content-Length", value: String(body.count))
+            let head = HTTPResponseHead(
+                version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: fields)
+            let context = context.value
+            context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
+            context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
+        }
+    }
+
     /// Refuses every later reply.
-    func close() {
+    package func close() {
         open.withLock { $0 = false }
     }
 }
@@ -156,7 +177,7 @@ final class RuntimeAPIHandler: ChannelInboundHandler, @unchecked Sendable {
         let queue = self.queue
         let replies = self.replies
         let reply: @Sendable (Int, [(String, String)], [UInt8]) -> Void = { status, headers, body in
-            replies.schedule(on: loop) { Self.write(status, headers, body, to: bound.value) }
+            replies.respond(status, headers, body, to: bound, on: loop)
         }
         if head.method == .GET && path == "\(Self.prefix)/invocation/next" {
             Task {
@@ -209,16 +230,5 @@ final class RuntimeAPIHandler: ChannelInboundHandler, @unchecked Sendable {
         reply(
             404, [("Content-Type", "application/json")],
             Array(#"{"errorMessage":"Not found","errorType":"NotFound"}"#.utf8))
-    }
-
-    private static func write(
-        _ status: Int, _ headers: [(String, String)], _ body: [UInt8], to context: ChannelHandlerContext
-    ) {
-        var fields = HTTPHeaders(headers)
-        fields.replaceOrAdd(name: "Content-Length", value: String(body.count))
-        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: fields)
-        context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
-        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
     }
 }

@@ -1,3 +1,5 @@
+import InkraJSON
+
 /// An HTTP request as the local servers received it, independent of the server framework.
 public struct LocalHTTPRequest: Sendable {
     /// The method, such as `POST`.
@@ -64,17 +66,5 @@ public struct LocalHTTPResponse: Sendable {
     /// The first value of a header, ignoring case.
     public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveEquals(name) }?.value
-    }
-}
-
-extension String {
-    /// Compares ASCII letters without case, as HTTP header names compare.
-    func caseInsensitiveEquals(_ other: String) -> Bool {
-        let left = utf8
-        let right = other.utf8
-        guard left.count == right.count else { return false }
-        return zip(left, right).allSatisfy { a, b in
-            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A)
-        }
     }
 }

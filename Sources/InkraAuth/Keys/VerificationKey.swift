@@ -21,30 +21,26 @@ public struct VerificationKey: Sendable {
     func verifier(for alg: String) -> SignatureCheck? {
         if let algorithm, algorithm != alg { return nil }
         switch (material, alg) {
-        case (.rsa(let key), "RS256"): return SignatureCheck(algorithm: .rs256(key))
-        case (.rsa(let key), "RS384"): return SignatureCheck(algorithm: .rs384(key))
-        case (.rsa(let key), "RS512"): return SignatureCheck(algorithm: .rs512(key))
-        case (.p256(let key), "ES256"): return SignatureCheck(algorithm: .es256(key))
+        case (.rsa(let key), "RS256"): return .rs256(key)
+        case (.rsa(let key), "RS384"): return .rs384(key)
+        case (.rsa(let key), "RS512"): return .rs512(key)
+        case (.p256(let key), "ES256"): return .es256(key)
         default: return nil
         }
     }
 }
 
 /// One JWS algorithm bound to one key (RFC 7518 §3.3 and §3.4).
-struct SignatureCheck: Sendable {
-    enum Algorithm: Sendable {
-        case rs256(_RSA.Signing.PublicKey)
-        case rs384(_RSA.Signing.PublicKey)
-        case rs512(_RSA.Signing.PublicKey)
-        case es256(P256.Signing.PublicKey)
-    }
-
-    let algorithm: Algorithm
+enum SignatureCheck: Sendable {
+    case rs256(_RSA.Signing.PublicKey)
+    case rs384(_RSA.Signing.PublicKey)
+    case rs512(_RSA.Signing.PublicKey)
+    case es256(P256.Signing.PublicKey)
 
     /// Whether `signature` is this key's signature of `input`. A signature of the wrong length
     /// or form is simply not valid.
     func verify(_ signature: [UInt8], signs input: [UInt8]) -> Bool {
-        switch algorithm {
+        switch self {
         case .rs256(let key): rsa(key, signature, SHA256.hash(data: input))
         case .rs384(let key): rsa(key, signature, SHA384.hash(data: input))
         case .rs512(let key): rsa(key, signature, SHA512.hash(data: input))

@@ -20,9 +20,9 @@ struct CompactToken {
     /// Splits and decodes a token, with or without a `Bearer ` prefix.
     /// - Throws: ``AuthError`` naming what is malformed.
     init(_ raw: String) throws(AuthError) {
-        var text = Self.trimmed(Substring(raw))
-        if text.utf8.count >= 7, text.utf8.prefix(7).map(Self.lowercased).elementsEqual("bearer ".utf8) {
-            text = Self.trimmed(text.dropFirst(7))
+        var text = raw.trimmingSpacesAndTabs()
+        if text.utf8.count >= 7, text.prefix(7).caseInsensitiveEquals("bearer ") {
+            text = text.dropFirst(7).trimmingSpacesAndTabs()
         }
         guard text.utf8.count <= Self.maximumLength else {
             throw AuthError(.oversized, "token is \(text.utf8.count) bytes; at most \(Self.maximumLength) are accepted")
@@ -95,18 +95,6 @@ struct CompactToken {
         }
         guard let object = value.object else { throw AuthError(.malformed, "token \(name) is not a JSON object") }
         return object
-    }
-
-    /// Spaces and tabs off both ends (the only whitespace an `Authorization` value carries).
-    private static func trimmed(_ text: Substring) -> Substring {
-        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) })
-        else { return "" }
-        return text[first...last]
-    }
-
-    private static func lowercased(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)

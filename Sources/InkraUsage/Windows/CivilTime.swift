@@ -60,42 +60,29 @@ public struct CivilTime: Hashable, Sendable {
     /// `YYYY-MM-DDTHH:MM:SSZ`.
     var iso8601: String { text(length: 20) }
 
-    /// The first `length` characters of `YYYY-MM-DDTHH:MM:SSZ`, written digit by digit (these
-    /// keys are made for every consumption); a year outside 0…9999 is written in full.
+    /// `YYYY-MM-DDTHH:MM:SSZ` up to the `length`-th character after the year's four digits (a
+    /// year past 9999 is written in full), digit by digit: these keys are made for every
+    /// consumption.
     private func text(length: Int) -> String {
-        guard (0...9999).contains(year) else {
-            let full =
-                "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))T\(Self.pad(hour, 2)):"
-                + "\(Self.pad(minute, 2)):\(Self.pad(second, 2))Z"
-            return String(full.dropLast(20 - length))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        let fields: [(value: Int, width: Int, then: Unicode.Scalar)] = [
+            (year, 4, "-"), (month, 2, "-"), (day, 2, "T"), (hour, 2, ":"), (minute, 2, ":"), (second, 2, "Z"),
+        ]
+        var yearEnd: Int?
+        for field in fields {
+            if field.value < 0 { bytes.append(UInt8(ascii: "-")) }
+            let start = bytes.count
+            var rest = field.value.magnitude
+            repeat {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+                rest /= 10
+            } while rest > 0 || bytes.count - start < field.width
+            bytes[start...].reverse()
+            if yearEnd == nil { yearEnd = bytes.count }
+            bytes.append(UInt8(ascii: field.then))
         }
-        return String(unsafeUninitializedCapacity: length) { buffer in
-            var position = 0
-            func put(_ byte: UInt8) {
-                if position < length { buffer[position] = byte }
-                position += 1
-            }
-            func put(_ value: Int, width: Int) {
-                var divisor = width == 4 ? 1000 : 10
-                while divisor > 0 {
-                    put(UInt8(ascii: "0") + UInt8((value / divisor) % 10))
-                    divisor /= 10
-                }
-            }
-            put(year, width: 4)
-            put(UInt8(ascii: "-"))
-            put(month, width: 2)
-            put(UInt8(ascii: "-"))
-            put(day, width: 2)
-            put(UInt8(ascii: "T"))
-            put(hour, width: 2)
-            put(UInt8(ascii: ":"))
-            put(minute, width: 2)
-            put(UInt8(ascii: ":"))
-            put(second, width: 2)
-            put(UInt8(ascii: "Z"))
-            return length
-        }
+        return String(decoding: bytes.prefix(length + (yearEnd ?? 4) - 4), as: UTF8.self)
     }
 
     /// The first instant of the next UTC hour.
@@ -111,11 +98,6 @@ public struct CivilTime: Hashable, Sendable {
     /// The first instant of the next UTC month.
     var startOfNextMonth: CivilTime {
         month == 12 ? CivilTime(year: year + 1, month: 1, day: 1) : CivilTime(year: year, month: month + 1, day: 1)
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
     private static func floorDivide(_ a: Int, _ b: Int) -> Int {

@@ -39,51 +39,26 @@ struct ExpressionContext {
         return steps
     }
 
-    /// Checks the placeholders of a write's two expressions (condition and update) together:
-    /// every one provided is used by one of them, and every one they use is provided.
+    /// Checks that every placeholder the request provides is used by one of its expressions
+    /// (`nil` for an expression it does not have), and every one they use is provided.
     static func checkPlaceholders(
-        used first: (names: Set<String>, values: Set<String>)?,
-        _ second: (names: Set<String>, values: Set<String>)?,
+        used expressions: [Placeholders?],
         names: [String: String],
         values: [String: AttributeValue]
     ) throws(TableError) {
-        guard let first, let second else {
-            let only = first ?? second
-            try checkPlaceholders(
-                usedNames: only?.names ?? [], usedValues: only?.values ?? [], names: names, values: values)
-            return
-        }
-        // The usual case, without building the union: each provided placeholder used by one of
-        // the expressions, and each one they use provided.
-        if values.keys.allSatisfy({ first.values.contains($0) || second.values.contains($0) })
-            && names.keys.allSatisfy({ first.names.contains($0) || second.names.contains($0) })
-            && first.values.allSatisfy({ values[$0] != nil }) && second.values.allSatisfy({ values[$0] != nil })
-            && first.names.allSatisfy({ names[$0] != nil }) && second.names.allSatisfy({ names[$0] != nil })
+        let used = expressions.compactMap { $0 }
+        // The usual case, without building unions: each provided placeholder used by one of the
+        // expressions, and each one they use provided.
+        if values.keys.allSatisfy({ key in used.contains { $0.values.contains(key) } })
+            && names.keys.allSatisfy({ key in used.contains { $0.names.contains(key) } })
+            && used.allSatisfy({
+                $0.values.allSatisfy { values[$0] != nil } && $0.names.allSatisfy { names[$0] != nil }
+            })
         {
             return
         }
-        try checkPlaceholders(
-            usedNames: first.names.union(second.names),
-            usedValues: first.values.union(second.values),
-            names: names,
-            values: values
-        )
-    }
-
-    /// Checks that every placeholder the request provides is used, and every used one provided.
-    static func checkPlaceholders(
-        usedNames: Set<String>,
-        usedValues: Set<String>,
-        names: [String: String],
-        values: [String: AttributeValue]
-    ) throws(TableError) {
-        // The usual case, without building sets: as many provided as used, and each used one
-        // provided, means the two sets are equal.
-        if values.count == usedValues.count, names.count == usedNames.count,
-            usedValues.allSatisfy({ values[$0] != nil }), usedNames.allSatisfy({ names[$0] != nil })
-        {
-            return
-        }
+        let usedNames = used.reduce(into: Set<String>()) { $0.formUnion($1.names) }
+        let usedValues = used.reduce(into: Set<String>()) { $0.formUnion($1.values) }
         let unusedValues = Set(values.keys).subtracting(usedValues)
         if !unusedValues.isEmpty {
             throw TableError(

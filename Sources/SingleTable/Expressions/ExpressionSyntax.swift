@@ -87,9 +87,14 @@ struct KeyCondition: Hashable, Sendable {
     var sort: SortCondition?
 }
 
+/// The `#name` and `:value` placeholders an expression uses.
+typealias Placeholders = (names: Set<String>, values: Set<String>)
+
 /// A parsed expression with the placeholders it uses.
 struct Parsed<Tree: Sendable>: Sendable {
     var tree: Tree
     var names: Set<String>
     var values: Set<String>
+
+    var placeholders: Placeholders { (names, values) }
 }

@@ -18,8 +18,7 @@ extension InMemoryTable {
             try expressions.projection(text)
         }
         try ExpressionContext.checkPlaceholders(
-            usedNames: keyCondition.names.union(filter?.names ?? []).union(projection?.names ?? []),
-            usedValues: keyCondition.values.union(filter?.values ?? []),
+            used: [keyCondition.placeholders, filter?.placeholders, projection?.placeholders],
             names: request.expressionAttributes.names,
             values: request.expressionAttributes.values
         )
@@ -59,8 +58,7 @@ extension InMemoryTable {
             try expressions.projection(text)
         }
         try ExpressionContext.checkPlaceholders(
-            usedNames: (filter?.names ?? []).union(projection?.names ?? []),
-            usedValues: filter?.values ?? [],
+            used: [filter?.placeholders, projection?.placeholders],
             names: request.expressionAttributes.names,
             values: request.expressionAttributes.values
         )

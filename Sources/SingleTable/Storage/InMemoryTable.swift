@@ -64,8 +64,7 @@ public final class InMemoryTable: Table {
             try expressions.projection(text)
         }
         try ExpressionContext.checkPlaceholders(
-            usedNames: projection?.names ?? [],
-            usedValues: [],
+            used: [projection?.placeholders],
             names: request.expressionAttributeNames,
             values: [:]
         )

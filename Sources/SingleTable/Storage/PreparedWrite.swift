@@ -89,7 +89,7 @@ extension InMemoryTable {
         let attributes: ExpressionAttributes
         let returnValues: ReturnValues
         let returnOnFailure: ReturnValuesOnConditionCheckFailure
-        var kind: PreparedWrite.Kind
+        let kind: PreparedWrite.Kind
         var updateActions: Parsed<UpdateActions>?
         switch action {
         case .put(let request):
@@ -105,7 +105,7 @@ extension InMemoryTable {
             )
             (returnValues, returnOnFailure) = (request.returnValues, request.returnValuesOnConditionCheckFailure)
             updateActions = try request.updateExpression.map { text throws(TableError) in try expressions.update(text) }
-            kind = .update(nil)
+            kind = .update(nil)  // planned below, once the placeholders are known to be right
         case .delete(let request):
             (tableName, keySource, exact, conditionText, attributes) = (
                 request.tableName, request.key, true, request.conditionExpression, request.expressionAttributes
@@ -132,17 +132,16 @@ extension InMemoryTable {
             try expressions.condition(text, kind: "ConditionExpression")
         }
         try ExpressionContext.checkPlaceholders(
-            used: condition.map { ($0.names, $0.values) },
-            updateActions.map { ($0.names, $0.values) },
+            used: [condition?.placeholders, updateActions?.placeholders],
             names: attributes.names,
             values: attributes.values
         )
         let context = ExpressionContext(names: attributes.names, values: attributes.values)
-        if let updateActions {
-            kind = .update(try UpdateApplier.plan(updateActions.tree, keyNames: keyNames, context))
+        let planned = try updateActions.map { actions throws(TableError) in
+            PreparedWrite.Kind.update(try UpdateApplier.plan(actions.tree, keyNames: keyNames, context))
         }
         return PreparedWrite(
-            kind: kind,
+            kind: planned ?? kind,
             key: key,
             keyItem: keyItem,
             condition: condition,

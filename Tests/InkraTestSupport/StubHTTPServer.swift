@@ -1,34 +1,55 @@
+import EmulatorKit
 import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 
 /// A tiny HTTP server on 127.0.0.1 for tests: each request is answered by a closure.
-final class StubHTTPServer: @unchecked Sendable {
-    struct Request: Sendable {
-        var method: String
-        var uri: String
-        var headers: [(String, String)]
-        var body: [UInt8]
+public final class StubHTTPServer: @unchecked Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        public var uri: String
+        public var headers: [(String, String)]
+        public var body: [UInt8]
     }
 
-    typealias Responder = @Sendable (Request) async -> (status: Int, body: String)
+    /// What the server answers; `Content-Length` is added.
+    public struct Answer: Sendable {
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: String
+
+        public init(status: Int, headers: [(String, String)], body: String) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
+        /// A JSON answer.
+        public static func json(_ status: Int, _ body: String) -> Answer {
+            Answer(status: status, headers: [("Content-Type", "application/json")], body: body)
+        }
+    }
+
+    public typealias Responder = @Sendable (Request) async -> Answer
 
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let replies = ReplyGate()
     private var channel: (any Channel)?
     private let lock = NSLock()
     private var received: [Request] = []
 
-    var port: Int { channel?.localAddress?.port ?? 0 }
-    var requests: [Request] { lock.withLock { received } }
+    public var port: Int { channel?.localAddress?.port ?? 0 }
+    public var requests: [Request] { lock.withLock { received } }
 
-    init(_ responder: @escaping Responder) throws {
+    public init(_ responder: @escaping Responder) throws {
+        let replies = self.replies
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(Handler(server: self, responder: responder))
+                    channel.pipeline.addHandler(Handler(server: self, replies: replies, responder: responder))
                 }
             }
         channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
@@ -36,7 +57,10 @@ final class StubHTTPServer: @unchecked Sendable {
 
     func record(_ request: Request) { lock.withLock { received.append(request) } }
 
-    func shutdown() {
+    /// Stops the server. An answer a responder gives later (a slow one the client gave up on) is
+    /// dropped, not scheduled on the event loop that is gone.
+    public func shutdown() {
+        replies.close()
         try? channel?.close().wait()
         try? group.syncShutdownGracefully()
     }
@@ -46,12 +70,14 @@ final class StubHTTPServer: @unchecked Sendable {
         typealias OutboundOut = HTTPServerResponsePart
 
         let server: StubHTTPServer
+        let replies: ReplyGate
         let responder: Responder
         var head: HTTPRequestHead?
         var body: [UInt8] = []
 
-        init(server: StubHTTPServer, responder: @escaping Responder) {
+        init(server: StubHTTPServer, replies: ReplyGate, responder: @escaping Responder) {
             self.server = server
+            self.replies = replies
             self.responder = responder
         }
 
@@ -71,22 +97,12 @@ final class StubHTTPServer: @unchecked Sendable {
                     body: body
                 )
                 server.record(request)
-                let responder = self.responder
+                let (responder, replies) = (self.responder, self.replies)
                 let loop = context.eventLoop
                 let bound = NIOLoopBound(context, eventLoop: loop)
-                let promise = loop.makePromise(of: (status: Int, body: String).self)
-                promise.completeWithTask { await responder(request) }
-                promise.futureResult.whenSuccess { answer in
-                    let context = bound.value
-                    var headers = HTTPHeaders()
-                    headers.add(name: "Content-Type", value: "application/json")
-                    headers.add(name: "Content-Length", value: String(answer.body.utf8.count))
-                    let head = HTTPResponseHead(
-                        version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
-                    context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
-                    context.write(
-                        NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: answer.body)))), promise: nil)
-                    context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
+                Task {
+                    let answer = await responder(request)
+                    replies.respond(answer.status, answer.headers, Array(answer.body.utf8), to: bound, on: loop)
                 }
             }
         }
