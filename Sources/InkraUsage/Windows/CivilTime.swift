@@ -64,25 +64,52 @@ public struct CivilTime: Hashable, Sendable {
     /// year past 9999 is written in full), digit by digit: these keys are made for every
     /// consumption.
     private func text(length: Int) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
-        let fields: [(value: Int, width: Int, then: Unicode.Scalar)] = [
-            (year, 4, "-"), (month, 2, "-"), (day, 2, "T"), (hour, 2, ":"), (minute, 2, ":"), (second, 2, "Z"),
-        ]
-        var yearEnd: Int?
-        for field in fields {
-            if field.value < 0 { bytes.append(UInt8(ascii: "-")) }
-            let start = bytes.count
-            var rest = field.value.magnitude
-            repeat {
-                bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
-                rest /= 10
-            } while rest > 0 || bytes.count - start < field.width
-            bytes[start...].reverse()
-            if yearEnd == nil { yearEnd = bytes.count }
-            bytes.append(UInt8(ascii: field.then))
+        func field(_ index: Int) -> (value: Int, width: Int, then: UInt8) {
+            switch index {
+            case 0: (year, 4, UInt8(ascii: "-"))
+            case 1: (month, 2, UInt8(ascii: "-"))
+            case 2: (day, 2, UInt8(ascii: "T"))
+            case 3: (hour, 2, UInt8(ascii: ":"))
+            case 4: (minute, 2, UInt8(ascii: ":"))
+            default: (second, 2, UInt8(ascii: "Z"))
+            }
         }
-        return String(decoding: bytes.prefix(length + (yearEnd ?? 4) - 4), as: UTF8.self)
+        let yearWidth = (year < 0 ? 1 : 0) + max(4, Self.digitCount(year.magnitude))
+        let count = length + yearWidth - 4
+        // Straight into the string's storage: no arrays on a path every consumption takes.
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            func put(_ byte: UInt8, at offset: Int) {
+                if offset < count { buffer[offset] = byte }
+            }
+            var position = 0
+            for index in 0..<6 {
+                let (value, minimum, then) = field(index)
+                if value < 0 {
+                    put(UInt8(ascii: "-"), at: position)
+                    position += 1
+                }
+                let digits = max(minimum, Self.digitCount(value.magnitude))
+                var rest = value.magnitude
+                for offset in stride(from: position + digits - 1, through: position, by: -1) {
+                    put(UInt8(ascii: "0") + UInt8(rest % 10), at: offset)
+                    rest /= 10
+                }
+                position += digits
+                put(then, at: position)
+                position += 1
+            }
+            return count
+        }
+    }
+
+    private static func digitCount(_ value: UInt) -> Int {
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        return digits
     }
 
     /// The first instant of the next UTC hour.

@@ -46,17 +46,18 @@ struct ExpressionContext {
         names: [String: String],
         values: [String: AttributeValue]
     ) throws(TableError) {
-        let used = expressions.compactMap { $0 }
         // The usual case, without building unions: each provided placeholder used by one of the
         // expressions, and each one they use provided.
-        if values.keys.allSatisfy({ key in used.contains { $0.values.contains(key) } })
-            && names.keys.allSatisfy({ key in used.contains { $0.names.contains(key) } })
-            && used.allSatisfy({
-                $0.values.allSatisfy { values[$0] != nil } && $0.names.allSatisfy { names[$0] != nil }
+        if values.keys.allSatisfy({ key in expressions.contains { $0?.values.contains(key) ?? false } })
+            && names.keys.allSatisfy({ key in expressions.contains { $0?.names.contains(key) ?? false } })
+            && expressions.allSatisfy({ used in
+                (used?.values.allSatisfy { values[$0] != nil } ?? true)
+                    && (used?.names.allSatisfy { names[$0] != nil } ?? true)
             })
         {
             return
         }
+        let used = expressions.compactMap { $0 }
         let usedNames = used.reduce(into: Set<String>()) { $0.formUnion($1.names) }
         let usedValues = used.reduce(into: Set<String>()) { $0.formUnion($1.values) }
         let unusedValues = Set(values.keys).subtracting(usedValues)
