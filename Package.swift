@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -61,12 +62,22 @@ let package = Package(
         ),
         .target(name: "LambdaRuntimeAPI", swiftSettings: strictSettings),
         .target(
+            name: "OutboundHTTP",
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "InkraLLM",
             dependencies: [
                 "InkraHandlers",
                 "InkraJSON",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                "OutboundHTTP",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
@@ -76,8 +87,9 @@ let package = Package(
             dependencies: [
                 "SingleTable",
                 "InkraJSON",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "OutboundHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -123,9 +135,7 @@ let package = Package(
                 "InkraLLM",
                 "SingleTable",
                 "DynamoDBTable",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "OutboundHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -176,6 +186,7 @@ let package = Package(
             name: "InkraTestSupport",
             dependencies: [
                 "DynamoDBTable", "EmulatorKit",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -195,6 +206,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "OutboundHTTPTests",
+            dependencies: [
+                "OutboundHTTP", "InkraTestSupport",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "InkraUsageTests", dependencies: ["InkraUsage"], swiftSettings: strictSettings),

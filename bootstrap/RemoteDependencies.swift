@@ -1,8 +1,6 @@
-import AsyncHTTPClient
 import DynamoDBTable
 import InkraHandlers
-import NIOCore
-import NIOHTTP1
+import OutboundHTTP
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -13,12 +11,12 @@ import NIOHTTP1
 /// Fetches a user pool's JWKS over HTTPS.
 enum HTTPSFetch {
     @Sendable static func get(_ url: URL) async throws -> Data {
-        let request = HTTPClientRequest(url: url.absoluteString)
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
-        guard response.status == .ok else {
-            throw ConfigurationError("JWKS", "\(url.absoluteString) answered HTTP \(response.status.code)")
+        let response = try await OutboundHTTPClient.shared.execute(
+            OutboundRequest(url: url), timeout: .seconds(5), maximumResponseBytes: 1024 * 1024)
+        guard response.status == 200 else {
+            throw ConfigurationError("JWKS", "\(url.absoluteString) answered HTTP \(response.status)")
         }
-        return Data(Array(buffer: try await response.body.collect(upTo: 1024 * 1024)))
+        return Data(response.body)
     }
 }
 

@@ -1,8 +1,7 @@
-import AsyncHTTPClient
 import InkraHandlers
 import InkraJSON
-import NIOCore
 import NIOHTTP1
+import OutboundHTTP
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -57,33 +56,31 @@ public struct ChatCompletionsGenerator: QuestionGenerator {
     }
 
     let settings: Settings
-    let client: HTTPClient
+    let client: OutboundHTTPClient
 
     /// A generator for an endpoint.
-    public init(settings: Settings, client: HTTPClient = .shared) {
+    public init(settings: Settings, client: OutboundHTTPClient = .shared) {
         self.settings = settings
         self.client = client
     }
 
     public func questions(for request: QuestionRequest) async throws -> [String] {
-        var outgoing = HTTPClientRequest(
-            url: settings.baseURL.appendingPathComponent("chat/completions").absoluteString)
-        outgoing.method = .POST
-        outgoing.headers.add(name: "Content-Type", value: "application/json")
-        if let key = settings.apiKey { outgoing.headers.add(name: "Authorization", value: "Bearer \(key)") }
-        outgoing.body = .bytes(ByteBuffer(bytes: Self.body(for: request, model: settings.model).jsonBytes))
-        let response: HTTPClientResponse
-        let bytes: ByteBuffer
+        var headers = [("Content-Type", "application/json")]
+        if let key = settings.apiKey { headers.append(("Authorization", "Bearer \(key)")) }
+        let outgoing = OutboundRequest(
+            method: .POST, url: settings.baseURL.appendingPathComponent("chat/completions"), headers: headers,
+            body: Self.body(for: request, model: settings.model).jsonBytes)
+        let response: OutboundResponse
         do {
-            response = try await client.execute(outgoing, timeout: .milliseconds(Int64(settings.timeout * 1000)))
-            bytes = try await response.body.collect(upTo: 1024 * 1024)
+            response = try await client.execute(
+                outgoing, timeout: .milliseconds(Int64(settings.timeout * 1000)), maximumResponseBytes: 1024 * 1024)
         } catch {
             throw GenerationFailure("the model endpoint did not answer: \(error)")
         }
-        guard response.status == .ok else {
-            throw GenerationFailure("the model endpoint answered HTTP \(response.status.code)")
+        guard response.status == 200 else {
+            throw GenerationFailure("the model endpoint answered HTTP \(response.status)")
         }
-        guard let json = try? JSONParser.parse(Array(buffer: bytes)),
+        guard let json = try? JSONParser.parse(response.body),
             let content = json["choices"]?.array?.first?["message"]?["content"]?.string
         else {
             throw GenerationFailure("the model endpoint's answer has no choices[0].message.content")

@@ -3,8 +3,10 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
-/// A tiny HTTP server on 127.0.0.1 for tests: each request is answered by a closure.
+/// A tiny HTTP server on 127.0.0.1 for tests: each request is answered by a closure; over TLS
+/// when given a context.
 public final class StubHTTPServer: @unchecked Sendable {
     public struct Request: Sendable {
         public var method: String
@@ -38,18 +40,25 @@ public final class StubHTTPServer: @unchecked Sendable {
     private var channel: (any Channel)?
     private let lock = NSLock()
     private var received: [Request] = []
+    private var accepted = 0
 
     public var port: Int { channel?.localAddress?.port ?? 0 }
     public var requests: [Request] { lock.withLock { received } }
+    /// How many connections clients have opened.
+    public var connectionCount: Int { lock.withLock { accepted } }
 
-    public init(_ responder: @escaping Responder) throws {
+    public init(tls: NIOSSLContext? = nil, _ responder: @escaping Responder) throws {
         let replies = self.replies
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(Handler(server: self, replies: replies, responder: responder))
+                self.lock.withLock { self.accepted += 1 }
+                return channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(
+                        Handler(server: self, replies: replies, responder: responder))
                 }
             }
         channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()

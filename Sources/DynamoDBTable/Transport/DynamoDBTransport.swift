@@ -1,6 +1,5 @@
-import AsyncHTTPClient
-import NIOCore
 import NIOHTTP1
+import OutboundHTTP
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -36,7 +35,7 @@ public struct DynamoDBHTTPResponse: Sendable {
     }
 }
 
-/// Sends requests to DynamoDB: AsyncHTTPClient in production; a counting or fault-injecting
+/// Sends requests to DynamoDB: ``HTTPClientTransport`` in production; a counting or fault-injecting
 /// stand-in in tests.
 public protocol DynamoDBTransport: Sendable {
     /// Sends one request.
@@ -44,22 +43,19 @@ public protocol DynamoDBTransport: Sendable {
     func send(_ request: DynamoDBHTTPRequest) async throws -> DynamoDBHTTPResponse
 }
 
-/// The production transport: AsyncHTTPClient with its keep-alive connection pool.
+/// The production transport: the outbound HTTP client with its keep-alive connection pool.
 public struct HTTPClientTransport: DynamoDBTransport {
-    let client: HTTPClient
+    let client: OutboundHTTPClient
 
     /// A transport over a client (the shared one by default).
-    public init(client: HTTPClient = .shared) {
+    public init(client: OutboundHTTPClient = .shared) {
         self.client = client
     }
 
     public func send(_ request: DynamoDBHTTPRequest) async throws -> DynamoDBHTTPResponse {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = .POST
-        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
-        outgoing.body = .bytes(ByteBuffer(bytes: request.body))
-        let response = try await client.execute(outgoing, timeout: .milliseconds(Int64(request.timeout * 1000)))
-        let body = try await response.body.collect(upTo: 32 * 1024 * 1024)
-        return DynamoDBHTTPResponse(status: Int(response.status.code), body: Array(buffer: body))
+        let outgoing = OutboundRequest(method: .POST, url: request.url, headers: request.headers, body: request.body)
+        let response = try await client.execute(
+            outgoing, timeout: .milliseconds(Int64(request.timeout * 1000)), maximumResponseBytes: 32 * 1024 * 1024)
+        return DynamoDBHTTPResponse(status: response.status, body: response.body)
     }
 }

@@ -1,0 +1,45 @@
+/// Why a request got no answer. The message names the endpoint and the cause.
+public struct OutboundHTTPError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Kind: String {
+            case invalidURL, connectFailed, tlsFailed, connectionClosed, timedOut, responseTooLarge, malformedResponse,
+                shutDown
+        }
+
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
+        /// The URL is not an absolute `http` or `https` URL with a host.
+        public static let invalidURL = Code(.invalidURL)
+        /// No connection could be made (the name did not resolve, or the connection was refused).
+        public static let connectFailed = Code(.connectFailed)
+        /// The TLS handshake failed (certificate not trusted, name mismatch, protocol error).
+        public static let tlsFailed = Code(.tlsFailed)
+        /// The connection closed before the whole answer arrived.
+        public static let connectionClosed = Code(.connectionClosed)
+        /// The answer did not arrive within the request's timeout.
+        public static let timedOut = Code(.timedOut)
+        /// The answer's body was larger than the request allows.
+        public static let responseTooLarge = Code(.responseTooLarge)
+        /// The answer was not HTTP/1.x.
+        public static let malformedResponse = Code(.malformedResponse)
+        /// The client was shut down.
+        public static let shutDown = Code(.shutDown)
+
+        public var description: String { kind.rawValue }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// What happened, naming the endpoint.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

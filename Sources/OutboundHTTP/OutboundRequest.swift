@@ -1,0 +1,47 @@
+import NIOHTTP1
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// One HTTP request to send: an `http` or `https` URL, a method, headers and a body.
+///
+/// `Host` and, when there is a body or the method is not `GET`, `Content-Length` are written by
+/// the client; the caller's headers are sent as they are, after them.
+public struct OutboundRequest: Sendable {
+    /// The method.
+    public var method: HTTPMethod
+    /// The absolute URL.
+    public var url: URL
+    /// Headers, in order.
+    public var headers: [(String, String)]
+    /// The body.
+    public var body: [UInt8]
+
+    /// Creates a request.
+    public init(method: HTTPMethod = .GET, url: URL, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// An answer: its status, its headers and its whole body.
+public struct OutboundResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The headers; look-ups by name ignore case.
+    public var headers: HTTPHeaders
+    /// The body, decoded from `Content-Length`, chunked or read-until-close framing.
+    public var body: [UInt8]
+
+    /// Creates a response.
+    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}

@@ -1,0 +1,333 @@
+import Foundation
+import InkraTestSupport
+import NIOHTTP1
+import NIOSSL
+import OutboundHTTP
+import Testing
+
+@Suite("OutboundHTTPClient")
+struct OutboundHTTPClientTests {
+    /// A client of its own, so the pool of one test is not another's.
+    static func client(_ tls: TLSConfiguration = .makeClientConfiguration()) -> OutboundHTTPClient {
+        OutboundHTTPClient(tlsConfiguration: tls)
+    }
+
+    static func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
+
+    /// A timeout for requests whose test is not about time: generous, because the full suite runs
+    /// hundreds of tests at once on two cores and the stub answers from the same busy threads.
+    static let patient = Duration.seconds(60)
+
+    /// The error a request ended with.
+    static func failure(
+        _ client: OutboundHTTPClient, _ request: OutboundRequest, timeout: Duration = patient,
+        limit: Int = 1 << 20
+    ) async throws -> OutboundHTTPError {
+        do {
+            let response = try await client.execute(request, timeout: timeout, maximumResponseBytes: limit)
+            Issue.record("expected an error, got HTTP \(response.status)")
+            throw CancellationError()
+        } catch let error as OutboundHTTPError {
+            return error
+        }
+    }
+
+    @Test("a POST carries its method, path, query, headers and body; the answer comes back whole")
+    func post() async throws {
+        let server = try StubHTTPServer { request in
+            .json(201, "{\"seen\":\"\(request.method) \(request.uri) \(request.body.count)\"}")
+        }
+        defer { server.shutdown() }
+        let client = Self.client()
+        let response = try await client.execute(
+            OutboundRequest(
+                method: .POST, url: Self.url("http://127.0.0.1:\(server.port)/a/b%20c?x=1&y=2"),
+                headers: [("X-Amz-Target", "DynamoDB_20120810.GetItem"), ("Content-Length", "999")],
+                body: Array("{\"k\":1}".utf8)),
+            timeout: Self.patient)
+        #expect(response.status == 201)
+        #expect(String(decoding: response.body, as: UTF8.self) == "{\"seen\":\"POST /a/b%20c?x=1&y=2 7\"}")
+        #expect(response.headers["content-type"] == ["application/json"])
+        let seen = try #require(server.requests.first)
+        let headers = HTTPHeaders(seen.headers)
+        #expect(headers["Host"] == ["127.0.0.1:\(server.port)"])
+        #expect(headers["Content-Length"] == ["7"])
+        #expect(headers["X-Amz-Target"] == ["DynamoDB_20120810.GetItem"])
+    }
+
+    @Test("a Host header the caller signed is sent as given, not twice")
+    func callerHost() async throws {
+        let server = try StubHTTPServer { _ in .json(200, "{}") }
+        defer { server.shutdown() }
+        _ = try await Self.client().execute(
+            OutboundRequest(
+                url: Self.url("http://127.0.0.1:\(server.port)/"), headers: [("host", "dynamodb.local:\(server.port)")]),
+            timeout: Self.patient)
+        let headers = HTTPHeaders(try #require(server.requests.first).headers)
+        #expect(headers["Host"] == ["dynamodb.local:\(server.port)"])
+    }
+
+    @Test("requests one after another share one keep-alive connection")
+    func keepAlive() async throws {
+        let server = try StubHTTPServer { request in .json(200, "{\"n\":\"\(request.uri)\"}") }
+        defer { server.shutdown() }
+        let client = Self.client()
+        for index in 0..<5 {
+            let response = try await client.execute(
+                OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/\(index)")), timeout: Self.patient)
+            #expect(String(decoding: response.body, as: UTF8.self) == "{\"n\":\"/\(index)\"}")
+        }
+        #expect(server.connectionCount == 1)
+    }
+
+    @Test("fifty requests at once each get their own answer")
+    func concurrent() async throws {
+        let server = try StubHTTPServer { request in .json(200, "{\"n\":\"\(request.uri)\"}") }
+        defer { server.shutdown() }
+        let client = Self.client()
+        let url = "http://127.0.0.1:\(server.port)"
+        let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    let response = try await client.execute(
+                        OutboundRequest(url: Self.url("\(url)/\(index)")), timeout: Self.patient)
+                    return (index, String(decoding: response.body, as: UTF8.self))
+                }
+            }
+            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        #expect(answers.count == 50)
+        for (index, body) in answers { #expect(body == "{\"n\":\"/\(index)\"}") }
+        #expect(server.connectionCount <= 50)
+    }
+
+    @Test("with two connections allowed, thirty requests at once share two connections")
+    func connectionLimit() async throws {
+        let server = try StubHTTPServer { request in
+            try? await Task.sleep(for: .milliseconds(20))
+            return .json(200, "{\"n\":\"\(request.uri)\"}")
+        }
+        defer { server.shutdown() }
+        let client = OutboundHTTPClient(maximumConnectionsPerEndpoint: 2)
+        let url = "http://127.0.0.1:\(server.port)"
+        let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<30 {
+                group.addTask {
+                    let response = try await client.execute(
+                        OutboundRequest(url: Self.url("\(url)/\(index)")), timeout: Self.patient)
+                    return String(decoding: response.body, as: UTF8.self) == "{\"n\":\"/\(index)\"}"
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(answered == 30)
+        #expect(server.connectionCount == 2)
+    }
+
+    @Test("a request that waits for a busy endpoint's connection past its timeout fails as timedOut")
+    func waitForConnection() async throws {
+        let server = try StubHTTPServer { _ in
+            try? await Task.sleep(for: .seconds(1))
+            return .json(200, "{}")
+        }
+        defer { server.shutdown() }
+        let client = OutboundHTTPClient(maximumConnectionsPerEndpoint: 1)
+        let url = try Self.url("http://127.0.0.1:\(server.port)/")
+        let first = Task { try await client.execute(OutboundRequest(url: url), timeout: Self.patient) }
+        while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        let error = try await Self.failure(client, OutboundRequest(url: url), timeout: .milliseconds(200))
+        #expect(error.code == .timedOut)
+        #expect(error.message.contains("no connection to http://127.0.0.1:\(server.port) came free"))
+        #expect(try await first.value.status == 200)
+        #expect(server.connectionCount == 1)
+    }
+
+    @Test("an answer slower than the timeout fails as timedOut, naming the endpoint")
+    func timeout() async throws {
+        let server = try StubHTTPServer { _ in
+            try? await Task.sleep(for: .seconds(2))
+            return .json(200, "{}")
+        }
+        defer { server.shutdown() }
+        let error = try await Self.failure(
+            Self.client(), OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/slow")),
+            timeout: .milliseconds(200))
+        #expect(error.code == .timedOut)
+        #expect(error.message.contains("http://127.0.0.1:\(server.port)"))
+    }
+
+    @Test("a refused connection fails as connectFailed, naming host and port")
+    func refused() async throws {
+        let server = try StubHTTPServer { _ in .json(200, "{}") }
+        let port = server.port
+        server.shutdown()
+        let error = try await Self.failure(Self.client(), OutboundRequest(url: Self.url("http://127.0.0.1:\(port)/")))
+        #expect(error.code == .connectFailed)
+        #expect(error.message.contains("127.0.0.1:\(port)"))
+    }
+
+    @Test("a body over the limit fails as responseTooLarge, naming the limit")
+    func tooLarge() async throws {
+        let server = try StubHTTPServer { _ in .json(200, String(repeating: "x", count: 2000)) }
+        defer { server.shutdown() }
+        let error = try await Self.failure(
+            Self.client(), OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/")), limit: 1000)
+        #expect(error.code == .responseTooLarge)
+        #expect(error.message.contains("1000 bytes"))
+    }
+
+    @Test("a chunked answer is decoded")
+    func chunked() async throws {
+        let server = try RawAnswerServer(
+            answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
+            closeAfterAnswer: false)
+        defer { server.shutdown() }
+        let client = Self.client()
+        for _ in 0..<2 {
+            let response = try await client.execute(
+                OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/")), timeout: Self.patient)
+            #expect(String(decoding: response.body, as: UTF8.self) == "hello world")
+        }
+        #expect(server.connectionCount == 1)
+    }
+
+    @Test("an answer delimited by closing the connection is read to the end")
+    func closeDelimited() async throws {
+        let server = try RawAnswerServer(
+            answer: "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end", closeAfterAnswer: true)
+        defer { server.shutdown() }
+        let client = Self.client()
+        for _ in 0..<2 {
+            let response = try await client.execute(
+                OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/")), timeout: Self.patient)
+            #expect(String(decoding: response.body, as: UTF8.self) == "until the end")
+        }
+        #expect(server.connectionCount == 2)
+    }
+
+    @Test("a keep-alive connection the server then closes is not used again")
+    func serverClosesIdle() async throws {
+        let server = try RawAnswerServer(
+            answer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", closeAfterAnswer: true)
+        defer { server.shutdown() }
+        let client = Self.client()
+        for _ in 0..<3 {
+            let response = try await client.execute(
+                OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/")), timeout: Self.patient)
+            #expect(String(decoding: response.body, as: UTF8.self) == "ok")
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(server.connectionCount == 3)
+    }
+
+    @Test("a connection closed before any answer fails as connectionClosed")
+    func closedBeforeAnswer() async throws {
+        let server = try RawAnswerServer(answer: "", closeAfterAnswer: true)
+        defer { server.shutdown() }
+        let error = try await Self.failure(
+            Self.client(), OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/")))
+        #expect(error.code == .connectionClosed)
+    }
+
+    @Test("an answer that is not HTTP fails as malformedResponse")
+    func notHTTP() async throws {
+        let server = try RawAnswerServer(answer: "SSH-2.0-OpenSSH_9.2\r\n\r\n", closeAfterAnswer: false)
+        defer { server.shutdown() }
+        let error = try await Self.failure(
+            Self.client(), OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/")))
+        #expect(error.code == .malformedResponse)
+    }
+
+    @Test(
+        "URLs that are not http or https with a host are refused before connecting",
+        arguments: [
+            "ftp://example.com/file", "file:///etc/passwd", "http:///path-only", "mailto:someone@example.com",
+        ])
+    func invalidURL(_ text: String) async throws {
+        let error = try await Self.failure(Self.client(), OutboundRequest(url: Self.url(text)))
+        #expect(error.code == .invalidURL)
+        #expect(error.message.contains(text))
+    }
+
+    @Test("after shutdown a request fails as shutDown")
+    func shutDown() async throws {
+        let client = Self.client()
+        await client.shutdown()
+        let error = try await Self.failure(client, OutboundRequest(url: Self.url("http://127.0.0.1:9/")))
+        #expect(error.code == .shutDown)
+    }
+
+    @Test("cancelling the task ends a request that is waiting for its answer")
+    func cancellation() async throws {
+        let server = try StubHTTPServer { _ in
+            try? await Task.sleep(for: .seconds(3))
+            return .json(200, "{}")
+        }
+        defer { server.shutdown() }
+        let client = Self.client()
+        let url = try Self.url("http://127.0.0.1:\(server.port)/")
+        let task = Task { try await client.execute(OutboundRequest(url: url), timeout: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+    }
+}
+
+@Suite("OutboundHTTPClient over TLS")
+struct OutboundHTTPClientTLSTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    /// A server with the fixture certificate, issued to `localhost` only.
+    static func server() throws -> StubHTTPServer {
+        let certificate = try NIOSSLCertificate(
+            file: fixtures.appendingPathComponent("localhost-cert.pem").path, format: .pem)
+        let key = try NIOSSLPrivateKey(file: fixtures.appendingPathComponent("localhost-key.pem").path, format: .pem)
+        let context = try NIOSSLContext(
+            configuration: .makeServerConfiguration(
+                certificateChain: [.certificate(certificate)], privateKey: .privateKey(key)))
+        return try StubHTTPServer(tls: context) { request in .json(200, "{\"over\":\"tls \(request.uri)\"}") }
+    }
+
+    /// A client that trusts the fixture certificate and nothing else.
+    static func trustingClient() throws -> OutboundHTTPClient {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.trustRoots = .file(fixtures.appendingPathComponent("localhost-cert.pem").path)
+        return OutboundHTTPClient(tlsConfiguration: configuration)
+    }
+
+    @Test("https to a server whose certificate is trusted and names the host")
+    func trusted() async throws {
+        let server = try Self.server()
+        defer { server.shutdown() }
+        let client = try Self.trustingClient()
+        for _ in 0..<2 {
+            let response = try await client.execute(
+                OutboundRequest(url: OutboundHTTPClientTests.url("https://localhost:\(server.port)/jwks.json")),
+                timeout: OutboundHTTPClientTests.patient)
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == "{\"over\":\"tls /jwks.json\"}")
+        }
+        #expect(server.connectionCount == 1)
+    }
+
+    @Test("a certificate the system does not trust fails as tlsFailed")
+    func untrusted() async throws {
+        let server = try Self.server()
+        defer { server.shutdown() }
+        let error = try await OutboundHTTPClientTests.failure(
+            OutboundHTTPClientTests.client(),
+            OutboundRequest(url: OutboundHTTPClientTests.url("https://localhost:\(server.port)/")))
+        #expect(error.code == .tlsFailed)
+        #expect(error.message.contains("localhost:\(server.port)"))
+    }
+
+    @Test("a trusted certificate for another name fails as tlsFailed")
+    func wrongName() async throws {
+        let server = try Self.server()
+        defer { server.shutdown() }
+        let error = try await OutboundHTTPClientTests.failure(
+            try Self.trustingClient(),
+            OutboundRequest(url: OutboundHTTPClientTests.url("https://127.0.0.1:\(server.port)/")))
+        #expect(error.code == .tlsFailed)
+    }
+}
