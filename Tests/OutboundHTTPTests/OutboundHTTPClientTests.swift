@@ -191,6 +191,23 @@ struct OutboundHTTPClientTests {
         #expect(server.connectionCount == 1)
     }
 
+    @Test("an informational 1xx answer before the final one is skipped, and the connection stays in step")
+    func informational() async throws {
+        let server = try RawAnswerServer(
+            answer: "HTTP/1.1 103 Early Hints\r\nLink: </style.css>\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal",
+            closeAfterAnswer: false)
+        defer { server.shutdown() }
+        let client = Self.client()
+        for _ in 0..<2 {
+            let response = try await client.execute(
+                OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/")), timeout: Self.patient)
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == "final")
+        }
+        #expect(server.connectionCount == 1)
+    }
+
     @Test("an answer delimited by closing the connection is read to the end")
     func closeDelimited() async throws {
         let server = try RawAnswerServer(
