@@ -45,7 +45,7 @@ public final class OutboundHTTPClient: Sendable {
     /// Sends a request and reads the whole answer.
     /// - Parameters:
     ///   - request: what to send.
-    ///   - timeout: how long connecting and the whole exchange may take.
+    ///   - timeout: how long waiting for a connection, connecting and the whole exchange may take.
     ///   - maximumResponseBytes: the largest body accepted.
     /// - Returns: the answer, whatever its status.
     /// - Throws: ``OutboundHTTPError`` naming the endpoint and the cause, or `CancellationError`
