@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "InkraJSON", targets: ["InkraJSON"]),
         .library(name: "InkraHandlers", targets: ["InkraHandlers"]),
         .library(name: "DynamoDBTable", targets: ["DynamoDBTable"]),
+        .library(name: "OutboundHTTP", targets: ["OutboundHTTP"]),
         .library(name: "EmulatorKit", targets: ["EmulatorKit"]),
         .library(name: "EmulatorServer", targets: ["EmulatorServer"]),
         .executable(name: "inkra-emulator", targets: ["inkra-emulator"]),
