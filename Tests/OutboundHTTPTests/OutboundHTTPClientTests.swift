@@ -176,65 +176,53 @@ struct OutboundHTTPClientTests {
         #expect(error.message.contains("1000 bytes"))
     }
 
-    @Test("a chunked answer is decoded")
-    func chunked() async throws {
-        let server = try RawAnswerServer(
-            answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
-            closeAfterAnswer: false)
-        defer { server.shutdown() }
-        let client = Self.client()
-        for _ in 0..<2 {
-            let response = try await client.execute(
-                OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/")), timeout: Self.patient)
-            #expect(String(decoding: response.body, as: UTF8.self) == "hello world")
-        }
-        #expect(server.connectionCount == 1)
+    /// An answer written byte for byte, what the client must read from it, and how many
+    /// connections the server should see for `requests` requests one after another.
+    struct RawCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var answer: String
+        var closeAfterAnswer: Bool
+        var requests: Int
+        var body: String
+        var connections: Int
+
+        var testDescription: String { name }
     }
 
-    @Test("an informational 1xx answer before the final one is skipped, and the connection stays in step")
-    func informational() async throws {
-        let server = try RawAnswerServer(
+    static let rawCases = [
+        RawCase(
+            name: "a chunked answer is decoded, on one connection",
+            answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
+            closeAfterAnswer: false, requests: 2, body: "hello world", connections: 1),
+        RawCase(
+            name: "an informational 1xx answer before the final one is skipped, and the connection stays in step",
             answer: "HTTP/1.1 103 Early Hints\r\nLink: </style.css>\r\n\r\n"
                 + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal",
-            closeAfterAnswer: false)
+            closeAfterAnswer: false, requests: 2, body: "final", connections: 1),
+        RawCase(
+            name: "an answer delimited by closing the connection is read to the end",
+            answer: "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end",
+            closeAfterAnswer: true, requests: 2, body: "until the end", connections: 2),
+        RawCase(
+            name: "a keep-alive connection the server then closes is not used again",
+            answer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+            closeAfterAnswer: true, requests: 3, body: "ok", connections: 3),
+    ]
+
+    @Test("answers framed every way HTTP/1.1 allows are read whole", arguments: rawCases)
+    func rawAnswer(_ rawCase: RawCase) async throws {
+        let server = try RawAnswerServer(answer: rawCase.answer, closeAfterAnswer: rawCase.closeAfterAnswer)
         defer { server.shutdown() }
         let client = Self.client()
-        for _ in 0..<2 {
+        for _ in 0..<rawCase.requests {
             let response = try await client.execute(
                 OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/")), timeout: Self.patient)
             #expect(response.status == 200)
-            #expect(String(decoding: response.body, as: UTF8.self) == "final")
-        }
-        #expect(server.connectionCount == 1)
-    }
-
-    @Test("an answer delimited by closing the connection is read to the end")
-    func closeDelimited() async throws {
-        let server = try RawAnswerServer(
-            answer: "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end", closeAfterAnswer: true)
-        defer { server.shutdown() }
-        let client = Self.client()
-        for _ in 0..<2 {
-            let response = try await client.execute(
-                OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/")), timeout: Self.patient)
-            #expect(String(decoding: response.body, as: UTF8.self) == "until the end")
-        }
-        #expect(server.connectionCount == 2)
-    }
-
-    @Test("a keep-alive connection the server then closes is not used again")
-    func serverClosesIdle() async throws {
-        let server = try RawAnswerServer(
-            answer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", closeAfterAnswer: true)
-        defer { server.shutdown() }
-        let client = Self.client()
-        for _ in 0..<3 {
-            let response = try await client.execute(
-                OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/")), timeout: Self.patient)
-            #expect(String(decoding: response.body, as: UTF8.self) == "ok")
+            #expect(String(decoding: response.body, as: UTF8.self) == rawCase.body)
+            // Time for a close after the answer to reach the client before the next request.
             try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(server.connectionCount == 3)
+        #expect(server.connectionCount == rawCase.connections)
     }
 
     @Test("a connection closed before any answer fails as connectionClosed")
