@@ -68,6 +68,53 @@ struct ChainTests {
         #expect(cache.hits == 1 && cache.misses == 1)
     }
 
+    @Test("A cached answer is decided per resource and payload: another stage is refused, the first still allowed")
+    func cachedDecisions() async throws {
+        let stack = try EmulatorStack(options: Repository.options())
+        let cache = AuthorizerCache(timeToLive: 300, now: { Self.when })
+        let chain = stack.gateway.caching(in: cache)
+        let token = try token("staged")
+        func invoke(_ kind: SampleEvents.Kind, stage: String?) async -> Invocation {
+            var event = SampleEvents.event(kind, token: token, at: Self.when)
+            if let stage { event.set(.string(stage), at: ["requestContext", "stage"]) }
+            return await InvocationClock.$instant.withValue(Self.when) {
+                await chain.invoke(.checkUsage, event: event)
+            }
+        }
+        func message(_ invocation: Invocation) -> String? {
+            invocation.json["body"]?.string.flatMap { try? JSONParser.parse($0) }?["message"]?.string
+        }
+        // The first request runs the authorizer, whose policy allows the whole `prod` stage.
+        #expect(await invoke(.restUsage, stage: nil).statusCode == 200)
+        let otherStage = await invoke(.restUsage, stage: "dev")
+        #expect(otherStage.statusCode == 403)
+        #expect(message(otherStage) == "User is not authorized to access this resource")
+        #expect(await invoke(.restUsage, stage: nil).statusCode == 200)
+        // The same resource ARN from an HTTP API event: refused in that API's words, not REST's.
+        let http = await invoke(.httpUsage, stage: "dev")
+        #expect(http.statusCode == 403)
+        #expect(message(http) == "Forbidden")
+        #expect(cache.misses == 1 && cache.hits == 3)
+    }
+
+    @Test("The region in the authorizer's ARN comes from an execute-api domain name; us-east-1 otherwise")
+    func region() async throws {
+        let stack = try EmulatorStack(options: Repository.options())
+        for (domain, region) in [
+            ("abc123.execute-api.eu-west-1.amazonaws.com", "eu-west-1"), ("localhost:3000", "us-east-1"),
+            ("execute-api", "us-east-1"),
+        ] {
+            var event = SampleEvents.event(.restUsage, token: try token("regional"), at: Self.when)
+            event.set(.string(domain), at: ["requestContext", "domainName"])
+            let result = await InvocationClock.$instant.withValue(Self.when) {
+                await stack.gateway.invoke(.checkUsage, event: event)
+            }
+            let arn = try #require(result.authorizer?.event?["methodArn"]?.string)
+            #expect(arn == "arn:aws:execute-api:\(region):123456789012:inkra0local/prod/GET/usage")
+            #expect(result.statusCode == 200)
+        }
+    }
+
     @Test("A bad token stops at 401 and consumes nothing; a blocked user gets 403")
     func refusals() async throws {
         let stack = try EmulatorStack(options: Repository.options())

@@ -56,6 +56,75 @@ struct ProxyEventTests {
         #expect(seen.count == 200)
     }
 
+    @Test("Request ids stay well-formed and distinct across the random pool's refills, from concurrent requests")
+    func requestIDsUnderLoad() async throws {
+        let (gateway, _) = try gateway(.v2)
+        let request = try request()
+        // 4 × 300 ids: over four refills of the 256-id pool, drawn from four tasks at once.
+        let ids = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    var ids: [String] = []
+                    for _ in 0..<300 { ids.append(await gateway.respond(request).requestID) }
+                    return ids
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(Set(ids).count == 1_200)
+        for id in ids {
+            let groups = id.split(separator: "-", omittingEmptySubsequences: false)
+            #expect(groups.map(\.count) == [8, 4, 4, 4, 12])
+            #expect(groups[2].first == "4" && "89ab".contains(groups[3].first ?? "x"))
+        }
+    }
+
+    @Test("requestTime follows the clock: requests in one second share it; the next second and an earlier one differ")
+    func requestTimes() async throws {
+        let clock = Mutex(Self.when)
+        let stack = try EmulatorStack(
+            options: {
+                var options = Repository.options()
+                options.clock = { clock.withLock { $0 } }
+                return options
+            }())
+        let seen = Recorded()
+        let gateway = LocalAPIGateway(stack: stack) { function, event, _ in
+            guard function != .authorizer else { return nil }
+            seen.events.withLock { $0.append(event) }
+            return Invocation(outcome: .success(["statusCode": 200, "body": "ok"]))
+        }
+        let request = try request()
+        for offset in [0, 0.25, 0.999, 1.0, 61.5, -3_600] {
+            clock.withLock { $0 = Self.when.addingTimeInterval(offset) }
+            _ = await gateway.respond(request)
+        }
+        let times = seen.events.withLock { $0 }.map { $0["requestContext"]?["requestTime"]?.string }
+        #expect(
+            times == [
+                "15/Jan/2027:08:00:00 +0000", "15/Jan/2027:08:00:00 +0000", "15/Jan/2027:08:00:00 +0000",
+                "15/Jan/2027:08:00:01 +0000", "15/Jan/2027:08:01:01 +0000", "15/Jan/2027:07:00:00 +0000",
+            ])
+    }
+
+    @Test(
+        "domainPrefix is the host's first label without its port",
+        arguments: [
+            ("localhost:3000", "localhost"), ("127.0.0.1:3000", "127"), ("api.example.com", "api"),
+            ("abc123.execute-api.eu-west-1.amazonaws.com", "abc123"), ("localhost", "localhost"),
+        ])
+    func domainPrefix(host: String, prefix: String) async throws {
+        for payload in [ProxyRequest.Version.v1, .v2] {
+            let (gateway, seen) = try gateway(payload)
+            var request = try request()
+            request.headers = request.headers.map { $0.name == "Host" ? (name: "Host", value: host) : $0 }
+            _ = await gateway.respond(request)
+            let context = try #require(seen.events.withLock { $0.first }?["requestContext"])
+            #expect(context["domainPrefix"]?.string == prefix)
+            #expect(context["domainName"]?.string == host)
+        }
+    }
+
     @Test(
         "REST (1.0): headers and multi-value headers, query strings, source IP, request id and time, context injected")
     func rest() async throws {

@@ -9,7 +9,13 @@ public final class AuthorizerCache: Sendable {
     private struct Entry {
         var answer: Invocation.Outcome
         var expires: Date
+        /// What API Gateway made of the answer, by resource: the policy is the same for every
+        /// request the entry serves, so each resource's evaluation is kept with it.
+        var decisions: [GatewayChain.DecisionKey: GatewayChain.Decision] = [:]
     }
+
+    /// The most resources whose decisions one entry keeps.
+    private static let decisionsPerEntry = 64
 
     private struct State {
         var entries: [String: Entry] = [:]
@@ -40,27 +46,45 @@ public final class AuthorizerCache: Sendable {
     /// How many requests ran the authorizer.
     public var misses: Int { state.withLock { $0.misses } }
 
-    /// The cached answer for a token, or the one `authorize` gives (kept when it succeeded).
-    /// - Returns: the answer, and whether it came from the cache.
+    /// The cached answer for a token, or the one `authorize` gives (kept when it succeeded),
+    /// with what `decide` makes of it for a resource and payload version — evaluated once per
+    /// resource while the answer stays cached.
+    /// - Returns: the answer, the decision, and whether the answer came from the cache.
     func answer(
-        for token: String, authorize: () async -> Invocation.Outcome
-    ) async -> (outcome: Invocation.Outcome, cached: Bool) {
+        for token: String,
+        resource: GatewayChain.DecisionKey,
+        authorize: () async -> Invocation.Outcome,
+        decide: (Invocation.Outcome) -> GatewayChain.Decision
+    ) async -> (outcome: Invocation.Outcome, decision: GatewayChain.Decision, cached: Bool) {
         guard timeToLive > 0 else {
             state.withLock { $0.misses += 1 }
-            return (await authorize(), false)
+            let outcome = await authorize()
+            return (outcome, decide(outcome), false)
         }
         let instant = now()
-        let cached: Invocation.Outcome? = state.withLock { state in
+        let cached: (Entry, GatewayChain.Decision?)? = state.withLock { state in
             guard let entry = state.entries[token] else { return nil }
             guard entry.expires > instant else {
                 state.entries[token] = nil
                 return nil
             }
             state.hits += 1
-            return entry.answer
+            return (entry, entry.decisions[resource])
         }
-        if let cached { return (cached, true) }
+        if let (entry, known) = cached {
+            if let known { return (entry.answer, known, true) }
+            let decision = decide(entry.answer)
+            state.withLock { state in
+                // Kept only with the entry it was made from, not a newer answer for the token.
+                guard let current = state.entries[token], current.expires == entry.expires,
+                    current.decisions.count < Self.decisionsPerEntry
+                else { return }
+                state.entries[token]?.decisions[resource] = decision
+            }
+            return (entry.answer, decision, true)
+        }
         let outcome = await authorize()
+        let decision = decide(outcome)
         state.withLock { state in
             state.misses += 1
             guard case .success = outcome else { return }
@@ -72,8 +96,9 @@ public final class AuthorizerCache: Sendable {
                     state.entries[oldest.key] = nil
                 }
             }
-            state.entries[token] = Entry(answer: outcome, expires: instant.addingTimeInterval(timeToLive))
+            state.entries[token] = Entry(
+                answer: outcome, expires: instant.addingTimeInterval(timeToLive), decisions: [resource: decision])
         }
-        return (outcome, false)
+        return (outcome, decision, false)
     }
 }

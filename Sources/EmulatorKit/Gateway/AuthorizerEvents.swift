@@ -51,9 +51,11 @@ enum AuthorizerEvents {
     /// The region from the API's domain name (`id.execute-api.REGION.amazonaws.com`), else us-east-1.
     static func region(of proxy: ProxyRequest) -> String {
         let host = proxy.requestContext?["domainName"]?.string ?? proxy.header("Host") ?? ""
-        let labels = host.split(separator: ".")
-        if let index = labels.firstIndex(of: "execute-api"), index + 1 < labels.count {
-            return String(labels[index + 1])
+        // By bytes: a local host name has no `execute-api` label, and splitting its characters
+        // cost a microsecond a request.
+        let labels = host.utf8.split(separator: UInt8(ascii: "."))
+        if let index = labels.firstIndex(where: { $0.elementsEqual("execute-api".utf8) }), index + 1 < labels.count {
+            return String(Substring(labels[index + 1]))
         }
         return "us-east-1"
     }

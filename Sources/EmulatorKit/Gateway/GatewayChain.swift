@@ -59,19 +59,26 @@ public struct GatewayChain: Sendable {
         }
         let resource = AuthorizerEvents.resourceArn(for: proxy)
         let step: AuthorizerStep
+        let decision: Decision
         if let authorizerCache {
             var sent: JSONValue?
-            let (outcome, cached) = await authorizerCache.answer(for: token) {
+            let answer = await authorizerCache.answer(
+                for: token, resource: DecisionKey(resource: resource, version: proxy.version)
+            ) {
                 let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
                 sent = event
                 return await run(.authorizer, event).outcome
+            } decide: { outcome in
+                Self.decision(outcome, proxy: proxy, resource: resource)
             }
-            step = AuthorizerStep(event: sent, result: outcome, cached: cached)
+            step = AuthorizerStep(event: sent, result: answer.outcome, cached: answer.cached)
+            decision = answer.decision
         } else {
             let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
             step = AuthorizerStep(event: event, result: await run(.authorizer, event).outcome)
+            decision = Self.decision(step.result, proxy: proxy, resource: resource)
         }
-        switch Self.decision(step.result, proxy: proxy, resource: resource) {
+        switch decision {
         case .allow(let context, let principal):
             let injected = Self.inject(context, principal: principal, into: event, version: proxy.version)
             var result = await run(function, injected)
@@ -88,6 +95,12 @@ public struct GatewayChain: Sendable {
     enum Decision {
         case allow(JSONObject, principal: String?)
         case refuse(Int, String?)
+    }
+
+    /// What a decision depends on besides the authorizer's answer.
+    struct DecisionKey: Hashable {
+        var resource: String
+        var version: ProxyRequest.Version
     }
 
     /// What API Gateway makes of the authorizer's answer.

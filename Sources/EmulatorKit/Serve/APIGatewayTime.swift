@@ -1,12 +1,25 @@
 import Foundation
 import InkraUsage
+import Synchronization
 
 /// API Gateway's `requestContext.requestTime` / `time`: `10/Mar/2026:10:00:00 +0000`, always UTC.
 enum APIGatewayTime {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// Formats an instant without a date formatter (this runs once per served request).
+    /// The last second formatted, as requests in one second share their text.
+    private static let last = Mutex<(second: Int, text: String)?>(nil)
+
+    /// Formats an instant without a date formatter (this runs once per served request, and the
+    /// text changes once a second).
     static func format(_ date: Date) -> String {
+        let second = Int(date.timeIntervalSince1970.rounded(.down))
+        if let last = last.withLock({ $0 }), last.second == second { return last.text }
+        let text = compose(date)
+        last.withLock { $0 = (second, text) }
+        return text
+    }
+
+    private static func compose(_ date: Date) -> String {
         let civil = CivilTime(date)
         return "\(two(civil.day))/\(months[civil.month - 1])/\(civil.year):\(two(civil.hour)):\(two(civil.minute)):"
             + "\(two(civil.second)) +0000"

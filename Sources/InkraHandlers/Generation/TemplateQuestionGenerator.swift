@@ -29,18 +29,16 @@ public struct TemplateQuestionGenerator: QuestionGenerator {
             seed: SeededGenerator.mix(
                 seed, [topic, String(request.count), request.length.rawValue, request.language ?? ""])
         )
-        var pools: [QuestionCategory: [String]] = [:]
-        for category in QuestionCategory.allCases {
-            pools[category] = (bank.templates[category] ?? []).shuffled(using: &random)
-        }
+        // Each category's templates shuffled, in `allCases` order (the order the seed is drawn
+        // in), kept by the category's position.
+        let categories = QuestionCategory.allCases
+        var pools = categories.map { (bank.templates[$0] ?? []).shuffled(using: &random) }
         var chosen: [String] = []
         for category in Self.arc(count: request.count, length: request.length, using: &random) {
-            if let template = pools[category]?.popLast() {
+            let position = categories.firstIndex(of: category) ?? 0
+            if let template = pools[position].popLast() {
                 chosen.append(template)
-            } else if let spare = QuestionCategory.allCases.lazy.compactMap({ pools[$0]?.isEmpty == false ? $0 : nil })
-                .first,
-                let template = pools[spare]?.popLast()
-            {
+            } else if let spare = pools.firstIndex(where: { !$0.isEmpty }), let template = pools[spare].popLast() {
                 chosen.append(template)
             }
         }
@@ -93,22 +91,25 @@ public struct TemplateQuestionGenerator: QuestionGenerator {
     /// The template with every `{topic}` replaced, by a byte scan (Foundation's and the string
     /// processing library's replacements each cost more than the rest of the generator).
     static func fill(_ template: String, topic: String) -> String {
-        let bytes = Array(template.utf8)
-        let placeholder = Array("{topic}".utf8)
-        var filled: [UInt8] = []
-        filled.reserveCapacity(bytes.count + topic.utf8.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == placeholder[0], index + placeholder.count <= bytes.count,
-                bytes[index..<(index + placeholder.count)].elementsEqual(placeholder)
-            {
-                filled.append(contentsOf: topic.utf8)
-                index += placeholder.count
-            } else {
-                filled.append(bytes[index])
-                index += 1
+        var template = template
+        return template.withUTF8 { bytes in
+            var filled: [UInt8] = []
+            filled.reserveCapacity(bytes.count + topic.utf8.count)
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] == placeholder[0], index + placeholder.count <= bytes.count,
+                    bytes[index..<(index + placeholder.count)].elementsEqual(placeholder)
+                {
+                    filled.append(contentsOf: topic.utf8)
+                    index += placeholder.count
+                } else {
+                    filled.append(bytes[index])
+                    index += 1
+                }
             }
+            return String(decoding: filled, as: UTF8.self)
         }
-        return String(decoding: filled, as: UTF8.self)
     }
+
+    private static let placeholder = Array("{topic}".utf8)
 }

@@ -4,7 +4,7 @@ import Synchronization
 /// full, it starts over.
 final class ExpressionCache: Sendable {
     private let conditions = Mutex<[String: Parsed<Condition>]>([:])
-    private let updates = Mutex<[String: Parsed<UpdateActions>]>([:])
+    private let updates = Mutex<[String: ParsedUpdate]>([:])
     private let projections = Mutex<[String: Parsed<[DocumentPath]>]>([:])
     private let limit = 2_048
 
@@ -17,11 +17,26 @@ final class ExpressionCache: Sendable {
         return parsed
     }
 
-    func update(_ text: String) throws(TableError) -> Parsed<UpdateActions> {
+    /// An update expression, with its plan when the plan depends on the text alone.
+    struct ParsedUpdate: Sendable {
+        var parsed: Parsed<UpdateActions>
+        /// The plan, made once, of an expression without `#name` placeholders (those resolve
+        /// through each request's names); `nil` when it has some, or when planning fails, so
+        /// each request plans it and meets the error in its own order.
+        var plan: UpdatePlan?
+    }
+
+    /// An update expression; `keyNames` are the table's key attributes, which its plan checks.
+    func update(_ text: String, keyNames: Set<String>) throws(TableError) -> ParsedUpdate {
         if let hit = updates.withLock({ $0[text] }) { return hit }
         let parsed = try ExpressionParser.update(text)
-        store(parsed, text, in: updates)
-        return parsed
+        let plan =
+            parsed.names.isEmpty
+            ? try? UpdateApplier.plan(parsed.tree, keyNames: keyNames, ExpressionContext(names: [:], values: [:]))
+            : nil
+        let entry = ParsedUpdate(parsed: parsed, plan: plan)
+        store(entry, text, in: updates)
+        return entry
     }
 
     func projection(_ text: String) throws(TableError) -> Parsed<[DocumentPath]> {

@@ -90,7 +90,7 @@ extension InMemoryTable {
         let returnValues: ReturnValues
         let returnOnFailure: ReturnValuesOnConditionCheckFailure
         let kind: PreparedWrite.Kind
-        var updateActions: Parsed<UpdateActions>?
+        var updateActions: ExpressionCache.ParsedUpdate?
         switch action {
         case .put(let request):
             (tableName, keySource, exact, conditionText, attributes) = (
@@ -104,7 +104,9 @@ extension InMemoryTable {
                 request.tableName, request.key, true, request.conditionExpression, request.expressionAttributes
             )
             (returnValues, returnOnFailure) = (request.returnValues, request.returnValuesOnConditionCheckFailure)
-            updateActions = try request.updateExpression.map { text throws(TableError) in try expressions.update(text) }
+            updateActions = try request.updateExpression.map { text throws(TableError) in
+                try expressions.update(text, keyNames: keyNames)
+            }
             kind = .update(nil)  // planned below, once the placeholders are known to be right
         case .delete(let request):
             (tableName, keySource, exact, conditionText, attributes) = (
@@ -132,13 +134,14 @@ extension InMemoryTable {
             try expressions.condition(text, kind: "ConditionExpression")
         }
         try ExpressionContext.checkPlaceholders(
-            used: [condition?.placeholders, updateActions?.placeholders],
+            used: [condition?.placeholders, updateActions?.parsed.placeholders],
             names: attributes.names,
             values: attributes.values
         )
         let context = ExpressionContext(names: attributes.names, values: attributes.values)
         let planned = try updateActions.map { actions throws(TableError) in
-            PreparedWrite.Kind.update(try UpdateApplier.plan(actions.tree, keyNames: keyNames, context))
+            if let plan = actions.plan { return PreparedWrite.Kind.update(plan) }
+            return PreparedWrite.Kind.update(try UpdateApplier.plan(actions.parsed.tree, keyNames: keyNames, context))
         }
         return PreparedWrite(
             kind: planned ?? kind,
