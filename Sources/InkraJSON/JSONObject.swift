@@ -21,6 +21,17 @@ public struct JSONObject: Sendable, Hashable {
         for (key, value) in pairs { self[key] = value }
     }
 
+    /// An object from pairs whose keys the caller knows to be distinct (the fixed members of an
+    /// event's sections, say), without the search for an earlier member that ``init(_:)`` makes
+    /// for each key. A repeated key is a programming error, caught in debug builds.
+    public init(uniqueKeysWithValues pairs: [(String, JSONValue)]) {
+        assert(Set(pairs.map(\.0)).count == pairs.count, "repeated keys in \(pairs.map(\.0))")
+        entries = pairs.map { (key: $0.0, value: $0.1) }
+        if entries.count > Self.indexThreshold {
+            index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($0.element.key, $0.offset) })
+        }
+    }
+
     /// The keys, in order.
     public var keys: [String] { entries.map(\.key) }
 

@@ -72,43 +72,54 @@ extension JSONValue {
 
     /// A JSON string literal: quotes, backslashes and control characters escaped, U+2028 and
     /// U+2029 as `\u` escapes (so the text is also valid JavaScript), everything else as UTF-8.
+    /// Runs of bytes that need no escape are copied at once.
     private static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        var utf8 = value.utf8.makeIterator()
-        var pending: [UInt8] = []
-        while let byte = utf8.next() {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): output.append(contentsOf: "\\\\".utf8)
-            case UInt8(ascii: "\n"): output.append(contentsOf: "\\n".utf8)
-            case UInt8(ascii: "\r"): output.append(contentsOf: "\\r".utf8)
-            case UInt8(ascii: "\t"): output.append(contentsOf: "\\t".utf8)
-            case 0x08: output.append(contentsOf: "\\b".utf8)
-            case 0x0C: output.append(contentsOf: "\\f".utf8)
-            case 0x00...0x1F: appendEscape(UInt32(byte), to: &output)
-            case 0xE2:
-                // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
-                pending.removeAll(keepingCapacity: true)
-                pending.append(byte)
-                if let second = utf8.next() { pending.append(second) }
-                if pending.count == 2, pending[1] == 0x80, let third = utf8.next() {
-                    if third == 0xA8 || third == 0xA9 {
-                        appendEscape(third == 0xA8 ? 0x2028 : 0x2029, to: &output)
-                        continue
-                    }
-                    pending.append(third)
+        var value = value
+        value.withUTF8 { bytes in
+            var start = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2 else {
+                    index += 1
+                    continue
                 }
-                output.append(contentsOf: pending)
-            default: output.append(byte)
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
+                case UInt8(ascii: "\\"): output.append(contentsOf: "\\\\".utf8)
+                case UInt8(ascii: "\n"): output.append(contentsOf: "\\n".utf8)
+                case UInt8(ascii: "\r"): output.append(contentsOf: "\\r".utf8)
+                case UInt8(ascii: "\t"): output.append(contentsOf: "\\t".utf8)
+                case 0x08: output.append(contentsOf: "\\b".utf8)
+                case 0x0C: output.append(contentsOf: "\\f".utf8)
+                case 0xE2:
+                    // U+2028 and U+2029 are E2 80 A8 and E2 80 A9; other E2 sequences pass as they are.
+                    let separator = index + 1 < bytes.count && bytes[index] == 0x80 ? bytes[index + 1] : 0
+                    if separator == 0xA8 || separator == 0xA9 {
+                        appendEscape(separator == 0xA8 ? 0x2028 : 0x2029, to: &output)
+                        index += 2
+                    } else {
+                        output.append(byte)
+                    }
+                default: appendEscape(UInt32(byte), to: &output)
+                }
+                start = index
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
         }
         output.append(UInt8(ascii: "\""))
     }
 
     /// `\uXXXX` for a code point below U+10000.
     private static func appendEscape(_ value: UInt32, to output: inout [UInt8]) {
-        let digits = Array("0123456789abcdef".utf8)
         output.append(contentsOf: "\\u".utf8)
-        for shift in stride(from: 12, through: 0, by: -4) { output.append(digits[Int((value >> UInt32(shift)) & 0xF)]) }
+        for shift in stride(from: 12, through: 0, by: -4) {
+            output.append(hexDigits[Int((value >> UInt32(shift)) & 0xF)])
+        }
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -65,6 +65,17 @@ struct JSONObjectTests {
             ("line\u{2028}para\u{2029}", #""line\u2028para\u2029""#),
             ("€ … ‰ — ✓", "\"€ … ‰ — ✓\""),
             ("café 🎙️ 日本", "\"café 🎙️ 日本\""),
+            // Escapes at the edges of the runs copied whole, and next to each other.
+            ("", "\"\""),
+            ("\"", #""\"""#),
+            ("\u{2028}", #""\u2028""#),
+            ("end\u{2029}", #""end\u2029""#),
+            ("\n\"\\x\u{00}", #""\n\"\\x\u0000""#),
+            ("…\u{2028}€", "\"…\\u2028€\""),
+            (
+                String(repeating: "a", count: 600) + "\"" + String(repeating: "b", count: 600),
+                "\"" + String(repeating: "a", count: 600) + "\\\"" + String(repeating: "b", count: 600) + "\""
+            ),
         ]
     )
     func strings(text: String, expected: String) throws {

@@ -57,43 +57,50 @@ struct ProxyEventBuilder: Sendable {
             single[name] = .string(value)
             multi[name] = .array((multi[name]?.array ?? []) + [.string(value)])
         }
-        let identity: JSONValue = [
-            "sourceIp": .string(request.sourceIP),
-            "userAgent": request.header("User-Agent").map(JSONValue.string) ?? nil,
-            "accountId": nil, "caller": nil, "user": nil, "userArn": nil, "cognitoIdentityId": nil,
-            "cognitoIdentityPoolId": nil, "cognitoAuthenticationType": nil, "cognitoAuthenticationProvider": nil,
-        ]
-        return [
-            "resource": .string(resource),
-            "path": .string(path),
-            "httpMethod": .string(request.method),
-            "headers": headers.isEmpty ? nil : .object(headers),
-            "multiValueHeaders": multiHeaders.isEmpty ? nil : .object(multiHeaders),
-            "queryStringParameters": single.isEmpty ? nil : .object(single),
-            "multiValueQueryStringParameters": multi.isEmpty ? nil : .object(multi),
-            "pathParameters": nil,
-            "stageVariables": nil,
-            "requestContext": [
-                "resourceId": "local0",
-                "resourcePath": .string(resource),
-                "httpMethod": .string(request.method),
-                "extendedRequestId": .string(String(requestID.prefix(16))),
-                "requestTime": .string(APIGatewayTime.format(time)),
-                "path": .string(stage.isEmpty ? path : "/\(stage)\(path)"),
-                "accountId": .string(accountID),
-                "protocol": .string(request.httpVersion),
-                "stage": .string(stage),
-                "domainPrefix": .string(Self.domainPrefix(host)),
-                "requestTimeEpoch": .number(epoch),
-                "requestId": .string(requestID),
-                "identity": identity,
-                "domainName": .string(host),
-                "apiId": .string(apiID),
-            ],
-            "body": body.map(JSONValue.string) ?? nil,
-            "isBase64Encoded": .bool(isBase64),
-        ]
+        var identity = Self.identityTemplate
+        identity["sourceIp"] = .string(request.sourceIP)
+        if let agent = request.header("User-Agent") { identity["userAgent"] = .string(agent) }
+        let context = JSONObject(uniqueKeysWithValues: [
+            ("resourceId", "local0"),
+            ("resourcePath", .string(resource)),
+            ("httpMethod", .string(request.method)),
+            ("extendedRequestId", .string(String(requestID.prefix(16)))),
+            ("requestTime", .string(APIGatewayTime.format(time))),
+            ("path", .string(stage.isEmpty ? path : "/\(stage)\(path)")),
+            ("accountId", .string(accountID)),
+            ("protocol", .string(request.httpVersion)),
+            ("stage", .string(stage)),
+            ("domainPrefix", .string(Self.domainPrefix(host))),
+            ("requestTimeEpoch", .number(epoch)),
+            ("requestId", .string(requestID)),
+            ("identity", .object(identity)),
+            ("domainName", .string(host)),
+            ("apiId", .string(apiID)),
+        ])
+        return .object(
+            JSONObject(uniqueKeysWithValues: [
+                ("resource", .string(resource)),
+                ("path", .string(path)),
+                ("httpMethod", .string(request.method)),
+                ("headers", headers.isEmpty ? nil : .object(headers)),
+                ("multiValueHeaders", multiHeaders.isEmpty ? nil : .object(multiHeaders)),
+                ("queryStringParameters", single.isEmpty ? nil : .object(single)),
+                ("multiValueQueryStringParameters", multi.isEmpty ? nil : .object(multi)),
+                ("pathParameters", nil),
+                ("stageVariables", nil),
+                ("requestContext", .object(context)),
+                ("body", body.map(JSONValue.string) ?? nil),
+                ("isBase64Encoded", .bool(isBase64)),
+            ]))
     }
+
+    /// A REST event's `requestContext.identity` for a caller API Gateway knows only by address
+    /// and user agent (set per request); the same for every request, so made once.
+    private static let identityTemplate = JSONObject(uniqueKeysWithValues: [
+        ("sourceIp", nil), ("userAgent", nil), ("accountId", nil), ("caller", nil), ("user", nil), ("userArn", nil),
+        ("cognitoIdentityId", nil), ("cognitoIdentityPoolId", nil), ("cognitoAuthenticationType", nil),
+        ("cognitoAuthenticationProvider", nil),
+    ])
 
     private func httpEvent(
         _ request: LocalHTTPRequest, resource: String, requestID: String, time: Date, epoch: Int, host: String,

@@ -41,20 +41,31 @@ struct ExpressionContext {
 
     /// Checks that every placeholder the request provides is used by one of its expressions
     /// (`nil` for an expression it does not have), and every one they use is provided.
+    /// Whether the placeholders the expressions use, together, are exactly the provided keys:
+    /// each used one provided, and as many distinct used ones as provided keys.
+    private static func usesExactly<Value>(
+        _ provided: [String: Value], _ expressions: [Placeholders?], _ kind: (Placeholders) -> Set<String>
+    ) -> Bool {
+        var distinct = 0
+        for (position, expression) in expressions.enumerated() {
+            guard let expression else { continue }
+            for placeholder in kind(expression) {
+                guard provided[placeholder] != nil else { return false }
+                let earlier = expressions[..<position].contains { $0.map { kind($0).contains(placeholder) } ?? false }
+                if !earlier { distinct += 1 }
+            }
+        }
+        return distinct == provided.count
+    }
+
     static func checkPlaceholders(
         used expressions: [Placeholders?],
         names: [String: String],
         values: [String: AttributeValue]
     ) throws(TableError) {
-        // The usual case, without building unions: each provided placeholder used by one of the
-        // expressions, and each one they use provided.
-        if values.keys.allSatisfy({ key in expressions.contains { $0?.values.contains(key) ?? false } })
-            && names.keys.allSatisfy({ key in expressions.contains { $0?.names.contains(key) ?? false } })
-            && expressions.allSatisfy({ used in
-                (used?.values.allSatisfy { values[$0] != nil } ?? true)
-                    && (used?.names.allSatisfy { names[$0] != nil } ?? true)
-            })
-        {
+        // The usual case, without building unions: each placeholder the expressions use is
+        // provided, and as many are provided as are used, so none is unused.
+        if usesExactly(values, expressions, \.values) && usesExactly(names, expressions, \.names) {
             return
         }
         let used = expressions.compactMap { $0 }
