@@ -60,12 +60,13 @@ struct GenerateQuestionsTests {
         #expect(harness.table.snapshot().isEmpty)
     }
 
-    @Test("Topic length: 500 characters pass, 501 are refused")
+    @Test("Topic length: 500 characters pass, in one byte or two each; 501 are refused")
     func topicLength() async throws {
-        let ok = String(repeating: "a", count: 500)
-        #expect(
-            try await harness.generate(Fixtures.rest(body: #"{"topic":"\#(ok)"}"#, authorizer: caller)).statusCode
-                == 200)
+        for ok in [String(repeating: "a", count: 500), String(repeating: "é", count: 500)] {
+            #expect(
+                try await harness.generate(Fixtures.rest(body: #"{"topic":"\#(ok)"}"#, authorizer: caller)).statusCode
+                    == 200)
+        }
         let long = String(repeating: "é", count: 501)
         let reply = try await harness.generate(Fixtures.rest(body: #"{"topic":"\#(long)"}"#, authorizer: caller))
         #expect(reply.statusCode == 400)

@@ -19,6 +19,38 @@ struct UsageWindowsTests {
         #expect(windows.secondsUntilReset(.hour) == 39 * 60 + 30)
     }
 
+    @Test("Instants in one second share their windows; the next second and an earlier one get their own")
+    func sameSecond() async {
+        let base = instant("2026-01-31T23:59:59Z")
+        let sequence: [(TimeInterval, String, String)] = [
+            (0.1, "2026-01", "2026-01-31T23:59:59Z"), (0.9, "2026-01", "2026-01-31T23:59:59Z"),
+            (1.0, "2026-02", "2026-02-01T00:00:00Z"), (0.5, "2026-01", "2026-01-31T23:59:59Z"),
+            (-86_400, "2026-01", "2026-01-30T23:59:59Z"),
+        ]
+        for (offset, month, timestamp) in sequence {
+            let windows = UsageWindows(at: base.addingTimeInterval(offset))
+            #expect(windows.month == month)
+            #expect(windows.timestamp == timestamp)
+            #expect(windows.instant == instant(timestamp))
+        }
+        // Four tasks alternating between the two sides of a month boundary always read their own.
+        let wrong = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<4 {
+                group.addTask {
+                    var wrong = 0
+                    for step in 0..<1_000 {
+                        let later = (step + task) % 2 == 0
+                        let windows = UsageWindows(at: base.addingTimeInterval(later ? 1.5 : 0.5))
+                        if windows.month != (later ? "2026-02" : "2026-01") { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
+    }
+
     @Test(
         "Window edges",
         arguments: [

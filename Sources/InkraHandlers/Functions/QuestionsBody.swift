@@ -35,7 +35,8 @@ struct QuestionsBody {
         case .string(let text)?:
             let trimmed = text.trimmingWhitespace()
             guard !trimmed.isEmpty else { throw HTTPError.badRequest("topic must not be empty") }
-            guard trimmed.count <= 500 else {
+            // Characters never outnumber bytes, so a short topic's characters need no counting.
+            guard trimmed.utf8.count <= 500 || trimmed.count <= 500 else {
                 throw HTTPError.badRequest("topic must be at most 500 characters (it has \(trimmed.count))")
             }
             topic = trimmed

@@ -2,6 +2,13 @@
 /// some templates leave it out on purpose, so a long topic does not weigh on every question.
 struct QuestionBank: Sendable {
     let templates: [QuestionCategory: [String]]
+    /// The templates of each category in `QuestionCategory.allCases` order.
+    let pools: [[String]]
+
+    init(templates: [QuestionCategory: [String]]) {
+        self.templates = templates
+        pools = QuestionCategory.allCases.map { templates[$0] ?? [] }
+    }
 
     /// The bank for a language tag's primary subtag; English when there is none for it.
     static func forLanguage(_ tag: String?) -> QuestionBank {

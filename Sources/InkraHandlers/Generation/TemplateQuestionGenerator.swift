@@ -32,7 +32,7 @@ public struct TemplateQuestionGenerator: QuestionGenerator {
         // Each category's templates shuffled, in `allCases` order (the order the seed is drawn
         // in), kept by the category's position.
         let categories = QuestionCategory.allCases
-        var pools = categories.map { (bank.templates[$0] ?? []).shuffled(using: &random) }
+        var pools = bank.pools.map { $0.shuffled(using: &random) }
         var chosen: [String] = []
         for category in Self.arc(count: request.count, length: request.length, using: &random) {
             let position = categories.firstIndex(of: category) ?? 0

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -37,6 +39,21 @@ public struct UsageWindows: Sendable, Hashable {
 
     /// The windows of an instant.
     public init(at instant: Date) {
+        // Every request of one second has the same windows: the last second's are kept.
+        let second = Int(instant.timeIntervalSince1970.rounded(.down))
+        if let last = Self.last.withLock({ $0 }), last.second == second {
+            self = last.windows
+            return
+        }
+        self.init(computing: instant)
+        let windows = self
+        Self.last.withLock { $0 = (second, windows) }
+    }
+
+    /// The last second's windows.
+    private static let last = Mutex<(second: Int, windows: UsageWindows)?>(nil)
+
+    private init(computing instant: Date) {
         let civil = CivilTime(instant)
         self.instant = civil.date
         month = civil.monthKey
