@@ -19,9 +19,9 @@ enum ConditionEvaluator {
         case .not(let inner):
             return try !evaluate(inner, item, context)
         case .attributeExists(let path):
-            return try value(at: path, in: item, context) != nil
+            return try attribute(at: path, in: item, context) != nil
         case .attributeNotExists(let path):
-            return try value(at: path, in: item, context) == nil
+            return try attribute(at: path, in: item, context) == nil
         case .attributeType(let path, let type):
             guard case .s(let name)? = try operand(type, item, context) else {
                 throw TableError(
@@ -29,7 +29,7 @@ enum ConditionEvaluator {
                     "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: attribute_type"
                 )
             }
-            return try value(at: path, in: item, context)?.typeName == name
+            return try attribute(at: path, in: item, context)?.typeName == name
         case .beginsWith(let subject, let prefix):
             switch (try operand(subject, item, context), try operand(prefix, item, context)) {
             case (.s(let text)?, .s(let start)?): return text.utf8.starts(with: start.utf8)
@@ -87,9 +87,9 @@ enum ConditionEvaluator {
         case .value(let placeholder):
             return try context.value(placeholder)
         case .path(let path):
-            return try value(at: path, in: item, context)
+            return try attribute(at: path, in: item, context)
         case .size(let path):
-            guard let value = try value(at: path, in: item, context) else { return nil }
+            guard let value = try attribute(at: path, in: item, context) else { return nil }
             switch value {
             case .s(let text): return .n(Number(text.unicodeScalars.count))
             case .b(let data): return .n(Number(data.count))
@@ -105,7 +105,7 @@ enum ConditionEvaluator {
                 )
             }
         case .ifNotExists(let path, let fallback):
-            if let value = try value(at: path, in: item, context) { return value }
+            if let value = try attribute(at: path, in: item, context) { return value }
             return try self.operand(fallback, item, context)
         case .listAppend(let first, let second):
             guard case .l(let a)? = try self.operand(first, item, context),
@@ -121,9 +121,9 @@ enum ConditionEvaluator {
         }
     }
 
-    /// The value at a path, or `nil`; a path of one name (the usual case) is read without
+    /// The attribute at a path, or `nil`; a path of one name (the usual case) is read without
     /// building its steps.
-    static func value(at path: DocumentPath, in item: Item?, _ context: ExpressionContext) throws(TableError)
+    static func attribute(at path: DocumentPath, in item: Item?, _ context: ExpressionContext) throws(TableError)
         -> AttributeValue?
     {
         if path.elements.count == 1, case .name(let raw) = path.elements[0] {
