@@ -27,9 +27,12 @@ public struct JSONObject: Sendable, Hashable {
     public init(uniqueKeysWithValues pairs: [(String, JSONValue)]) {
         assert(Set(pairs.map(\.0)).count == pairs.count, "repeated keys in \(pairs.map(\.0))")
         entries = pairs.map { (key: $0.0, value: $0.1) }
-        if entries.count > Self.indexThreshold {
-            index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($0.element.key, $0.offset) })
-        }
+        if entries.count > Self.indexThreshold { index = Self.index(of: entries) }
+    }
+
+    /// Key → position, for an object past ``indexThreshold`` members.
+    private static func index(of entries: [(key: String, value: JSONValue)]) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($0.element.key, $0.offset) })
     }
 
     /// The keys, in order.
@@ -53,13 +56,11 @@ public struct JSONObject: Sendable, Hashable {
                 if index != nil {
                     index?[key] = entries.count - 1
                 } else if entries.count > Self.indexThreshold {
-                    index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($0.element.key, $0.offset) })
+                    index = Self.index(of: entries)
                 }
             case (let position?, nil):
                 entries.remove(at: position)
-                if index != nil {
-                    index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($0.element.key, $0.offset) })
-                }
+                if index != nil { index = Self.index(of: entries) }
             case (nil, nil):
                 break
             }

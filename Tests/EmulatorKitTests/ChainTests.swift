@@ -15,6 +15,18 @@ struct ChainTests {
             with: Repository.developmentKey, claims: .init(sub: sub, tier: tier, groups: groups), at: time)
     }
 
+    /// A stack's chain with a fresh 300 s authorizer cache, and a token for `sub`.
+    func cachingChain(sub: String) throws -> (chain: GatewayChain, cache: AuthorizerCache, token: String) {
+        let stack = try EmulatorStack(options: Repository.options())
+        let cache = AuthorizerCache(timeToLive: 300, now: { Self.when })
+        return (stack.gateway.caching(in: cache), cache, try token(sub))
+    }
+
+    /// Runs one event through a chain at the suite's instant.
+    func invoke(_ chain: GatewayChain, _ function: FunctionName, _ event: JSONValue) async -> Invocation {
+        await InvocationClock.$instant.withValue(Self.when) { await chain.invoke(function, event: event) }
+    }
+
     @Test("v1 and v2 events with only an Authorization header reach generateQuestions with the token's identity")
     func chain() async throws {
         let stack = try EmulatorStack(options: Repository.options())
@@ -43,20 +55,13 @@ struct ChainTests {
 
     @Test("A cached answer sends the authorizer no event, and is checked against each request's own resource")
     func cachedAnswer() async throws {
-        let stack = try EmulatorStack(options: Repository.options())
-        let cache = AuthorizerCache(timeToLive: 300, now: { Self.when })
-        let chain = stack.gateway.caching(in: cache)
-        let token = try token("cached")
-        func invoke(_ function: FunctionName, _ kind: SampleEvents.Kind) async -> Invocation {
-            await InvocationClock.$instant.withValue(Self.when) {
-                await chain.invoke(function, event: SampleEvents.event(kind, token: token, at: Self.when))
-            }
-        }
-        let first = await invoke(.checkUsage, .restUsage)
+        let (chain, cache, token) = try cachingChain(sub: "cached")
+        let first = await invoke(chain, .checkUsage, SampleEvents.event(.restUsage, token: token, at: Self.when))
         let sent = try #require(first.authorizer)
         #expect(sent.cached == false)
         #expect(sent.event?["methodArn"] == "arn:aws:execute-api:us-east-1:123456789012:inkra0local/prod/GET/usage")
-        let second = await invoke(.generateQuestions, .restGenerate)
+        let second = await invoke(
+            chain, .generateQuestions, SampleEvents.event(.restGenerate, token: token, at: Self.when))
         let reused = try #require(second.authorizer)
         #expect(reused.cached == true)
         #expect(reused.event == nil)
@@ -70,16 +75,11 @@ struct ChainTests {
 
     @Test("A cached answer is decided per resource and payload: another stage is refused, the first still allowed")
     func cachedDecisions() async throws {
-        let stack = try EmulatorStack(options: Repository.options())
-        let cache = AuthorizerCache(timeToLive: 300, now: { Self.when })
-        let chain = stack.gateway.caching(in: cache)
-        let token = try token("staged")
+        let (chain, cache, token) = try cachingChain(sub: "staged")
         func invoke(_ kind: SampleEvents.Kind, stage: String?) async -> Invocation {
             var event = SampleEvents.event(kind, token: token, at: Self.when)
             if let stage { event.set(.string(stage), at: ["requestContext", "stage"]) }
-            return await InvocationClock.$instant.withValue(Self.when) {
-                await chain.invoke(.checkUsage, event: event)
-            }
+            return await self.invoke(chain, .checkUsage, event)
         }
         func message(_ invocation: Invocation) -> String? {
             invocation.json["body"]?.string.flatMap { try? JSONParser.parse($0) }?["message"]?.string
@@ -106,9 +106,7 @@ struct ChainTests {
         ] {
             var event = SampleEvents.event(.restUsage, token: try token("regional"), at: Self.when)
             event.set(.string(domain), at: ["requestContext", "domainName"])
-            let result = await InvocationClock.$instant.withValue(Self.when) {
-                await stack.gateway.invoke(.checkUsage, event: event)
-            }
+            let result = await invoke(stack.gateway, .checkUsage, event)
             let arn = try #require(result.authorizer?.event?["methodArn"]?.string)
             #expect(arn == "arn:aws:execute-api:\(region):123456789012:inkra0local/prod/GET/usage")
             #expect(result.statusCode == 200)

@@ -52,7 +52,7 @@ public final class AuthorizerCache: Sendable {
     /// - Returns: the answer, the decision, and whether the answer came from the cache.
     func answer(
         for token: String,
-        resource: GatewayChain.DecisionKey,
+        decisionKey: GatewayChain.DecisionKey,
         authorize: () async -> Invocation.Outcome,
         decide: (Invocation.Outcome) -> GatewayChain.Decision
     ) async -> (outcome: Invocation.Outcome, decision: GatewayChain.Decision, cached: Bool) {
@@ -69,7 +69,7 @@ public final class AuthorizerCache: Sendable {
                 return nil
             }
             state.hits += 1
-            return (entry, entry.decisions[resource])
+            return (entry, entry.decisions[decisionKey])
         }
         if let (entry, known) = cached {
             if let known { return (entry.answer, known, true) }
@@ -79,7 +79,7 @@ public final class AuthorizerCache: Sendable {
                 guard let current = state.entries[token], current.expires == entry.expires,
                     current.decisions.count < Self.decisionsPerEntry
                 else { return }
-                state.entries[token]?.decisions[resource] = decision
+                state.entries[token]?.decisions[decisionKey] = decision
             }
             return (entry.answer, decision, true)
         }
@@ -97,7 +97,7 @@ public final class AuthorizerCache: Sendable {
                 }
             }
             state.entries[token] = Entry(
-                answer: outcome, expires: instant.addingTimeInterval(timeToLive), decisions: [resource: decision])
+                answer: outcome, expires: instant.addingTimeInterval(timeToLive), decisions: [decisionKey: decision])
         }
         return (outcome, decision, false)
     }

@@ -63,7 +63,7 @@ public struct GatewayChain: Sendable {
         if let authorizerCache {
             var sent: JSONValue?
             let answer = await authorizerCache.answer(
-                for: token, resource: DecisionKey(resource: resource, version: proxy.version)
+                for: token, decisionKey: DecisionKey(resource: resource, version: proxy.version)
             ) {
                 let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
                 sent = event

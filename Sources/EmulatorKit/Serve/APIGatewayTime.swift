@@ -1,22 +1,17 @@
 import Foundation
 import InkraUsage
-import Synchronization
 
 /// API Gateway's `requestContext.requestTime` / `time`: `10/Mar/2026:10:00:00 +0000`, always UTC.
 enum APIGatewayTime {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// The last second formatted, as requests in one second share their text.
-    private static let last = Mutex<(second: Int, text: String)?>(nil)
+    private static let lastSecond = LastSecond<String>()
 
     /// Formats an instant without a date formatter (this runs once per served request, and the
     /// text changes once a second).
     static func format(_ date: Date) -> String {
-        let second = Int(date.timeIntervalSince1970.rounded(.down))
-        if let last = last.withLock({ $0 }), last.second == second { return last.text }
-        let text = compose(date)
-        last.withLock { $0 = (second, text) }
-        return text
+        lastSecond.value(at: date, compose)
     }
 
     private static func compose(_ date: Date) -> String {

@@ -1,12 +1,10 @@
 /// Interview question templates by language and category. `{topic}` is replaced with the topic;
 /// some templates leave it out on purpose, so a long topic does not weigh on every question.
 struct QuestionBank: Sendable {
-    let templates: [QuestionCategory: [String]]
     /// The templates of each category in `QuestionCategory.allCases` order.
     let pools: [[String]]
 
     init(templates: [QuestionCategory: [String]]) {
-        self.templates = templates
         pools = QuestionCategory.allCases.map { templates[$0] ?? [] }
     }
 

@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -39,19 +37,11 @@ public struct UsageWindows: Sendable, Hashable {
 
     /// The windows of an instant.
     public init(at instant: Date) {
-        // Every request of one second has the same windows: the last second's are kept.
-        let second = Int(instant.timeIntervalSince1970.rounded(.down))
-        if let last = Self.last.withLock({ $0 }), last.second == second {
-            self = last.windows
-            return
-        }
-        self.init(computing: instant)
-        let windows = self
-        Self.last.withLock { $0 = (second, windows) }
+        self = Self.lastSecond.value(at: instant, Self.init(computing:))
     }
 
-    /// The last second's windows.
-    private static let last = Mutex<(second: Int, windows: UsageWindows)?>(nil)
+    /// Every request of one second has the same windows: the last second's are kept.
+    private static let lastSecond = LastSecond<UsageWindows>()
 
     private init(computing instant: Date) {
         let civil = CivilTime(instant)

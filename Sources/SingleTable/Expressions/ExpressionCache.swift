@@ -7,6 +7,13 @@ final class ExpressionCache: Sendable {
     private let updates = Mutex<[String: ParsedUpdate]>([:])
     private let projections = Mutex<[String: Parsed<[DocumentPath]>]>([:])
     private let limit = 2_048
+    /// The table's key attributes, which an update's plan must not touch.
+    private let keyNames: Set<String>
+
+    /// A cache for one table's expressions.
+    init(keyNames: Set<String>) {
+        self.keyNames = keyNames
+    }
 
     /// A condition, filter or key condition; `kind` names it in a syntax error (a parsed tree does
     /// not depend on it, so it is not part of the cache key).
@@ -26,8 +33,8 @@ final class ExpressionCache: Sendable {
         var plan: UpdatePlan?
     }
 
-    /// An update expression; `keyNames` are the table's key attributes, which its plan checks.
-    func update(_ text: String, keyNames: Set<String>) throws(TableError) -> ParsedUpdate {
+    /// An update expression, planned against the table's key attributes when it can be.
+    func update(_ text: String) throws(TableError) -> ParsedUpdate {
         if let hit = updates.withLock({ $0[text] }) { return hit }
         let parsed = try ExpressionParser.update(text)
         let plan =

@@ -41,23 +41,6 @@ struct ExpressionContext {
 
     /// Checks that every placeholder the request provides is used by one of its expressions
     /// (`nil` for an expression it does not have), and every one they use is provided.
-    /// Whether the placeholders the expressions use, together, are exactly the provided keys:
-    /// each used one provided, and as many distinct used ones as provided keys.
-    private static func usesExactly<Value>(
-        _ provided: [String: Value], _ expressions: [Placeholders?], _ kind: (Placeholders) -> Set<String>
-    ) -> Bool {
-        var distinct = 0
-        for (position, expression) in expressions.enumerated() {
-            guard let expression else { continue }
-            for placeholder in kind(expression) {
-                guard provided[placeholder] != nil else { return false }
-                let earlier = expressions[..<position].contains { $0.map { kind($0).contains(placeholder) } ?? false }
-                if !earlier { distinct += 1 }
-            }
-        }
-        return distinct == provided.count
-    }
-
     static func checkPlaceholders(
         used expressions: [Placeholders?],
         names: [String: String],
@@ -97,6 +80,23 @@ struct ExpressionContext {
                 "Invalid expression: An expression attribute name used in the document path is not defined; attribute name: \(missing)"
             )
         }
+    }
+
+    /// Whether the placeholders the expressions use, together, are exactly the provided keys:
+    /// each used one provided, and as many distinct used ones as provided keys.
+    private static func usesExactly<Value>(
+        _ provided: [String: Value], _ expressions: [Placeholders?], _ kind: (Placeholders) -> Set<String>
+    ) -> Bool {
+        var distinct = 0
+        for (position, expression) in expressions.enumerated() {
+            guard let expression else { continue }
+            for placeholder in kind(expression) {
+                guard provided[placeholder] != nil else { return false }
+                let earlier = expressions[..<position].contains { $0.map { kind($0).contains(placeholder) } ?? false }
+                if !earlier { distinct += 1 }
+            }
+        }
+        return distinct == provided.count
     }
 }
 

@@ -15,7 +15,7 @@ public final class InMemoryTable: Table {
     /// The table's name and keys.
     public let schema: TableSchema
     let state: Mutex<TableState>
-    let expressions = ExpressionCache()
+    let expressions: ExpressionCache
     /// The key attributes' names, which an update may not change.
     let keyNames: Set<String>
     let now: @Sendable () -> Date
@@ -34,6 +34,7 @@ public final class InMemoryTable: Table {
     ) {
         self.schema = schema
         keyNames = Set([schema.key.partitionKey] + (schema.key.sortKey.map { [$0] } ?? []))
+        expressions = ExpressionCache(keyNames: keyNames)
         self.journal = journal
         self.now = now
         var initial = TableState(schema: schema)

@@ -104,9 +104,7 @@ extension InMemoryTable {
                 request.tableName, request.key, true, request.conditionExpression, request.expressionAttributes
             )
             (returnValues, returnOnFailure) = (request.returnValues, request.returnValuesOnConditionCheckFailure)
-            updateActions = try request.updateExpression.map { text throws(TableError) in
-                try expressions.update(text, keyNames: keyNames)
-            }
+            updateActions = try request.updateExpression.map { text throws(TableError) in try expressions.update(text) }
             kind = .update(nil)  // planned below, once the placeholders are known to be right
         case .delete(let request):
             (tableName, keySource, exact, conditionText, attributes) = (
