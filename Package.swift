@@ -264,6 +264,7 @@ let package = Package(
                 "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraJSON", "InkraUsage", "SingleTable",
                 "InkraTestSupport",
                 "inkra-emulator",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

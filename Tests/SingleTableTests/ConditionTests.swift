@@ -80,6 +80,29 @@ struct ConditionTests {
         }
     }
 
+    @Test(
+        "Strings and string sets compare by their UTF-8 bytes: é and e with a combining accent differ",
+        arguments: TableContract.factories)
+    func byteEquality(factory: TableContract.Factory) async throws {
+        let table = try await factory.make()
+        let precomposed = "\u{E9}"
+        let decomposed = "e\u{301}"
+        try await table.put([
+            "PK": .s("c"), "SK": .s("item"), "word": .s("caf" + decomposed), "letters": .ss([precomposed, decomposed]),
+        ])
+        #expect(try await table.conditionHolds("word = :w", values: [":w": .s("caf" + decomposed)]))
+        #expect(try await !table.conditionHolds("word = :w", values: [":w": .s("caf" + precomposed)]))
+        #expect(try await table.conditionHolds("word <> :w", values: [":w": .s("caf" + precomposed)]))
+        #expect(try await !table.conditionHolds("word IN (:w)", values: [":w": .s("caf" + precomposed)]))
+        #expect(try await !table.conditionHolds("contains(word, :p)", values: [":p": .s(precomposed)]))
+        #expect(try await table.conditionHolds("contains(word, :p)", values: [":p": .s(decomposed)]))
+        #expect(try await table.conditionHolds("contains(letters, :p)", values: [":p": .s(precomposed)]))
+        _ = try await table.update("c", "item", "DELETE letters :gone", values: [":gone": .ss([decomposed])])
+        #expect(try await table.get("c", "item")?["letters"] == .ss([precomposed]))
+        _ = try await table.update("c", "item", "ADD letters :more", values: [":more": .ss([decomposed, precomposed])])
+        #expect(try await table.get("c", "item")?["letters"] == .ss([precomposed, decomposed]))
+    }
+
     @Test("A failed condition changes nothing and can return the old item", arguments: TableContract.factories)
     func failedCondition(factory: TableContract.Factory) async throws {
         let table = try await factory.make()

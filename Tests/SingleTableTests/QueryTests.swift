@@ -40,6 +40,40 @@ struct QueryTests {
         try await table.put(["PK": .s("USER#other"), "SK": .s("USAGE#2026-03")])
     }
 
+    @Test(
+        "Sort keys compare by their UTF-8 bytes: a prefix first, accents after ASCII, canonically equal spellings apart",
+        arguments: TableContract.factories)
+    func byteOrder(factory: TableContract.Factory) async throws {
+        let table = try await factory.make()
+        let precomposed = "\u{E9}"  // é, C3 A9
+        let decomposed = "e\u{301}"  // e and a combining acute accent, 65 CC 81
+        for sk in ["\u{2124}", precomposed, "z", decomposed, "ab", "a"] {
+            try await table.put(["PK": .s("USER#order"), "SK": .s(sk)])
+        }
+        func bytes(_ response: QueryResponse) -> [[UInt8]] {
+            response.items.map { Array(($0["SK"]?.stringValue ?? "").utf8) }
+        }
+        let all = try await query(table, "PK = :pk", [":pk": .s("USER#order")])
+        #expect(bytes(all) == ["a", "ab", decomposed, "z", precomposed, "\u{2124}"].map { Array($0.utf8) })
+        let below = try await query(
+            table, "PK = :pk AND SK < :s", [":pk": .s("USER#order"), ":s": .s(precomposed)])
+        #expect(bytes(below) == ["a", "ab", decomposed, "z"].map { Array($0.utf8) })
+        let exact = try await query(
+            table, "PK = :pk AND SK = :s", [":pk": .s("USER#order"), ":s": .s(decomposed)])
+        #expect(bytes(exact) == [Array(decomposed.utf8)])
+    }
+
+    @Test("Partition keys are one key only byte for byte", arguments: TableContract.factories)
+    func partitionBytes(factory: TableContract.Factory) async throws {
+        let table = try await factory.make()
+        try await table.put(["PK": .s("USER#\u{E9}"), "SK": .s("USAGE#2026-03"), "v": .s("precomposed")])
+        try await table.put(["PK": .s("USER#e\u{301}"), "SK": .s("USAGE#2026-03"), "v": .s("decomposed")])
+        #expect(try await table.get("USER#\u{E9}", "USAGE#2026-03")?["v"] == .s("precomposed"))
+        #expect(try await table.get("USER#e\u{301}", "USAGE#2026-03")?["v"] == .s("decomposed"))
+        let decomposed = try await query(table, "PK = :pk", [":pk": .s("USER#e\u{301}")])
+        #expect(decomposed.items.map { $0["v"] } == [.s("decomposed")])
+    }
+
     @Test("Sort keys in UTF-8 order, both directions, with key conditions", arguments: TableContract.factories)
     func ordering(factory: TableContract.Factory) async throws {
         let table = try await factory.make()

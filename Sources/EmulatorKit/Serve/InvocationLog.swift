@@ -35,10 +35,16 @@ public final class InvocationLog: Sendable {
 /// A log handler that passes lines on at its own level and also writes every line at
 /// `captureLevel` or above, in Lambda's text format (`time<TAB>request-id<TAB>LEVEL<TAB>message`),
 /// to the current ``InvocationLog``.
+///
+/// The logger's metadata is kept here and handed on with each line that is written, not set on
+/// the upstream handler: a server sets a request id on its logger for every request, and a
+/// handler such as `StreamLogHandler` formats its whole metadata each time it is set, for lines
+/// that mostly are never written.
 public struct InvocationLogHandler: LogHandler {
     private var upstream: any LogHandler
     private let captureLevel: Logger.Level
     private let now: @Sendable () -> Date
+    public var metadata: Logger.Metadata = [:]
 
     /// A handler in front of another.
     /// - Parameters:
@@ -56,20 +62,22 @@ public struct InvocationLogHandler: LogHandler {
         set { upstream.logLevel = newValue }
     }
 
-    public var metadata: Logger.Metadata {
-        get { upstream.metadata }
-        set { upstream.metadata = newValue }
-    }
-
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { upstream[metadataKey: key] }
-        set { upstream[metadataKey: key] = newValue }
+        get { metadata[key] }
+        set { metadata[key] = newValue }
     }
 
     public func log(event: LogEvent) {
-        if event.level >= upstream.logLevel { upstream.log(event: event) }
-        guard event.level >= captureLevel, let log = InvocationLog.current else { return }
+        let passesOn = event.level >= upstream.logLevel
+        let captured = event.level >= captureLevel ? InvocationLog.current : nil
+        guard passesOn || captured != nil else { return }
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        if passesOn {
+            var event = event
+            event.metadata = merged.isEmpty ? nil : merged
+            upstream.log(event: event)
+        }
+        guard let log = captured else { return }
         let details = merged.sorted { $0.key < $1.key }.map { " \($0)=\($1)" }.joined()
         log.append(
             "\(ISO8601.format(now()))\t\(log.requestID)\t\(event.level.rawValue.uppercased())\t\(event.message)\(details)"

@@ -67,9 +67,9 @@ enum UpdateApplier {
             case (nil, .ns(let set)?): result = .ns(set)
             case (nil, .bs(let set)?): result = .bs(set)
             case (.n(let a)?, .n(let b)?): result = .n(try a.adding(b))
-            case (.ss(let a)?, .ss(let b)?): result = .ss(union(a, b))
-            case (.ns(let a)?, .ns(let b)?): result = .ns(union(a, b))
-            case (.bs(let a)?, .bs(let b)?): result = .bs(union(a, b))
+            case (.ss(let a)?, .ss(let b)?): result = .ss(union(a, b) { Array($0.utf8) })
+            case (.ns(let a)?, .ns(let b)?): result = .ns(union(a, b) { $0 })
+            case (.bs(let a)?, .bs(let b)?): result = .bs(union(a, b) { $0 })
             default:
                 throw TableError(.validation, "An operand in the update expression has an incorrect data type")
             }
@@ -82,7 +82,9 @@ enum UpdateApplier {
             switch (existing, subset) {
             case (nil, .ss?), (nil, .ns?), (nil, .bs?): continue
             case (.ss(let a)?, .ss(let b)?):
-                result = a.filter { !b.contains($0) }.isEmpty ? nil : .ss(a.filter { !b.contains($0) })
+                let removed = Set(b.map { Array($0.utf8) })
+                let kept = a.filter { !removed.contains(Array($0.utf8)) }
+                result = kept.isEmpty ? nil : .ss(kept)
             case (.ns(let a)?, .ns(let b)?):
                 result = a.filter { !b.contains($0) }.isEmpty ? nil : .ns(a.filter { !b.contains($0) })
             case (.bs(let a)?, .bs(let b)?):
@@ -94,10 +96,12 @@ enum UpdateApplier {
         }
     }
 
-    private static func union<T: Hashable>(_ a: [T], _ b: [T]) -> [T] {
-        var seen = Set(a)
+    /// `a` followed by the elements of `b` it lacks, elements being the same when their `identity` is
+    /// (a string's UTF-8 bytes, as DynamoDB compares them).
+    private static func union<T, Identity: Hashable>(_ a: [T], _ b: [T], identity: (T) -> Identity) -> [T] {
+        var seen = Set(a.map(identity))
         var result = a
-        for element in b where seen.insert(element).inserted { result.append(element) }
+        for element in b where seen.insert(identity(element)).inserted { result.append(element) }
         return result
     }
 

@@ -126,7 +126,8 @@ extension InMemoryTable {
             throw TableError(.validation, "ReturnValues can only be ALL_OLD or NONE")
         }
         let key = try TableState.primaryKey(of: keySource, exact: exact, schema: schema)
-        var keyItem: Item = [schema.key.partitionKey: key.partition.value]
+        var keyItem = Item(minimumCapacity: 2)
+        keyItem[schema.key.partitionKey] = key.partition.value
         if let sortName = schema.key.sortKey, let sort = key.sort { keyItem[sortName] = sort.value }
         let condition = try conditionText.map { text throws(TableError) in
             try expressions.condition(text, kind: "ConditionExpression")

@@ -78,8 +78,7 @@ struct TableState {
 
     /// The primary key of an item or key map under a schema.
     static func primaryKey(of item: Item, exact: Bool, schema: TableSchema) throws(TableError) -> PrimaryKey {
-        let names = [schema.key.partitionKey] + (schema.key.sortKey.map { [$0] } ?? [])
-        if exact && item.count != names.count {
+        if exact && item.count != (schema.key.sortKey == nil ? 1 : 2) {
             throw TableError(.validation, "The provided key element does not match the schema")
         }
         func key(_ name: String) throws(TableError) -> KeyValue {
@@ -118,7 +117,11 @@ struct TableState {
 
     /// Stores an item (replacing the one under its key), keeping the indexes in step.
     mutating func store(_ item: Item, at key: PrimaryKey) {
-        let old = self.item(at: key)
+        store(item, at: key, replacing: self.item(at: key))
+    }
+
+    /// Stores an item in place of `old`, the item under its key now (`nil` for none).
+    mutating func store(_ item: Item, at key: PrimaryKey, replacing old: Item?) {
         if let old { unindex(old, key) }
         // Changed in place through the dictionary's accessor: a copy of the partition would cost
         // a copy of every item in it per write.

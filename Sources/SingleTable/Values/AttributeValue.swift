@@ -75,20 +75,27 @@ extension AttributeValue {
 }
 
 extension AttributeValue: Equatable {
+    /// DynamoDB's equality: strings are equal when their UTF-8 bytes are (not by Swift's canonical
+    /// equivalence, under which `é` and `e` followed by a combining accent are one string), and
+    /// sets when they hold the same elements.
     public static func == (lhs: AttributeValue, rhs: AttributeValue) -> Bool {
         switch (lhs, rhs) {
-        case (.s(let a), .s(let b)): a == b
+        case (.s(let a), .s(let b)): sameBytes(a, b)
         case (.n(let a), .n(let b)): a == b
         case (.b(let a), .b(let b)): a == b
         case (.bool(let a), .bool(let b)): a == b
         case (.null, .null): true
         case (.m(let a), .m(let b)): a == b
         case (.l(let a), .l(let b)): a == b
-        case (.ss(let a), .ss(let b)): Set(a) == Set(b)
+        case (.ss(let a), .ss(let b)): Set(a.map { Array($0.utf8) }) == Set(b.map { Array($0.utf8) })
         case (.ns(let a), .ns(let b)): Set(a) == Set(b)
         case (.bs(let a), .bs(let b)): Set(a) == Set(b)
         default: false
         }
+    }
+
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
     }
 }
 
@@ -96,14 +103,16 @@ extension AttributeValue: Hashable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(typeName)
         switch self {
-        case .s(let value): hasher.combine(value)
+        case .s(var value):
+            hasher.combine(value.utf8.count)
+            value.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         case .n(let value): hasher.combine(value)
         case .b(let value): hasher.combine(value)
         case .bool(let value): hasher.combine(value)
         case .null: break
         case .m(let value): hasher.combine(value)
         case .l(let value): hasher.combine(value)
-        case .ss(let value): hasher.combine(Set(value))
+        case .ss(let value): hasher.combine(Set(value.map { Array($0.utf8) }))
         case .ns(let value): hasher.combine(Set(value))
         case .bs(let value): hasher.combine(Set(value))
         }

@@ -26,7 +26,8 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
             self.exponent = 0
         } else {
             self.negative = negative
-            self.digits = Array(digits[start..<end])
+            // Most digit arrays arrive trimmed already; a slice copied would be a second allocation.
+            self.digits = start == 0 && end == digits.count ? digits : Array(digits[start..<end])
             self.exponent = exponent
         }
     }
