@@ -94,14 +94,16 @@ extension AttributeValue: Equatable {
         }
     }
 
+    /// Whether two strings are the same bytes of UTF-8.
     static func sameBytes(_ a: String, _ b: String) -> Bool {
         a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
     }
 }
 
 extension AttributeValue: Hashable {
+    /// Consistent with `==`: a string by its bytes, a set whatever its order. Values of different
+    /// types are never equal, so their hashes need not differ.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(typeName)
         switch self {
         case .s(var value):
             hasher.combine(value.utf8.count)
