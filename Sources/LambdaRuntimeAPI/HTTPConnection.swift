@@ -170,10 +170,17 @@ final class HTTPConnection {
             headers[name] = headers[name].map { "\($0), \(value)" } ?? value
         }
         var body: [UInt8] = []
-        if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
+        if let codings = headers["transfer-encoding"] {
+            // Chunked must be the last coding (RFC 9112 §6.1); the Runtime API sends no other.
+            let last = codings.split(separator: ",").last.map { $0.trimmingBlanks().lowercased() }
+            guard last == "chunked" else {
+                throw RuntimeAPIError.protocolError("unsupported Transfer-Encoding \"\(codings)\"")
+            }
             while true {
                 let sizeLine = try readLine()
-                guard let size = Int(sizeLine.split(separator: ";")[0].trimmingBlanks(), radix: 16)
+                let digits = sizeLine.split(separator: ";", omittingEmptySubsequences: false)[0].trimmingBlanks()
+                guard !digits.isEmpty, digits.utf8.count <= 8, digits.utf8.allSatisfy(Self.isHexDigit),
+                    let size = Int(digits, radix: 16)
                 else { throw RuntimeAPIError.protocolError("malformed chunk size \"\(sizeLine)\"") }
                 if size == 0 {
                     while try !readLine().isEmpty {}
@@ -182,11 +189,20 @@ final class HTTPConnection {
                 body += try readBytes(size)
                 _ = try readLine()
             }
-        } else if let length = headers["content-length"].flatMap({ Int($0) }) {
-            body = try readBytes(length)
+        } else if let length = headers["content-length"] {
+            guard !length.isEmpty, length.utf8.count <= 10, length.utf8.allSatisfy(Self.isDigit),
+                let count = Int(length)
+            else { throw RuntimeAPIError.protocolError("malformed Content-Length \"\(length)\"") }
+            body = try readBytes(count)
         }
         if headers["connection"]?.lowercased() == "close" { close() }
         return Response(status: status, headers: headers, body: body)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
     }
 }
 

@@ -185,4 +185,38 @@ struct RuntimeLoopTests {
         await #expect(throws: RuntimeAPIError.self) { try await loop.run(limit: 1) { _, event in event } }
         #expect(throws: RuntimeAPIError.self) { try RuntimeClient(address: "no-port", now: { Date() }) }
     }
+
+    static let head = "HTTP/1.1 200 OK\r\nLambda-Runtime-Aws-Request-Id: r1\r\n"
+
+    static let malformedFraming: [(String, String)] = [
+        (head + "Content-Length: -5\r\n\r\n", "malformed Content-Length \"-5\""),
+        (head + "Content-Length: +5\r\n\r\nhello", "malformed Content-Length \"+5\""),
+        (head + "Content-Length: 5\r\nContent-Length: 6\r\n\r\nhello!", "malformed Content-Length \"5, 6\""),
+        (head + "Transfer-Encoding: chunked\r\n\r\n-1\r\n", "malformed chunk size \"-1\""),
+        (head + "Transfer-Encoding: chunked\r\n\r\n\r\n", "malformed chunk size \"\""),
+        (head + "Transfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n", "malformed chunk size \"0x5\""),
+        (head + "Transfer-Encoding: chunked, gzip\r\n\r\n", "unsupported Transfer-Encoding \"chunked, gzip\""),
+    ]
+
+    @Test("A badly framed answer to /next is a protocol error naming what is wrong", arguments: malformedFraming)
+    func badFraming(answer: String, message: String) async throws {
+        let server = try RawAnswerServer(answer: answer, closeAfterAnswer: true)
+        defer { server.shutdown() }
+        let client = try RuntimeClient(address: "127.0.0.1:\(server.port)", now: { Date() })
+        await #expect(throws: RuntimeAPIError.protocolError(message)) { try await Self.blocking { try client.next() } }
+    }
+
+    @Test("A chunked answer is read whole, whatever the case of its coding and its hex digits")
+    func chunkedAnswer() async throws {
+        let answer = Self.head + "Transfer-Encoding: Chunked\r\n\r\nA\r\n0123456789\r\n2; note=x\r\n!!\r\n0\r\n\r\n"
+        let server = try RawAnswerServer(answer: answer, closeAfterAnswer: false)
+        defer { server.shutdown() }
+        let client = try RuntimeClient(address: "127.0.0.1:\(server.port)", now: { Date() })
+        for _ in 0..<2 {
+            let (context, body) = try await Self.blocking { try client.next() }
+            #expect(context.requestID == "r1")
+            #expect(String(decoding: body, as: UTF8.self) == "0123456789!!")
+        }
+        #expect(server.connectionCount == 1)
+    }
 }
