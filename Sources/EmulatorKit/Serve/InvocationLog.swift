@@ -44,6 +44,7 @@ public struct InvocationLogHandler: LogHandler {
     private var upstream: any LogHandler
     private let captureLevel: Logger.Level
     private let now: @Sendable () -> Date
+    /// The logger's metadata, handed on with each line rather than set on the upstream handler.
     public var metadata: Logger.Metadata = [:]
 
     /// A handler in front of another.

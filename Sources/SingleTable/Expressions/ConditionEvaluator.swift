@@ -151,20 +151,11 @@ enum ConditionEvaluator {
         return current
     }
 
-    /// -1, 0 or 1 as `a` sorts before, with or after `b`, byte by byte, a prefix first.
-    private static func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
-        for index in 0..<min(a.count, b.count) where a[index] != b[index] {
-            return a[index] < b[index] ? -1 : 1
-        }
-        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
-    }
-
     /// -1, 0, 1 for two values of the same ordered type (N, S, B); `nil` when they cannot be ordered.
     static func order(_ a: AttributeValue, _ b: AttributeValue) -> Int? {
         switch (a, b) {
         case (.n(let x), .n(let y)): return x == y ? 0 : (x < y ? -1 : 1)
-        case (.s(var x), .s(var y)):
-            return x.withUTF8 { a in y.withUTF8 { b in compareBytes(a, b) } }
+        case (.s(let x), .s(let y)): return AttributeValue.byteOrder(x, y)
         case (.b(let x), .b(let y)):
             if x == y { return 0 }
             return x.lexicographicallyPrecedes(y) ? -1 : 1

@@ -82,7 +82,7 @@ enum UpdateApplier {
             switch (existing, subset) {
             case (nil, .ss?), (nil, .ns?), (nil, .bs?): continue
             case (.ss(let a)?, .ss(let b)?):
-                let removed = Set(b.map { Array($0.utf8) })
+                let removed = AttributeValue.byteSet(b)
                 let kept = a.filter { !removed.contains(Array($0.utf8)) }
                 result = kept.isEmpty ? nil : .ss(kept)
             case (.ns(let a)?, .ns(let b)?):

@@ -33,7 +33,7 @@ enum ItemSize {
         switch value {
         case .ss(let set):
             guard !set.isEmpty else { throw emptySet() }
-            guard Set(set.map { Array($0.utf8) }).count == set.count else { throw duplicates() }
+            guard AttributeValue.byteSet(set).count == set.count else { throw duplicates() }
         case .ns(let set):
             guard !set.isEmpty else { throw emptySet() }
             guard Set(set).count == set.count else { throw duplicates() }

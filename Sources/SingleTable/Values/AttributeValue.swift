@@ -87,7 +87,7 @@ extension AttributeValue: Equatable {
         case (.null, .null): true
         case (.m(let a), .m(let b)): a == b
         case (.l(let a), .l(let b)): a == b
-        case (.ss(let a), .ss(let b)): Set(a.map { Array($0.utf8) }) == Set(b.map { Array($0.utf8) })
+        case (.ss(let a), .ss(let b)): byteSet(a) == byteSet(b)
         case (.ns(let a), .ns(let b)): Set(a) == Set(b)
         case (.bs(let a), .bs(let b)): Set(a) == Set(b)
         default: false
@@ -96,7 +96,25 @@ extension AttributeValue: Equatable {
 
     /// Whether two strings are the same bytes of UTF-8.
     static func sameBytes(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+        a.utf8.count == b.utf8.count && byteOrder(a, b) == 0
+    }
+
+    /// -1, 0 or 1 as `a` sorts before, with or after `b` by their UTF-8 bytes, a prefix first.
+    static func byteOrder(_ a: String, _ b: String) -> Int {
+        var (a, b) = (a, b)
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                for index in 0..<min(x.count, y.count) where x[index] != y[index] {
+                    return x[index] < y[index] ? -1 : 1
+                }
+                return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+            }
+        }
+    }
+
+    /// A string set's elements by their bytes, which is how DynamoDB tells them apart.
+    static func byteSet(_ strings: [String]) -> Set<[UInt8]> {
+        Set(strings.map { Array($0.utf8) })
     }
 }
 
@@ -114,7 +132,7 @@ extension AttributeValue: Hashable {
         case .null: break
         case .m(let value): hasher.combine(value)
         case .l(let value): hasher.combine(value)
-        case .ss(let value): hasher.combine(Set(value.map { Array($0.utf8) }))
+        case .ss(let value): hasher.combine(Self.byteSet(value))
         case .ns(let value): hasher.combine(Set(value))
         case .bs(let value): hasher.combine(Set(value))
         }
