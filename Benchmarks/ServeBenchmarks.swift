@@ -20,6 +20,12 @@ struct ServeBenchmarks {
         /// Percentile → nanoseconds.
         var latency: [Int: Double]
         var failures: Int
+        /// The requests wrk completed.
+        var requests = 0
+        /// This process's CPU time (user and system, all threads; wrk is another process) per
+        /// completed request, in microseconds: the server's cost of a request, which the machine's
+        /// swings in throughput disturb less.
+        var cpuPerRequest: Double?
     }
 
     static let body = #"{"topic":"my grandmother's kitchen in Naples","length":"short"}"#
@@ -62,6 +68,13 @@ struct ServeBenchmarks {
             report.figure(
                 "the ratio in each round",
                 ratios.map { String(format: "%.2f×", $0) }.joined(separator: ", "))
+        }
+        if let bareCPU = bare.cpuPerRequest, let servedCPU = served.cpuPerRequest {
+            report.figure("bare route, server CPU per request", String(format: "%.1f µs", bareCPU))
+            report.figure("serve POST /questions, server CPU per request", String(format: "%.1f µs", servedCPU))
+            report.figure(
+                "bare route CPU per request ÷ serve CPU per request (the same round)",
+                String(format: "%.2f×", bareCPU / servedCPU))
         }
         let failures = pairs.map(\.served.failures).reduce(0, +)
         if failures > 0 { report.figure("serve non-2xx answers under load", "\(failures)") }
@@ -174,6 +187,7 @@ struct ServeBenchmarks {
         process.executableURL = URL(fileURLWithPath: wrk)
         process.arguments = ["-t1", "-c16", "-d\(seconds)s", "--latency", "-s", script.path, url]
         process.standardOutput = output
+        let cpuBefore = Self.processCPUTime()
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
             process.terminationHandler = { _ in finished.resume() }
             do {
@@ -183,10 +197,21 @@ struct ServeBenchmarks {
                 finished.resume()
             }
         }
+        let cpu = Self.processCPUTime() - cpuBefore
         try output.close()
         let text = try String(contentsOf: report, encoding: .utf8)
         try? FileManager.default.removeItem(at: report)
-        return try Self.parse(text)
+        var result = try Self.parse(text)
+        if result.requests > 0 { result.cpuPerRequest = cpu * 1e6 / Double(result.requests) }
+        return result
+    }
+
+    /// This process's user and system CPU time so far, in seconds, over all its threads.
+    static func processCPUTime() -> Double {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// Reads `Requests/sec:`, the latency distribution and `Non-2xx or 3xx responses:`.
@@ -196,6 +221,8 @@ struct ServeBenchmarks {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if line.hasPrefix("Requests/sec:"), let value = fields.last.flatMap({ Double($0) }) {
                 result.requestsPerSecond = value
+            } else if line.contains(" requests in "), let value = fields.first.flatMap({ Int($0) }) {
+                result.requests = value
             } else if line.contains("Non-2xx or 3xx responses:"), let value = fields.last.flatMap({ Int($0) }) {
                 result.failures = value
             } else if fields.count == 2, fields[0].hasSuffix("%"), let percent = Int(fields[0].dropLast()),

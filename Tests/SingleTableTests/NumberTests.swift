@@ -30,6 +30,36 @@ struct NumberTests {
         #expect(sum.description == String(Int128(value) + Int128(increment)))
     }
 
+    @Test(
+        "One value, one number: the same value equal and hashed alike however it was written or reached",
+        arguments: [
+            ("1000000000000000000", 1_000_000_000_000_000_000), ("1e18", 1_000_000_000_000_000_000),
+            ("999999999999999999", 999_999_999_999_999_999), ("-99999999999999999.9e1", -999_999_999_999_999_999),
+            ("1.5e3", 1_500), ("-0.0", 0), ("9223372036854775807", Int.max), ("-9223372036854775808", Int.min),
+        ]
+    )
+    func oneForm(text: String, value: Int) throws {
+        let parsed = try Number(parsing: text)
+        #expect(parsed == Number(value))
+        #expect(Set([parsed, Number(value)]).count == 1)
+        #expect(parsed.description == String(value))
+        #expect(Int(exactly: parsed) == (value.magnitude < 1_000_000_000_000_000_000 ? value : nil))
+        // Reached by arithmetic across the 18-digit boundary, both ways.
+        let stepped = try Number(value).adding(Number(1)).subtracting(Number(1))
+        #expect(stepped == parsed)
+        #expect(Set([stepped, parsed]).count == 1)
+    }
+
+    @Test("Integers order with decimals on either side of the 18-digit boundary")
+    func orderingAcrossForms() throws {
+        let texts = [
+            "-1E+20", "-1000000000000000000", "-999999999999999999.5", "-999999999999999999", "-0.5", "0", "0.5",
+            "999999999999999999", "999999999999999999.5", "1000000000000000000", "1E+20",
+        ]
+        let values = try texts.map { try Number(parsing: $0) }
+        #expect(values == values.shuffled().sorted())
+    }
+
     @Test("Arithmetic is exact where a Double is not")
     func exact() throws {
         let big = try Number(parsing: "99999999999999999999999999999999999999")

@@ -44,6 +44,32 @@ struct TransactionTests {
         }
     }
 
+    @Test(
+        "A reason for every action wherever the failed conditions are",
+        arguments: TableContract.factories.flatMap { factory in
+            [[1, 5, 5], [5, 5, 1], [1, 5, 1], [1, 1, 1]].map { (factory, $0) }
+        }
+    )
+    func reasonsInPlace(factory: TableContract.Factory, limits: [Int]) async throws {
+        let table = try await factory.make()
+        let names = ["a", "b", "c"]
+        try await table.transactWriteItems(
+            TransactWriteItemsRequest(transactItems: names.map { increment($0, limit: 5) }))
+        let error = await expectTableError(.transactionCanceled) {
+            try await table.transactWriteItems(
+                TransactWriteItemsRequest(transactItems: zip(names, limits).map { increment($0, limit: $1) }))
+        }
+        let expected = limits.map { $0 == 1 ? "ConditionalCheckFailed" : "None" }
+        #expect(error?.cancellationReasons.map(\.code) == expected)
+        #expect(
+            error?.message
+                == "Transaction cancelled, please refer cancellation reasons for specific reasons [\(expected.joined(separator: ", "))]"
+        )
+        for sk in names {
+            #expect(try await table.get("USER#t", sk)?["n"] == .n(1), "item \(sk) unchanged")
+        }
+    }
+
     @Test("Puts, deletes and condition checks take part", arguments: TableContract.factories)
     func mixed(factory: TableContract.Factory) async throws {
         let table = try await factory.make()

@@ -135,4 +135,33 @@ struct UpdateTests {
         }
         #expect(try await table.get("v", "1") == original)
     }
+
+    @Test("Each expression text is its own, however many the table has seen and however alike they are")
+    func manyTexts() async throws {
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        // More distinct texts than the table keeps parsed, each applied twice, in two passes.
+        let prefix = "SET touched = :v, "
+        for pass in 0..<2 {
+            for index in 0..<2_100 {
+                let text = prefix + "a\(index) = :v ADD n :one"
+                _ = try await table.update(
+                    "p", "\(index % 7)", text, values: [":v": .n(index), ":one": .n(1)])
+                let item = try #require(try await table.get("p", "\(index % 7)"))
+                #expect(item["a\(index)"] == .n(index), "\(text)")
+                #expect(item["touched"] == .n(index))
+                if pass == 1 && index % 300 == 0 { #expect(item["n"] == .n(index / 7 + 2_100 / 7 + 1)) }
+            }
+        }
+        // Texts alike up to their last characters, used in turn.
+        for round in 0..<3 {
+            for name in ["x", "y", "z"] {
+                _ = try await table.update(
+                    "q", "1", "SET long_attribute_name_shared_by_all = :v ADD \(name) :one",
+                    values: [":v": .s(name), ":one": .n(1)])
+            }
+            let item = try #require(try await table.get("q", "1"))
+            #expect(item["x"] == .n(round + 1) && item["y"] == .n(round + 1) && item["z"] == .n(round + 1))
+            #expect(item["long_attribute_name_shared_by_all"] == .s("z"))
+        }
+    }
 }

@@ -28,6 +28,29 @@ struct ValidationTests {
     }
 
     @Test(
+        "A number counts one byte per two significant digits and one more, whatever form it is held in",
+        arguments: [
+            ("1000000", 2), ("1e6", 2), ("1234567", 5), ("1.234567e6", 5), ("0.1234567", 5), ("1E+20", 2),
+            ("-999999999999999999", 10), ("12345678901234567890", 11),
+        ]
+    )
+    func numberSize(text: String, size: Int) async throws {
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        let number = try Number(parsing: text)
+        // PK "p" and SK "s" (3 bytes each with their names), "n" (1 + the number), "x" (1 + the text).
+        let room = 400 * 1024 - 3 - 3 - 1 - size - 1
+        try await table.put([
+            "PK": .s("p"), "SK": .s("s"), "n": .n(number), "x": .s(String(repeating: "x", count: room)),
+        ])
+        let error = await expectTableError(.validation, "Item size has exceeded the maximum allowed size") {
+            try await table.put([
+                "PK": .s("p"), "SK": .s("t"), "n": .n(number), "x": .s(String(repeating: "x", count: room + 1)),
+            ])
+        }
+        #expect(error != nil)
+    }
+
+    @Test(
         "Placeholders must be defined and used",
         arguments: [
             (
@@ -48,6 +71,68 @@ struct ValidationTests {
         }
         #expect(error != nil, "\(expression)")
         #expect(table.count == 0)
+    }
+
+    @Test(
+        "A placeholder a condition and an update both use is provided once, and counted once",
+        arguments: [
+            ("SET a = :v", "attribute_not_exists(a) OR a < :v", [:], [":v": AttributeValue.n(1)], nil),
+            ("SET a = :v, b = :w", "attribute_not_exists(a) OR a < :v", [:], [":v": .n(1), ":w": .n(2)], nil),
+            ("SET #a = :v", "attribute_not_exists(#a) OR #a < :w", ["#a": "a"], [":v": .n(1), ":w": .n(2)], nil),
+            (
+                "SET a = :v", "attribute_not_exists(a) OR a < :v", [:], [":v": .n(1), ":x": .n(3)],
+                "unused in expressions: keys: {:x}"
+            ),
+            (
+                "SET a = :v, b = :w", "attribute_not_exists(a) OR a < :v", [:], [":v": .n(1)],
+                "attribute value: :w"
+            ),
+            (
+                "SET a = :v", "attribute_not_exists(#a)", ["#a": "a", "#b": "b"], [":v": .n(1)],
+                "unused in expressions: keys: {#b}"
+            ),
+        ] as [(String, String, [String: String], [String: AttributeValue], String?)]
+    )
+    func sharedPlaceholders(
+        expression: String, condition: String, names: [String: String], values: [String: AttributeValue],
+        message: String?
+    ) async throws {
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        guard let message else {
+            _ = try await table.update("p", "1", expression, condition: condition, names: names, values: values)
+            #expect(try await table.get("p", "1")?["a"] == .n(1))
+            return
+        }
+        let error = await expectTableError(.validation, message) {
+            _ = try await table.update("p", "1", expression, condition: condition, names: names, values: values)
+        }
+        #expect(error != nil, "\(expression) with \(condition)")
+        #expect(table.count == 0)
+    }
+
+    @Test("A query's key condition, filter and projection share their placeholders")
+    func queryPlaceholders() async throws {
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        try await table.put(["PK": .s("p"), "SK": .s("1"), "n": .n(5)])
+        func query(_ names: [String: String], _ values: [String: AttributeValue]) async throws -> [Item] {
+            try await table.query(
+                QueryRequest(
+                    tableName: contractTable, keyConditionExpression: "PK = :p AND SK >= :low",
+                    filterExpression: "#n <> :low", projectionExpression: "#n, SK",
+                    expressionAttributes: ExpressionAttributes(names: names, values: values))
+            ).items
+        }
+        // :low bounds the sort key and is compared with n by the filter; #n is filtered on and projected.
+        let items = try await query(["#n": "n"], [":p": .s("p"), ":low": .s("0")])
+        #expect(items == [["n": .n(5), "SK": .s("1")]])
+        let unused = await expectTableError(.validation, "unused in expressions: keys: {:extra}") {
+            _ = try await query(["#n": "n"], [":p": .s("p"), ":low": .s("0"), ":extra": .n(1)])
+        }
+        #expect(unused != nil)
+        let missing = await expectTableError(.validation, "attribute value: :low") {
+            _ = try await query(["#n": "n"], [":p": .s("p")])
+        }
+        #expect(missing != nil)
     }
 
     @Test("Keys, tables and sets are checked", arguments: TableContract.factories)

@@ -29,20 +29,25 @@ public struct TemplateQuestionGenerator: QuestionGenerator {
             seed: SeededGenerator.mix(
                 seed, [topic, String(request.count), request.length.rawValue, request.language ?? ""])
         )
-        // Each category's templates shuffled, in `allCases` order (the order the seed is drawn
-        // in), kept by the category's position.
+        // Each category's templates in a seeded order, in `allCases` order (the order the seed is
+        // drawn in), kept by the category's position. The positions are shuffled rather than the
+        // templates: the same permutation, without copying and releasing every template.
         let categories = QuestionCategory.allCases
-        var pools = bank.pools.map { $0.shuffled(using: &random) }
+        var orders = bank.pools.map { pool in
+            var order = Array(pool.indices)
+            order.shuffle(using: &random)
+            return order
+        }
         var chosen: [String] = []
         for category in Self.arc(count: request.count, length: request.length, using: &random) {
             let position = categories.firstIndex(of: category) ?? 0
-            if let template = pools[position].popLast() {
-                chosen.append(template)
-            } else if let spare = pools.firstIndex(where: { !$0.isEmpty }), let template = pools[spare].popLast() {
-                chosen.append(template)
+            if let index = orders[position].popLast() {
+                chosen.append(Self.fill(bank.pools[position][index], topic: topic))
+            } else if let spare = orders.firstIndex(where: { !$0.isEmpty }), let index = orders[spare].popLast() {
+                chosen.append(Self.fill(bank.pools[spare][index], topic: topic))
             }
         }
-        return chosen.map { Self.fill($0, topic: topic) }
+        return chosen
     }
 
     /// The categories of an interview of `count` questions, in order.
@@ -89,24 +94,27 @@ public struct TemplateQuestionGenerator: QuestionGenerator {
     }
 
     /// The template with every `{topic}` replaced, by a byte scan (Foundation's and the string
-    /// processing library's replacements each cost more than the rest of the generator).
+    /// processing library's replacements each cost more than the rest of the generator). The text
+    /// between placeholders is copied a run at a time.
     static func fill(_ template: String, topic: String) -> String {
         var template = template
         return template.withUTF8 { bytes in
             var filled: [UInt8] = []
             filled.reserveCapacity(bytes.count + topic.utf8.count)
+            var copied = 0
             var index = 0
-            while index < bytes.count {
-                if bytes[index] == placeholder[0], index + placeholder.count <= bytes.count,
-                    bytes[index..<(index + placeholder.count)].elementsEqual(placeholder)
-                {
+            while let open = bytes[index...].firstIndex(of: placeholder[0]) {
+                let end = open + placeholder.count
+                if end <= bytes.count, bytes[open..<end].elementsEqual(placeholder) {
+                    filled.append(contentsOf: bytes[copied..<open])
                     filled.append(contentsOf: topic.utf8)
-                    index += placeholder.count
+                    copied = end
+                    index = end
                 } else {
-                    filled.append(bytes[index])
-                    index += 1
+                    index = open + 1
                 }
             }
+            filled.append(contentsOf: bytes[copied...])
             return String(decoding: filled, as: UTF8.self)
         }
     }

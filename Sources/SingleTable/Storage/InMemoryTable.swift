@@ -167,17 +167,16 @@ public final class InMemoryTable: Table {
                     return
                 }
             }
-            // By index throughout: a PreparedWrite is large, and copying it retains all it holds.
-            var reasons: [TableError.CancellationReason] = []
             var olds: [Item?] = []
             olds.reserveCapacity(writes.count)
-            var failed = false
+            // Empty until a condition fails, then one reason for each action (`None` for those that held).
+            var reasons: [TableError.CancellationReason] = []
             for index in writes.indices {
                 do throws(TableError) {
                     olds.append(try writes[index].check(against: state))
-                    reasons.append(.none)
+                    if !reasons.isEmpty { reasons.append(.none) }
                 } catch  where error.code == .conditionalCheckFailed {
-                    failed = true
+                    if reasons.isEmpty { reasons = Array(repeating: .none, count: index) }
                     olds.append(nil)
                     reasons.append(
                         TableError.CancellationReason(
@@ -190,7 +189,7 @@ public final class InMemoryTable: Table {
                     throw error
                 }
             }
-            if failed {
+            if !reasons.isEmpty {
                 throw TableError(
                     .transactionCanceled,
                     "Transaction cancelled, please refer cancellation reasons for specific reasons [\(reasons.map(\.code).joined(separator: ", "))]",
@@ -200,12 +199,10 @@ public final class InMemoryTable: Table {
             var news: [Item?] = []
             news.reserveCapacity(writes.count)
             for index in writes.indices { news.append(try writes[index].apply(to: olds[index])) }
-            if journal != nil {
-                try record(
-                    writes.indices.filter { writes[$0].writes }.map {
-                        TableChange(key: writes[$0].keyItem, item: news[$0])
-                    })
-            }
+            try record(
+                writes.indices.filter { writes[$0].writes }.map {
+                    TableChange(key: writes[$0].keyItem, item: news[$0])
+                })
             for index in writes.indices where writes[index].writes {
                 try commit(news[index], replacing: olds[index], at: writes[index].key, in: &state)
             }
@@ -228,9 +225,11 @@ public final class InMemoryTable: Table {
     }
 
     /// Records changes in the journal before they are committed; a journal that cannot record
-    /// fails the operation with nothing changed.
-    private func record(_ changes: [TableChange]) throws(TableError) {
-        guard let journal, !changes.isEmpty else { return }
+    /// fails the operation with nothing changed. Without a journal, the changes are not even built.
+    private func record(_ changes: @autoclosure () -> [TableChange]) throws(TableError) {
+        guard let journal else { return }
+        let changes = changes()
+        guard !changes.isEmpty else { return }
         do {
             try journal.record(changes)
         } catch {

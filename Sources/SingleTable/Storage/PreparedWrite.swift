@@ -1,5 +1,8 @@
 /// A write checked for form before the table is locked: key, parsed expressions, placeholders.
-struct PreparedWrite {
+///
+/// A class: a transaction passes its writes around under the table's lock, and a reference is
+/// cheaper to hand on than the many values a write holds.
+final class PreparedWrite {
     enum Kind {
         case put(Item)
         /// The update, planned (`nil` for an `UpdateItem` without an update expression).
@@ -10,11 +13,34 @@ struct PreparedWrite {
 
     let kind: Kind
     let key: TableState.PrimaryKey
-    let keyItem: Item
+    /// The names of the table's key attributes.
+    let keyNames: TableSchema.Key
     let condition: Parsed<Condition>?
     let context: ExpressionContext
     let returnValues: ReturnValues
     let returnOnFailure: ReturnValuesOnConditionCheckFailure
+
+    init(
+        kind: Kind, key: TableState.PrimaryKey, keyNames: TableSchema.Key, condition: Parsed<Condition>?,
+        context: ExpressionContext, returnValues: ReturnValues, returnOnFailure: ReturnValuesOnConditionCheckFailure
+    ) {
+        self.kind = kind
+        self.key = key
+        self.keyNames = keyNames
+        self.condition = condition
+        self.context = context
+        self.returnValues = returnValues
+        self.returnOnFailure = returnOnFailure
+    }
+
+    /// The key as an item: its key attributes only. Built when asked for (an update of an item
+    /// not there yet, a journal's record), not for every write.
+    var keyItem: Item {
+        var item = Item(minimumCapacity: 2)
+        item[keyNames.partitionKey] = key.partition.value
+        if let sortName = keyNames.sortKey, let sort = key.sort { item[sortName] = sort.value }
+        return item
+    }
 
     /// Whether the write changes the table (a condition check does not).
     var writes: Bool {
@@ -126,9 +152,6 @@ extension InMemoryTable {
             throw TableError(.validation, "ReturnValues can only be ALL_OLD or NONE")
         }
         let key = try TableState.primaryKey(of: keySource, exact: exact, schema: schema)
-        var keyItem = Item(minimumCapacity: 2)
-        keyItem[schema.key.partitionKey] = key.partition.value
-        if let sortName = schema.key.sortKey, let sort = key.sort { keyItem[sortName] = sort.value }
         let condition = try conditionText.map { text throws(TableError) in
             try expressions.condition(text, kind: "ConditionExpression")
         }
@@ -145,7 +168,7 @@ extension InMemoryTable {
         return PreparedWrite(
             kind: planned ?? kind,
             key: key,
-            keyItem: keyItem,
+            keyNames: schema.key,
             condition: condition,
             context: context,
             returnValues: returnValues,

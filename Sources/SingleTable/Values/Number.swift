@@ -1,15 +1,29 @@
 /// An exact decimal number, as DynamoDB's `N`: up to 38 significant digits, magnitudes from
 /// 1E-130 to 9.99…E+125. Never stored or computed as a `Double`.
+///
+/// Integers of up to 18 digits — counters, timestamps, limits, most numbers a table holds — are
+/// kept as an `Int`, without a digit array; every other number as its digits. Each value has one
+/// form only, so two equal numbers are always stored alike.
 public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByIntegerLiteral {
-    /// Whether the number is below zero (never true for zero).
-    let negative: Bool
-    /// Significant digits, most significant first, without leading or trailing zeros; empty for zero.
-    let digits: [UInt8]
-    /// The value is `digits × 10^exponent`.
-    let exponent: Int
+    private enum Storage: Hashable {
+        /// An integer below 10^18 in magnitude.
+        case integer(Int)
+        /// Any other number: `digits × 10^exponent`, digits most significant first, without
+        /// leading or trailing zeros.
+        case decimal(negative: Bool, digits: [UInt8], exponent: Int)
+    }
+
+    private let storage: Storage
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
 
     /// The most significant digits DynamoDB keeps.
     public static let maximumDigits = 38
+
+    /// 10^18: integers below it in magnitude are held as an `Int`, so the sum of two never overflows.
+    private static let integerBound = 1_000_000_000_000_000_000
 
     private init(normalizing negative: Bool, _ digits: [UInt8], _ exponent: Int) {
         var start = 0
@@ -21,20 +35,31 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
             exponent += 1
         }
         if start == end {
-            self.negative = false
-            self.digits = []
-            self.exponent = 0
+            storage = .integer(0)
+        } else if exponent >= 0 && end - start + exponent <= 18 {
+            var value = 0
+            for digit in digits[start..<end] { value = value * 10 + Int(digit) }
+            for _ in 0..<exponent { value *= 10 }
+            storage = .integer(negative ? -value : value)
         } else {
-            self.negative = negative
             // Most digit arrays arrive trimmed already; a slice copied would be a second allocation.
-            self.digits = start == 0 && end == digits.count ? digits : Array(digits[start..<end])
-            self.exponent = exponent
+            let trimmed = start == 0 && end == digits.count ? digits : Array(digits[start..<end])
+            storage = .decimal(negative: negative, digits: trimmed, exponent: exponent)
         }
     }
 
     /// A number from an integer.
     public init(_ value: Int) {
-        var magnitude = value.magnitude
+        if value > -Self.integerBound && value < Self.integerBound {
+            self.init(storage: .integer(value))
+        } else {
+            self.init(normalizing: value < 0, Self.decimalDigits(of: value.magnitude), 0)
+        }
+    }
+
+    /// The digits of a magnitude, most significant first (none for zero).
+    private static func decimalDigits(of magnitude: UInt) -> [UInt8] {
+        var magnitude = magnitude
         var digits: [UInt8] = []
         digits.reserveCapacity(20)
         while magnitude > 0 {
@@ -42,17 +67,23 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
             magnitude /= 10
         }
         digits.reverse()
-        self.init(normalizing: value < 0, digits, 0)
+        return digits
     }
 
-    /// The value as an `Int` when it is an integer of at most 18 digits (so that sums of two
-    /// cannot overflow), for arithmetic without digit arrays.
-    private var smallInteger: Int? {
-        guard exponent >= 0, digits.count + exponent <= 18 else { return nil }
-        var value = 0
-        for digit in digits { value = value * 10 + Int(digit) }
-        for _ in 0..<exponent { value *= 10 }
-        return negative ? -value : value
+    /// The sign, digits and exponent (`digits × 10^exponent`), the form arithmetic on digits uses.
+    private var parts: (negative: Bool, digits: [UInt8], exponent: Int) {
+        switch storage {
+        case .integer(let value):
+            var magnitude = value.magnitude
+            var exponent = 0
+            while magnitude != 0 && magnitude % 10 == 0 {
+                magnitude /= 10
+                exponent += 1
+            }
+            return (value < 0, Self.decimalDigits(of: magnitude), exponent)
+        case .decimal(let negative, let digits, let exponent):
+            return (negative, digits, exponent)
+        }
     }
 
     public init(integerLiteral value: Int) {
@@ -105,23 +136,23 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
 
     private init(validating negative: Bool, _ digits: [UInt8], _ exponent: Int) throws(TableError) {
         self.init(normalizing: negative, digits, exponent)
-        guard self.digits.count <= Self.maximumDigits else {
+        // An integer of at most 18 digits is always in range; only other numbers need the checks.
+        guard case .decimal(_, let digits, let exponent) = storage else { return }
+        guard digits.count <= Self.maximumDigits else {
             throw TableError(.validation, "Attempting to store more than 38 significant digits in a Number")
         }
-        if !self.digits.isEmpty {
-            let magnitude = self.exponent + self.digits.count - 1
-            guard magnitude <= 125 else {
-                throw TableError(
-                    .validation,
-                    "Number overflow. Attempting to store a number with magnitude larger than supported range"
-                )
-            }
-            guard magnitude >= -130 else {
-                throw TableError(
-                    .validation,
-                    "Number underflow. Attempting to store a number with magnitude smaller than supported range"
-                )
-            }
+        let magnitude = exponent + digits.count - 1
+        guard magnitude <= 125 else {
+            throw TableError(
+                .validation,
+                "Number overflow. Attempting to store a number with magnitude larger than supported range"
+            )
+        }
+        guard magnitude >= -130 else {
+            throw TableError(
+                .validation,
+                "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+            )
         }
     }
 
@@ -130,12 +161,17 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
     }
 
     /// Whether the number is zero.
-    public var isZero: Bool { digits.isEmpty }
+    public var isZero: Bool { storage == .integer(0) }
 
     /// The canonical text: integers plainly (`999999`), decimals plainly when short (`-0.5`),
     /// others in scientific form (`1.5E+30`).
     public var description: String {
-        guard !digits.isEmpty else { return "0" }
+        let (negative, digits, exponent): (Bool, [UInt8], Int)
+        switch storage {
+        case .integer(let value): return String(value)
+        case .decimal(let sign, let decimalDigits, let power):
+            (negative, digits, exponent) = (sign, decimalDigits, power)
+        }
         let sign = negative ? "-" : ""
         let text = String(decoding: digits.map { $0 + 48 }, as: UTF8.self)
         if exponent >= 0 && digits.count + exponent <= 40 {
@@ -154,13 +190,18 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
     }
 
     public static func < (lhs: Number, rhs: Number) -> Bool {
+        if case .integer(let a) = lhs.storage, case .integer(let b) = rhs.storage { return a < b }
+        let (lhs, rhs) = (lhs.parts, rhs.parts)
         if lhs.negative != rhs.negative { return lhs.negative }
         let ascending = compareMagnitude(lhs, rhs)
         return lhs.negative ? ascending > 0 : ascending < 0
     }
 
     /// -1, 0 or 1 as |lhs| is below, equal to or above |rhs|.
-    private static func compareMagnitude(_ lhs: Number, _ rhs: Number) -> Int {
+    private static func compareMagnitude(
+        _ lhs: (negative: Bool, digits: [UInt8], exponent: Int),
+        _ rhs: (negative: Bool, digits: [UInt8], exponent: Int)
+    ) -> Int {
         if lhs.digits.isEmpty || rhs.digits.isEmpty {
             return lhs.digits.isEmpty ? (rhs.digits.isEmpty ? 0 : -1) : 1
         }
@@ -178,18 +219,19 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
     /// The exact sum.
     /// - Throws: ``TableError`` when the result needs more than 38 digits or is out of range.
     public func adding(_ other: Number) throws(TableError) -> Number {
+        if case .integer(let a) = storage, case .integer(let b) = other.storage { return Number(a + b) }
         if other.isZero { return self }
         if isZero { return other }
-        if let a = smallInteger, let b = other.smallInteger { return Number(a + b) }
-        let exponent = min(self.exponent, other.exponent)
-        let a = aligned(to: exponent)
-        let b = other.aligned(to: exponent)
-        if negative == other.negative {
-            return try Number(validating: negative, Self.add(a, b), exponent)
+        let (lhs, rhs) = (parts, other.parts)
+        let exponent = min(lhs.exponent, rhs.exponent)
+        let a = Self.aligned(lhs, to: exponent)
+        let b = Self.aligned(rhs, to: exponent)
+        if lhs.negative == rhs.negative {
+            return try Number(validating: lhs.negative, Self.add(a, b), exponent)
         }
         let order = Self.compareDigits(a, b)
         if order == 0 { return Number(0) }
-        let (larger, smaller, sign) = order > 0 ? (a, b, negative) : (b, a, other.negative)
+        let (larger, smaller, sign) = order > 0 ? (a, b, lhs.negative) : (b, a, rhs.negative)
         return try Number(validating: sign, Self.subtract(larger, smaller), exponent)
     }
 
@@ -201,11 +243,14 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
 
     /// The number with its sign flipped.
     public var negated: Number {
-        isZero ? self : Number(normalizing: !negative, digits, exponent)
+        switch storage {
+        case .integer(let value): Number(-value)
+        case .decimal(let negative, let digits, let exponent): Number(normalizing: !negative, digits, exponent)
+        }
     }
 
-    private func aligned(to target: Int) -> [UInt8] {
-        digits + [UInt8](repeating: 0, count: exponent - target)
+    private static func aligned(_ number: (negative: Bool, digits: [UInt8], exponent: Int), to target: Int) -> [UInt8] {
+        number.digits + [UInt8](repeating: 0, count: number.exponent - target)
     }
 
     private static func compareDigits(_ a: [UInt8], _ b: [UInt8]) -> Int {
@@ -248,18 +293,36 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
         return result
     }
 
-    /// The approximate number of bytes DynamoDB counts for this number.
-    var storageSize: Int { (digits.count + 1) / 2 + 1 }
+    /// The approximate number of bytes DynamoDB counts for this number: one for every two
+    /// significant digits, and one more.
+    var storageSize: Int {
+        switch storage {
+        case .integer(0): return 1
+        case .integer(let value):
+            var magnitude = value.magnitude
+            while magnitude % 10 == 0 { magnitude /= 10 }
+            var count = 0
+            while magnitude > 0 {
+                count += 1
+                magnitude /= 10
+            }
+            return (count + 1) / 2 + 1
+        case .decimal(_, let digits, _):
+            return (digits.count + 1) / 2 + 1
+        }
+    }
+
+    /// The value as an `Int`, when it is an integer that fits in 18 digits.
+    fileprivate var integer: Int? {
+        if case .integer(let value) = storage { return value }
+        return nil
+    }
 }
 
 extension Int {
-    /// The integer value of a number, when it is an integer that fits.
+    /// The integer value of a number, when it is an integer of at most 18 digits.
     public init?(exactly number: Number) {
-        guard number.exponent >= 0 || number.isZero else { return nil }
-        guard number.digits.count + number.exponent <= 18 else { return nil }
-        var value = 0
-        for digit in number.digits { value = value * 10 + Int(digit) }
-        for _ in 0..<number.exponent { value *= 10 }
-        self = number.negative ? -value : value
+        guard let value = number.integer else { return nil }
+        self = value
     }
 }
