@@ -215,6 +215,7 @@ let package = Package(
             dependencies: [
                 "OutboundHTTP", "InkraTestSupport",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             exclude: ["Fixtures"],

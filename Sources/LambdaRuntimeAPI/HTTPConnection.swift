@@ -187,7 +187,11 @@ final class HTTPConnection {
                     break
                 }
                 body += try readBytes(size)
-                _ = try readLine()
+                let rest = try readLine()
+                guard rest.isEmpty else {
+                    throw RuntimeAPIError.protocolError(
+                        "malformed chunk: \(size) bytes followed by \"\(rest.prefix(32))\" instead of a line end")
+                }
             }
         } else if let length = headers["content-length"] {
             guard !length.isEmpty, length.utf8.count <= 10, length.utf8.allSatisfy(Self.isDigit),

@@ -36,6 +36,13 @@ final class ConnectionPool: Sendable {
         var endpoints: [Endpoint: Slots] = [:]
         var isShutDown = false
         var lastWaiter: UInt64 = 0
+
+        /// Keeps an endpoint's slots, or forgets the endpoint once it has no connection (idle ones
+        /// are counted as open) and no waiter, so a client that calls many hosts over its life
+        /// keeps state only for those it is using.
+        mutating func keep(_ slots: Slots, for endpoint: Endpoint) {
+            endpoints[endpoint] = slots.open == 0 && slots.waiters.isEmpty ? nil : slots
+        }
     }
 
     let maximumConnections: Int
@@ -63,7 +70,7 @@ final class ConnectionPool: Sendable {
                     guard !state.isShutDown else { return .failure(Self.shutDownError(endpoint)) }
                     guard !Task.isCancelled else { return .failure(CancellationError()) }
                     var slots = state.endpoints[endpoint, default: Slots()]
-                    defer { state.endpoints[endpoint] = slots }
+                    defer { state.keep(slots, for: endpoint) }
                     while var connection = slots.idle.popLast() {
                         if connection.channel.isActive {
                             connection.reused = true
@@ -99,7 +106,7 @@ final class ConnectionPool: Sendable {
     func handBack(_ connection: Connection, to endpoint: Endpoint, reusable: Bool) {
         let (waiter, lease, close) = state.withLockedValue { state -> (Waiter?, Lease?, Bool) in
             var slots = state.endpoints[endpoint, default: Slots()]
-            defer { state.endpoints[endpoint] = slots }
+            defer { state.keep(slots, for: endpoint) }
             if reusable && !state.isShutDown && connection.channel.isActive {
                 if !slots.waiters.isEmpty {
                     var reused = connection
@@ -121,7 +128,7 @@ final class ConnectionPool: Sendable {
     func handBackSlot(to endpoint: Endpoint) {
         let waiter = state.withLockedValue { state in
             var slots = state.endpoints[endpoint, default: Slots()]
-            defer { state.endpoints[endpoint] = slots }
+            defer { state.keep(slots, for: endpoint) }
             return Self.passSlot(&slots, shutDown: state.isShutDown)
         }
         waiter?.continuation.resume(returning: .slot)
@@ -133,7 +140,7 @@ final class ConnectionPool: Sendable {
             guard var slots = state.endpoints[endpoint],
                 let index = slots.idle.firstIndex(where: { $0.channel === channel })
             else { return nil }
-            defer { state.endpoints[endpoint] = slots }
+            defer { state.keep(slots, for: endpoint) }
             slots.idle.remove(at: index)
             return Self.passSlot(&slots, shutDown: state.isShutDown)
         }
@@ -154,6 +161,15 @@ final class ConnectionPool: Sendable {
         return idle
     }
 
+    /// The endpoints the pool keeps state for: those with a connection open, idle or being made, or
+    /// a request waiting for one.
+    var endpointCount: Int { state.withLockedValue { $0.endpoints.count } }
+
+    /// The requests waiting for a connection to an endpoint.
+    func waiterCount(for endpoint: Endpoint) -> Int {
+        state.withLockedValue { $0.endpoints[endpoint]?.waiters.count ?? 0 }
+    }
+
     /// A freed slot: the first waiter's, or one connection fewer.
     private static func passSlot(_ slots: inout Slots, shutDown: Bool) -> Waiter? {
         if !shutDown && !slots.waiters.isEmpty { return slots.waiters.removeFirst() }
@@ -163,8 +179,10 @@ final class ConnectionPool: Sendable {
 
     private func abandon(_ id: UInt64, _ endpoint: Endpoint, _ error: any Error) {
         let waiter = state.withLockedValue { state -> Waiter? in
-            guard let index = state.endpoints[endpoint]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.endpoints[endpoint]?.waiters.remove(at: index)
+            guard var slots = state.endpoints[endpoint], let index = slots.waiters.firstIndex(where: { $0.id == id })
+            else { return nil }
+            defer { state.keep(slots, for: endpoint) }
+            return slots.waiters.remove(at: index)
         }
         waiter?.continuation.resume(throwing: error)
     }

@@ -196,6 +196,10 @@ struct RuntimeLoopTests {
         (head + "Transfer-Encoding: chunked\r\n\r\n\r\n", "malformed chunk size \"\""),
         (head + "Transfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n", "malformed chunk size \"0x5\""),
         (head + "Transfer-Encoding: chunked, gzip\r\n\r\n", "unsupported Transfer-Encoding \"chunked, gzip\""),
+        (
+            head + "Transfer-Encoding: chunked\r\n\r\n3\r\nhello\r\n0\r\n\r\n",
+            "malformed chunk: 3 bytes followed by \"lo\" instead of a line end"
+        ),
     ]
 
     @Test("A badly framed answer to /next is a protocol error naming what is wrong", arguments: malformedFraming)

@@ -116,7 +116,7 @@ public final class InMemoryTable: Table {
             let old = try write.check(against: state)
             let new = try write.apply(to: old)
             try record([TableChange(key: write.keyItem, item: new)])
-            try commit(new, replacing: old, at: write.key, in: &state)
+            commit(new, replacing: old, at: write.key, in: &state)
             return WriteItemResponse(attributes: write.returned(old: old, new: new))
         }
     }
@@ -127,7 +127,7 @@ public final class InMemoryTable: Table {
             let old = try write.check(against: state)
             let new = try write.apply(to: old)
             try record([TableChange(key: write.keyItem, item: new)])
-            try commit(new, replacing: old, at: write.key, in: &state)
+            commit(new, replacing: old, at: write.key, in: &state)
             return WriteItemResponse(attributes: write.returned(old: old, new: new))
         }
     }
@@ -137,7 +137,7 @@ public final class InMemoryTable: Table {
         return try state.withLock { state throws(TableError) in
             let old = try write.check(against: state)
             try record([TableChange(key: write.keyItem, item: nil)])
-            try commit(nil, replacing: old, at: write.key, in: &state)
+            commit(nil, replacing: old, at: write.key, in: &state)
             return WriteItemResponse(attributes: write.returned(old: old, new: nil))
         }
     }
@@ -204,7 +204,7 @@ public final class InMemoryTable: Table {
                     TableChange(key: writes[$0].keyItem, item: news[$0])
                 })
             for index in writes.indices where writes[index].writes {
-                try commit(news[index], replacing: olds[index], at: writes[index].key, in: &state)
+                commit(news[index], replacing: olds[index], at: writes[index].key, in: &state)
             }
             if let token = request.clientRequestToken { state.remember(token, for: request, at: instant) }
         }
@@ -240,7 +240,7 @@ public final class InMemoryTable: Table {
     /// Puts `item` under `key` in place of `old`, the item there now, or removes it when `item` is `nil`.
     private func commit(
         _ item: Item?, replacing old: Item?, at key: TableState.PrimaryKey, in state: inout TableState
-    ) throws(TableError) {
+    ) {
         if let item { state.store(item, at: key, replacing: old) } else { state.remove(at: key) }
     }
 }
