@@ -88,28 +88,29 @@ struct ExpressionContext {
         _ provided: [String: Value], _ expressions: [Placeholders?], _ kind: (Placeholders) -> Set<String>
     ) -> Bool {
         var distinct = 0
-        var first: Set<String>?
+        var first: Set<String> = []
         var present = 0
         for expression in expressions {
             guard let expression else { continue }
             let used = kind(expression)
             for placeholder in used where !provided.keys.contains(placeholder) { return false }
             present += 1
-            if let first {
+            switch present {
+            case 1:
+                first = used
+                distinct = used.count
+            case 2:
                 // Placeholders the first expression used too are counted once, the overlap found
                 // from the smaller side: for a condition beside an update, a lookup or two.
                 let (small, large) = first.count < used.count ? (first, used) : (used, first)
                 distinct += used.count - small.count(where: large.contains)
-            } else {
-                first = used
-                distinct += used.count
+            default:
+                // Three (a query's key condition, filter and projection): the union, counted.
+                distinct =
+                    expressions.reduce(into: Set<String>()) { union, expression in
+                        if let expression { union.formUnion(kind(expression)) }
+                    }.count
             }
-        }
-        if present > 2 {
-            distinct =
-                expressions.reduce(into: Set<String>()) { union, expression in
-                    if let expression { union.formUnion(kind(expression)) }
-                }.count
         }
         return distinct == provided.count
     }

@@ -168,8 +168,7 @@ extension InMemoryTable {
 
     private func evaluatedKey(_ row: (item: Item, sort: KeyValue?, position: IndexPosition), indexName: String?) -> Item
     {
-        var key: Item = [schema.key.partitionKey: row.position.key.partition.value]
-        if let sortName = schema.key.sortKey, let sort = row.position.key.sort { key[sortName] = sort.value }
+        var key = row.position.key.item(named: schema.key)
         if let indexName, let index = schema.indexes.first(where: { $0.name == indexName }) {
             if let partition = row.position.indexPartition { key[index.key.partitionKey] = partition.value }
             if let sortName = index.key.sortKey, let sort = row.position.indexSort { key[sortName] = sort.value }

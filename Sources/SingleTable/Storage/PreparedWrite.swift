@@ -35,12 +35,7 @@ final class PreparedWrite {
 
     /// The key as an item: its key attributes only. Built when asked for (an update of an item
     /// not there yet, a journal's record), not for every write.
-    var keyItem: Item {
-        var item = Item(minimumCapacity: 2)
-        item[keyNames.partitionKey] = key.partition.value
-        if let sortName = keyNames.sortKey, let sort = key.sort { item[sortName] = sort.value }
-        return item
-    }
+    var keyItem: Item { key.item(named: keyNames) }
 
     /// Whether the write changes the table (a condition check does not).
     var writes: Bool {

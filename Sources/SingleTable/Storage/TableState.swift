@@ -11,6 +11,14 @@ struct TableState {
     struct PrimaryKey: Hashable {
         var partition: KeyValue
         var sort: KeyValue?
+
+        /// The key as an item of its key attributes, named as the schema's key names them.
+        func item(named names: TableSchema.Key) -> Item {
+            var item = Item(minimumCapacity: 2)
+            item[names.partitionKey] = partition.value
+            if let sortName = names.sortKey, let sort { item[sortName] = sort.value }
+            return item
+        }
     }
 
     /// One entry of an index partition.

@@ -15,6 +15,10 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
 
     private let storage: Storage
 
+    /// A number as sign, digits and exponent (`digits × 10^exponent`): the form arithmetic on
+    /// digits uses.
+    private typealias Parts = (negative: Bool, digits: [UInt8], exponent: Int)
+
     private init(storage: Storage) {
         self.storage = storage
     }
@@ -22,7 +26,9 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
     /// The most significant digits DynamoDB keeps.
     public static let maximumDigits = 38
 
-    /// 10^18: integers below it in magnitude are held as an `Int`, so the sum of two never overflows.
+    /// The most digits an integer held as an `Int` has: the sum of two such never overflows.
+    private static let integerDigits = 18
+    /// 10^18, the first magnitude held as digits.
     private static let integerBound = 1_000_000_000_000_000_000
 
     private init(normalizing negative: Bool, _ digits: [UInt8], _ exponent: Int) {
@@ -36,7 +42,7 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
         }
         if start == end {
             storage = .integer(0)
-        } else if exponent >= 0 && end - start + exponent <= 18 {
+        } else if exponent >= 0 && end - start + exponent <= Self.integerDigits {
             var value = 0
             for digit in digits[start..<end] { value = value * 10 + Int(digit) }
             for _ in 0..<exponent { value *= 10 }
@@ -70,20 +76,25 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
         return digits
     }
 
-    /// The sign, digits and exponent (`digits × 10^exponent`), the form arithmetic on digits uses.
-    private var parts: (negative: Bool, digits: [UInt8], exponent: Int) {
+    /// The number as its parts (digits made for an integer, which has none stored).
+    private var parts: Parts {
         switch storage {
         case .integer(let value):
-            var magnitude = value.magnitude
-            var exponent = 0
-            while magnitude != 0 && magnitude % 10 == 0 {
-                magnitude /= 10
-                exponent += 1
-            }
-            return (value < 0, Self.decimalDigits(of: magnitude), exponent)
+            let (significand, exponent) = Self.withoutTrailingZeros(value.magnitude)
+            return (value < 0, Self.decimalDigits(of: significand), exponent)
         case .decimal(let negative, let digits, let exponent):
             return (negative, digits, exponent)
         }
+    }
+
+    /// A magnitude as `significand × 10^exponent`, the significand without trailing zeros.
+    private static func withoutTrailingZeros(_ magnitude: UInt) -> (significand: UInt, exponent: Int) {
+        var (significand, exponent) = (magnitude, 0)
+        while significand != 0 && significand % 10 == 0 {
+            significand /= 10
+            exponent += 1
+        }
+        return (significand, exponent)
     }
 
     public init(integerLiteral value: Int) {
@@ -166,12 +177,8 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
     /// The canonical text: integers plainly (`999999`), decimals plainly when short (`-0.5`),
     /// others in scientific form (`1.5E+30`).
     public var description: String {
-        let (negative, digits, exponent): (Bool, [UInt8], Int)
-        switch storage {
-        case .integer(let value): return String(value)
-        case .decimal(let sign, let decimalDigits, let power):
-            (negative, digits, exponent) = (sign, decimalDigits, power)
-        }
+        if case .integer(let value) = storage { return String(value) }
+        let (negative, digits, exponent) = parts
         let sign = negative ? "-" : ""
         let text = String(decoding: digits.map { $0 + 48 }, as: UTF8.self)
         if exponent >= 0 && digits.count + exponent <= 40 {
@@ -198,10 +205,7 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
     }
 
     /// -1, 0 or 1 as |lhs| is below, equal to or above |rhs|.
-    private static func compareMagnitude(
-        _ lhs: (negative: Bool, digits: [UInt8], exponent: Int),
-        _ rhs: (negative: Bool, digits: [UInt8], exponent: Int)
-    ) -> Int {
+    private static func compareMagnitude(_ lhs: Parts, _ rhs: Parts) -> Int {
         if lhs.digits.isEmpty || rhs.digits.isEmpty {
             return lhs.digits.isEmpty ? (rhs.digits.isEmpty ? 0 : -1) : 1
         }
@@ -249,7 +253,7 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
         }
     }
 
-    private static func aligned(_ number: (negative: Bool, digits: [UInt8], exponent: Int), to target: Int) -> [UInt8] {
+    private static func aligned(_ number: Parts, to target: Int) -> [UInt8] {
         number.digits + [UInt8](repeating: 0, count: number.exponent - target)
     }
 
@@ -297,14 +301,12 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
     /// significant digits, and one more.
     var storageSize: Int {
         switch storage {
-        case .integer(0): return 1
         case .integer(let value):
-            var magnitude = value.magnitude
-            while magnitude % 10 == 0 { magnitude /= 10 }
+            var significand = Self.withoutTrailingZeros(value.magnitude).significand
             var count = 0
-            while magnitude > 0 {
+            while significand > 0 {
                 count += 1
-                magnitude /= 10
+                significand /= 10
             }
             return (count + 1) / 2 + 1
         case .decimal(_, let digits, _):
