@@ -13,8 +13,23 @@ enum BenchmarkMain {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
 
     static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == BareRouteServer.flag {
+            guard arguments.count >= 2, let port = Int(arguments[1]) else {
+                FileHandle.standardError.write(Data("usage: \(BareRouteServer.flag) PORT [--event-loops]\n".utf8))
+                exit(2)
+            }
+            do {
+                let onEventLoops = arguments.contains(BareRouteServer.eventLoopsFlag)
+                try await BareRouteServer.run(port: port, onEventLoops: onEventLoops)
+            } catch {
+                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                exit(1)
+            }
+            return
+        }
         do {
-            try await run(Array(CommandLine.arguments.dropFirst()))
+            try await run(arguments)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             exit(1)
@@ -89,7 +104,7 @@ enum BenchmarkMain {
         }
         if groups.contains("serve") {
             FileHandle.standardError.write(Data("serve\n".utf8))
-            try await ServeBenchmarks(key: key, report: report, scale: scale).run()
+            try await ServeBenchmarks(key: key, report: report, scale: scale, emulator: sibling("inkra-emulator")).run()
         }
         ratios(report)
         let text = header() + "\n\n" + report.markdown + "\n"

@@ -47,6 +47,31 @@ struct Child {
     /// Sends a signal.
     func signal(_ number: Int32) { kill(pid, number) }
 
+    /// Stops a server child: SIGTERM, then SIGKILL if it is still running after `grace` seconds.
+    func stop(grace: Double = 10) {
+        signal(SIGTERM)
+        let deadline = ContinuousClock.now + .milliseconds(Int(grace * 1000))
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid { return }
+            usleep(10_000)
+        }
+        signal(SIGKILL)
+        wait()
+    }
+
+    /// The user and system CPU time the child has used so far, in seconds, over all its threads
+    /// (fields 14 and 15 of `/proc/PID/stat`, in clock ticks).
+    func cpuSeconds() -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let commandEnd = stat.lastIndex(of: ")")
+        else { return nil }
+        // After the command's closing parenthesis, the fields start at the third (the state).
+        let fields = stat[stat.index(after: commandEnd)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// Waits for the child to end; its exit status, or minus the signal that ended it.
     @discardableResult
     func wait() -> Int32 {
@@ -108,17 +133,9 @@ final class FirstRequestListener: @unchecked Sendable {
 enum LoopbackPingPong {
     static func roundTrip(count: Int) throws -> Double {
         let listener = try FirstRequestListener()
-        let client = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(listener.port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        guard let client = Loopback.connect(port: listener.port) else {
+            throw BenchmarkError("cannot connect on loopback")
         }
-        guard connected == 0 else { throw BenchmarkError("cannot connect on loopback") }
         let server = listener.acceptOne()
         var one: Int32 = 1
         for descriptor in [client, server] {
@@ -147,6 +164,44 @@ enum LoopbackPingPong {
 
 extension FirstRequestListener {
     fileprivate func acceptOne() -> Int32 { accept(socket, nil, nil) }
+}
+
+/// Loopback TCP connections.
+enum Loopback {
+    /// A connected socket to a loopback port, or `nil` when nothing accepts there.
+    static func connect(port: Int) -> Int32? {
+        let client = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(client)
+            return nil
+        }
+        return client
+    }
+
+    /// A port nothing listens on now (found by binding port 0, then closed again).
+    static func freePort() throws -> Int { try FirstRequestListener().port }
+
+    /// Waits until something accepts connections on `port`, for up to `seconds`.
+    static func waitForListener(port: Int, seconds: Double) async throws {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if let socket = connect(port: port) {
+                close(socket)
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw BenchmarkError("nothing listened on 127.0.0.1:\(port) within \(Int(seconds)) s")
+    }
 }
 
 /// A benchmark that cannot run, with the reason.

@@ -6,13 +6,19 @@ import InkraHandlers
 import Logging
 import ServiceLifecycle
 
-/// `serve` under load: `POST /questions` through the local API Gateway (authorizer answer cached,
-/// a full admitted request behind it) against a bare Hummingbird route in the same process, both
-/// driven by `wrk` over loopback keep-alive connections.
+/// `serve` under load: `POST /questions` through the `inkra-emulator serve` binary (authorizer
+/// answer cached, a full admitted request behind it) against a bare Hummingbird route, each server
+/// a process of its own, driven by `wrk` over loopback keep-alive connections.
+///
+/// The bare route runs twice, on Swift's default executor and with its tasks on the event loops
+/// (as `serve` runs them), and the faster of the two is the baseline: `serve`'s rate is never
+/// compared with a slower setup of the route than the best one measured in the same minutes.
 struct ServeBenchmarks {
     let key: DevelopmentKey
     let report: Report
     let scale: Double
+    /// The `inkra-emulator` binary, built beside the benchmarks.
+    let emulator: URL?
 
     /// wrk's reading of one run.
     struct LoadResult {
@@ -22,10 +28,38 @@ struct ServeBenchmarks {
         var failures: Int
         /// The requests wrk completed.
         var requests = 0
-        /// This process's CPU time (user and system, all threads; wrk is another process) per
-        /// completed request, in microseconds: the server's cost of a request, which the machine's
-        /// swings in throughput disturb less.
+        /// The server process's CPU time (user and system, all its threads; wrk is another
+        /// process) per completed request, in microseconds: the server's cost of a request, which
+        /// the machine's swings in throughput disturb less.
         var cpuPerRequest: Double?
+    }
+
+    /// The three servers of a round.
+    enum Server: CaseIterable {
+        case bare, bareOnEventLoops, serve
+
+        var name: String {
+            switch self {
+            case .bare: "bare Hummingbird route (baseline), default executor"
+            case .bareOnEventLoops: "bare Hummingbird route (baseline), tasks on the event loops"
+            case .serve: "serve POST /questions"
+            }
+        }
+    }
+
+    /// What the three servers of one round measured.
+    struct Round {
+        private var results: [Server: LoadResult] = [:]
+
+        subscript(server: Server) -> LoadResult {
+            get { results[server] ?? LoadResult(requestsPerSecond: 0, latency: [:], failures: 0) }
+            set { results[server] = newValue }
+        }
+
+        /// The bare route's setup that served more requests in this round: the baseline.
+        var fasterBareRoute: Server {
+            self[.bare].requestsPerSecond >= self[.bareOnEventLoops].requestsPerSecond ? .bare : .bareOnEventLoops
+        }
     }
 
     static let body = #"{"topic":"my grandmother's kitchen in Naples","length":"short"}"#
@@ -35,49 +69,92 @@ struct ServeBenchmarks {
             report.figure("serve under load", "skipped: wrk not found (apt-get install wrk)")
             return
         }
+        guard let emulator else {
+            report.figure(
+                "serve under load", "skipped: no inkra-emulator beside the benchmarks (use scripts/benchmarks.sh)")
+            return
+        }
         let seconds = max(2, Int(10 * scale))
         try await inProcess()
-        // The two loads alternate, in turn order, over several rounds: one pair of runs swings by
-        // a third on this machine, and a ratio from one pair would say more about the moment than
+        // The loads take turns, in an order that rotates from round to round: one run swings by a
+        // third on this machine, and a ratio from one round would say more about the moment than
         // about serve.
-        let rounds = scale < 1 ? 1 : 3
-        var pairs: [(bare: LoadResult, served: LoadResult)] = []
-        for round in 0..<rounds {
-            if round % 2 == 0 {
-                let bare = try await bareRoute(wrk: wrk, seconds: seconds)
-                pairs.append((bare, try await serve(wrk: wrk, seconds: seconds)))
-            } else {
-                let served = try await serve(wrk: wrk, seconds: seconds)
-                pairs.append((try await bareRoute(wrk: wrk, seconds: seconds), served))
+        let rounds = scale < 1 ? 1 : 5
+        var results: [Round] = []
+        for number in 0..<rounds {
+            var round = Round()
+            for offset in 0..<Server.allCases.count {
+                let server = Server.allCases[(number + offset) % Server.allCases.count]
+                round[server] = try await load(server, emulator: emulator, wrk: wrk, seconds: seconds)
             }
+            results.append(round)
         }
-        let ratios = pairs.map { $0.served.requestsPerSecond / $0.bare.requestsPerSecond }
-        let median = pairs.indices.sorted { ratios[$0] < ratios[$1] }[pairs.count / 2]
-        let (bare, served) = pairs[median]
-        for (name, result) in [("bare Hummingbird route (baseline)", bare), ("serve POST /questions", served)] {
+        let ratios = results.map { $0[.serve].requestsPerSecond / $0[$0.fasterBareRoute].requestsPerSecond }
+        let median = results.indices.sorted { ratios[$0] < ratios[$1] }[results.count / 2]
+        let round = results[median]
+        for server in Server.allCases {
+            let result = round[server]
             report.add(
                 Measurement(
-                    name: "\(name), latency under load",
+                    name: "\(server.name), latency under load",
                     samples: [50, 75, 90, 99].compactMap { result.latency[$0] }, batch: 1))
-            report.figure("\(name), requests per second", String(format: "%.0f", result.requestsPerSecond))
+            report.figure("\(server.name), requests per second", String(format: "%.0f", result.requestsPerSecond))
+            if let cpu = result.cpuPerRequest {
+                report.figure("\(server.name), server CPU per request", String(format: "%.1f µs", cpu))
+            }
         }
         report.figure(
-            "serve POST /questions rate ÷ bare route rate (median round of \(rounds), alternating)",
+            "serve POST /questions rate ÷ the faster bare route's rate (median round of \(rounds))",
             String(format: "%.2f×", ratios[median]))
         if rounds > 1 {
             report.figure(
-                "the ratio in each round",
-                ratios.map { String(format: "%.2f×", $0) }.joined(separator: ", "))
+                "the ratio in each round (and the faster bare route)",
+                zip(ratios, results).map { ratio, round in
+                    String(format: "%.2f× (", ratio) + (round.fasterBareRoute == .bare ? "default)" : "event loops)")
+                }.joined(separator: ", "))
         }
-        if let bareCPU = bare.cpuPerRequest, let servedCPU = served.cpuPerRequest {
-            report.figure("bare route, server CPU per request", String(format: "%.1f µs", bareCPU))
-            report.figure("serve POST /questions, server CPU per request", String(format: "%.1f µs", servedCPU))
+        if let bareCPU = round[round.fasterBareRoute].cpuPerRequest, let servedCPU = round[.serve].cpuPerRequest {
             report.figure(
-                "bare route CPU per request ÷ serve CPU per request (the same round)",
+                "the faster bare route's CPU per request ÷ serve's (the same round)",
                 String(format: "%.2f×", bareCPU / servedCPU))
         }
-        let failures = pairs.map(\.served.failures).reduce(0, +)
+        let failures = results.map { $0[.serve].failures }.reduce(0, +)
         if failures > 0 { report.figure("serve non-2xx answers under load", "\(failures)") }
+    }
+
+    /// Starts one server in a process of its own, loads it, and stops it.
+    func load(_ server: Server, emulator: URL, wrk: String, seconds: Int) async throws -> LoadResult {
+        let port = try Loopback.freePort()
+        let child: Child
+        var token = "none"
+        switch server {
+        case .bare, .bareOnEventLoops:
+            let benchmarks = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            child = try Child.spawn(
+                benchmarks.path,
+                [BareRouteServer.flag, "\(port)"] + (server == .bare ? [] : [BareRouteServer.eventLoopsFlag]),
+                environment: ProcessInfo.processInfo.environment)
+        case .serve:
+            child = try Child.spawn(
+                emulator.path,
+                [
+                    "serve", "--port", "\(port)", "--lambda-port", "0", "--runtime-api-port", "0",
+                    "--dynamodb-port", "0", "--no-access-log", "--limits", try limitsFile().path,
+                ],
+                environment: ProcessInfo.processInfo.environment)
+            token = try DevelopmentTokens.mint(
+                with: key, claims: .init(sub: "load-user", tier: "premium"), at: Date())
+        }
+        defer { child.stop() }
+        try await Loopback.waitForListener(port: port, seconds: 30)
+        let url = "http://127.0.0.1:\(port)/questions"
+        // A second of warm-up, left out of the figures.
+        _ = try await run(wrk: wrk, url: url, token: token, seconds: 1, cpu: child.cpuSeconds)
+        let result = try await run(wrk: wrk, url: url, token: token, seconds: seconds, cpu: child.cpuSeconds)
+        guard result.failures < result.requests else {
+            throw BenchmarkError("\(server.name) answered no request with 2xx")
+        }
+        return result
     }
 
     /// The local API Gateway's own work per request, without HTTP: event built from the request,
@@ -106,69 +183,23 @@ struct ServeBenchmarks {
     }
 
     func options() throws -> EmulatorOptions {
-        let limits = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-bench-limits.json")
-        try Data(#"{"premium":{"monthly":900000000,"daily":900000000,"hourly":900000000}}"#.utf8).write(to: limits)
         var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = key
-        options.limitsFile = limits
+        options.limitsFile = try limitsFile()
         return options
     }
 
-    /// A Hummingbird route that reads the body and answers a fixed JSON of the same size as
-    /// `generateQuestions`' answer: the floor of any HTTP server work.
-    func bareRoute(wrk: String, seconds: Int) async throws -> LoadResult {
-        let answer = ByteBuffer(string: String(repeating: "x", count: 300))
-        let router = Router()
-        router.post("questions") { request, _ -> Response in
-            var request = request
-            _ = try await request.collectBody(upTo: 1 << 20)
-            return Response(
-                status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: answer))
-        }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) },
-            logger: Logger(label: "bare", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let group = ServiceGroup(
-            services: [app], logger: Logger(label: "bare", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let running = Task { try await group.run() }
-        guard let port = await ports.first(where: { _ in true }) else {
-            throw BenchmarkError("bare route did not start")
-        }
-        defer { running.cancel() }
-        let result = try await load(
-            wrk: wrk, url: "http://127.0.0.1:\(port)/questions", token: "none", seconds: seconds)
-        await group.triggerGracefulShutdown()
-        _ = try? await running.value
-        return result
+    /// Limits no run reaches, so every request is admitted and does the full work.
+    func limitsFile() throws -> URL {
+        let limits = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-bench-limits.json")
+        try Data(#"{"premium":{"monthly":900000000,"daily":900000000,"hourly":900000000}}"#.utf8).write(to: limits)
+        return limits
     }
 
-    /// `serve` with limits no run reaches, so every request is admitted and does the full work.
-    func serve(wrk: String, seconds: Int) async throws -> LoadResult {
-        let stack = try EmulatorStack(options: try options())
-        var configuration = ServeConfiguration.ephemeral
-        configuration.accessLog = false
-        configuration.dynamoDBPort = nil
-        let server = try await LocalServer(
-            stack: stack, configuration: configuration,
-            logger: Logger(label: "serve", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let (ready, continuation) = AsyncStream.makeStream(of: ServeEndpoints.self)
-        let running = Task { try await server.run { continuation.yield($0) } }
-        guard let endpoints = await ready.first(where: { _ in true }) else {
-            throw BenchmarkError("serve did not start")
-        }
-        let token = try DevelopmentTokens.mint(with: key, claims: .init(sub: "load-user", tier: "premium"), at: Date())
-        let result = try await load(
-            wrk: wrk, url: endpoints.api.absoluteString + "/questions", token: token, seconds: seconds)
-        await server.shutdown()
-        try await running.value
-        return result
-    }
-
-    /// Runs wrk (one thread, 16 keep-alive connections) and reads its report. The wait is a
-    /// termination callback, so no thread of this process spins or blocks while wrk runs.
-    func load(wrk: String, url: String, token: String, seconds: Int) async throws -> LoadResult {
+    /// Runs wrk (one thread, 16 keep-alive connections) and reads its report, with the server's
+    /// CPU time over the run. The wait is a termination callback, so no thread of this process
+    /// spins or blocks while wrk runs.
+    func run(wrk: String, url: String, token: String, seconds: Int, cpu: () -> Double?) async throws -> LoadResult {
         let directory = FileManager.default.temporaryDirectory
         let script = directory.appendingPathComponent("inkra-bench-post.lua")
         let report = directory.appendingPathComponent("inkra-bench-wrk-\(UUID().uuidString).txt")
@@ -187,7 +218,7 @@ struct ServeBenchmarks {
         process.executableURL = URL(fileURLWithPath: wrk)
         process.arguments = ["-t1", "-c16", "-d\(seconds)s", "--latency", "-s", script.path, url]
         process.standardOutput = output
-        let cpuBefore = Self.processCPUTime()
+        let cpuBefore = cpu()
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
             process.terminationHandler = { _ in finished.resume() }
             do {
@@ -197,21 +228,15 @@ struct ServeBenchmarks {
                 finished.resume()
             }
         }
-        let cpu = Self.processCPUTime() - cpuBefore
+        let cpuAfter = cpu()
         try output.close()
         let text = try String(contentsOf: report, encoding: .utf8)
         try? FileManager.default.removeItem(at: report)
         var result = try Self.parse(text)
-        if result.requests > 0 { result.cpuPerRequest = cpu * 1e6 / Double(result.requests) }
+        if result.requests > 0, let cpuBefore, let cpuAfter {
+            result.cpuPerRequest = (cpuAfter - cpuBefore) * 1e6 / Double(result.requests)
+        }
         return result
-    }
-
-    /// This process's user and system CPU time so far, in seconds, over all its threads.
-    static func processCPUTime() -> Double {
-        var usage = rusage()
-        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// Reads `Requests/sec:`, the latency distribution and `Non-2xx or 3xx responses:`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EmulatorKit
+import EmulatorServer
 import Foundation
 
 /// `inkra-emulator`: the local emulator of the Inkra stack.
@@ -21,6 +22,8 @@ enum EntryPoint {
     static func main() async {
         do {
             var command = try InkraEmulator.parseAsRoot()
+            // A server keeps each request on its connection's thread (see EventLoopExecutor).
+            if command is ServeCommand { EventLoopExecutor.install() }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

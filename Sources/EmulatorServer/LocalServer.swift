@@ -9,6 +9,10 @@ import UnixSignals
 
 /// `inkra-emulator serve`: the local API Gateway, the Lambda Invoke API, the Lambda Runtime API
 /// and the DynamoDB-compatible endpoint over one stack, in one process.
+///
+/// The command installs ``EventLoopExecutor`` before it starts a server, so that a request stays on
+/// its connection's thread; a server embedded elsewhere (the tests) runs on whatever executor its
+/// process has.
 public final class LocalServer: Sendable {
     /// The functions and their table.
     public let stack: EmulatorStack

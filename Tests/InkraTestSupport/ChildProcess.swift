@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// What a child process printed, and how it ended.
 public struct ProcessResult: Sendable {
@@ -90,17 +91,13 @@ public enum ChildProcess {
         try process.run()
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                var buffer = Data()
+                var splitter = LineSplitter()
                 var printed: [String] = []
                 var killed = false
                 while true {
                     let chunk = output.fileHandleForReading.availableData
                     if chunk.isEmpty { break }
-                    buffer.append(chunk)
-                    while let newline = buffer.firstIndex(of: 0x0A) {
-                        printed.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-                        buffer.removeSubrange(buffer.startIndex...newline)
-                    }
+                    printed += splitter.lines(adding: chunk)
                     if !killed && printed.count >= lines {
                         kill(process.processIdentifier, SIGKILL)
                         killed = true
@@ -113,5 +110,102 @@ public enum ChildProcess {
                 continuation.resume(returning: (printed, status))
             }
         }
+    }
+}
+
+/// A long-running child (a server) whose standard output is collected line by line while it runs.
+public final class RunningChild: Sendable {
+    private let process: Process
+    private let output = Output()
+
+    private final class Output: Sendable {
+        let state = Mutex(Lines())
+    }
+
+    private struct Lines {
+        var printed: [String] = []
+        var ended = false
+        var waiters: [(needle: String, continuation: CheckedContinuation<String?, Never>)] = []
+    }
+
+    /// Starts `executable`; its standard error is discarded.
+    public init(_ executable: URL, _ arguments: [String], directory: URL = ChildProcess.repositoryRoot) throws {
+        process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let reader = pipe.fileHandleForReading
+        DispatchQueue.global().async { [output] in
+            var splitter = LineSplitter()
+            while true {
+                let chunk = reader.availableData
+                let complete = splitter.lines(adding: chunk)
+                let ready = output.state.withLock { lines in
+                    lines.printed += complete
+                    lines.ended = chunk.isEmpty
+                    var ready: [(CheckedContinuation<String?, Never>, String?)] = []
+                    lines.waiters.removeAll { waiter in
+                        if let line = lines.printed.first(where: { $0.contains(waiter.needle) }) {
+                            ready.append((waiter.continuation, line))
+                            return true
+                        }
+                        if lines.ended { ready.append((waiter.continuation, nil)) }
+                        return lines.ended
+                    }
+                    return ready
+                }
+                for (continuation, line) in ready { continuation.resume(returning: line) }
+                if chunk.isEmpty { return }
+            }
+        }
+    }
+
+    /// The lines printed so far.
+    public var lines: [String] { output.state.withLock { $0.printed } }
+
+    /// The first printed line containing `needle`, once it comes; `nil` when the output ends without it.
+    public func line(containing needle: String) async -> String? {
+        await withCheckedContinuation { continuation in
+            let answer: String?? = output.state.withLock { lines in
+                if let line = lines.printed.first(where: { $0.contains(needle) }) { return .some(line) }
+                if lines.ended { return .some(nil) }
+                lines.waiters.append((needle, continuation))
+                return .none
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
+    }
+
+    /// Sends `signal` and waits for the child to end: its exit status, or minus the signal that ended it.
+    public func stop(with signal: Int32 = SIGTERM) async -> Int32 {
+        kill(process.processIdentifier, signal)
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { [process] in
+                process.waitUntilExit()
+                continuation.resume(
+                    returning: process.terminationReason == .uncaughtSignal
+                        ? -process.terminationStatus : process.terminationStatus)
+            }
+        }
+    }
+}
+
+/// Cuts a stream of output into its complete lines.
+struct LineSplitter {
+    private var buffer = Data()
+
+    /// The lines `chunk` completes, without their line ends.
+    mutating func lines(adding chunk: Data) -> [String] {
+        buffer.append(chunk)
+        var lines: [String] = []
+        while let newline = buffer.firstIndex(of: 0x0A) {
+            lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+            buffer.removeSubrange(buffer.startIndex...newline)
+        }
+        return lines
     }
 }

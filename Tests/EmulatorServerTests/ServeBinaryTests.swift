@@ -1,0 +1,79 @@
+import AsyncHTTPClient
+import EmulatorKit
+import Foundation
+import InkraJSON
+import InkraTestSupport
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// The `inkra-emulator serve` binary, which (unlike the in-process fixture) runs its Swift tasks
+/// on its event loops: the limits, the answers and the shutdown must hold there too.
+@Suite("serve: the inkra-emulator binary")
+struct ServeBinaryTests {
+    @Test(
+        "500 concurrent POST /questions for one free user: 2 answered 200, the rest 429; SIGTERM writes the state",
+        .timeLimit(.minutes(2)))
+    func concurrentFreeUser() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "inkra-serve-binary-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = directory.appendingPathComponent("state.json")
+        let server = try RunningChild(
+            ChildProcess.built("inkra-emulator"),
+            [
+                "serve", "--port", "0", "--lambda-port", "0", "--runtime-api-port", "0", "--dynamodb-port", "0",
+                "--no-access-log", "--state", state.path,
+            ])
+        guard let banner = await server.line(containing: "API Gateway"),
+            let api = banner.split(separator: " ").first(where: { $0.hasPrefix("http://") }),
+            await server.line(containing: "Press Ctrl-C") != nil
+        else {
+            _ = await server.stop(with: SIGKILL)
+            Issue.record("serve did not start: \(server.lines)")
+            return
+        }
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let token = try DevelopmentTokens.mint(
+            with: ServeFixture.developmentKey, claims: .init(sub: "binary-burst"), at: Date())
+        func send(_ method: HTTPMethod, _ path: String, body: String? = nil) async throws -> (Int, [UInt8]) {
+            var request = HTTPClientRequest(url: "\(api)\(path)")
+            request.method = method
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            if let body {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(string: body))
+            }
+            let response = try await client.execute(request, timeout: .seconds(60))
+            return (Int(response.status.code), Array(buffer: try await response.body.collect(upTo: 1 << 20)))
+        }
+        do {
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<500 {
+                    group.addTask { try await send(.POST, "/questions", body: #"{"topic":"the harbour"}"#).0 }
+                }
+                var statuses: [Int] = []
+                for try await status in group { statuses.append(status) }
+                return statuses
+            }
+            #expect(statuses.count(where: { $0 == 200 }) == 2)
+            #expect(statuses.count(where: { $0 == 429 }) == 498)
+            let (status, body) = try await send(.GET, "/usage")
+            #expect(status == 200)
+            #expect(try JSONParser.parse(body)["hourly"]?["used"] == 2)
+        } catch {
+            try? await client.shutdown()
+            _ = await server.stop(with: SIGKILL)
+            throw error
+        }
+        try await client.shutdown()
+        #expect(await server.stop() == 0)
+        let saved = try JSONParser.parse(Array(try Data(contentsOf: state)))
+        let keys = saved["items"]?.array?.compactMap { $0["PK"]?["S"]?.string } ?? []
+        #expect(keys.contains("USER#binary-burst"), "state items: \(keys)")
+    }
+}
