@@ -148,7 +148,9 @@ struct ChainTests {
 
     @Test("--state: usage accumulates across two replays")
     func stateAccumulates() async throws {
-        let state = Repository.temporaryDirectory().appendingPathComponent("state.json")
+        let scratch = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let state = scratch.appendingPathComponent("state.json")
         let event = SampleEvents.event(.restGenerate, token: try token("persistent", tier: "premium"), at: Self.when)
         for run in 1...2 {
             let stack = try EmulatorStack(options: Repository.options(state: state))
@@ -164,6 +166,7 @@ struct ChainTests {
     @Test("A corrupt or foreign state file is refused and left as it was")
     func corruptState() throws {
         let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let cases: [(String, String)] = [
             ("{ torn", "is not an inkra-emulator state file"),
             (

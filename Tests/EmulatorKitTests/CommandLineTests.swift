@@ -73,7 +73,9 @@ struct CommandLineTests {
         #expect(passing.status == 0, "\(passing.standardOutput)\(passing.standardError)")
         #expect(passing.standardOutput.contains(" 0 failed"))
 
-        let folder = Repository.temporaryDirectory().appendingPathComponent("checkUsage")
+        let scratch = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let folder = scratch.appendingPathComponent("checkUsage")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(SampleEvents.event(.restUsage, token: nil, at: Date()).jsonString.utf8)
             .write(to: folder.appendingPathComponent("e.json"))

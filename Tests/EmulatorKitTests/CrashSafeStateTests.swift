@@ -26,6 +26,7 @@ struct CrashSafeStateTests {
     @Test("kill -9 mid-replay, restart: every consumption answered 200 is there and the state reads")
     func killMidReplay() async throws {
         let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let events = try Self.events(600, in: folder)
         let state = folder.appendingPathComponent("state.json")
         let (lines, status) = try await ChildProcess.killAfter(
@@ -64,6 +65,7 @@ struct CrashSafeStateTests {
     @Test("A journal line cut short by a crash is dropped; a corrupt line in the middle is refused")
     func tornAndCorruptJournal() throws {
         let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("state.json")
         let file = StateFile(url: url, tableName: "inkra-usage")
         let journal = try file.openJournal()
@@ -86,6 +88,7 @@ struct CrashSafeStateTests {
     @Test("A deletion in the journal removes the item from the snapshot it is folded into")
     func deletionsFold() async throws {
         let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let state = folder.appendingPathComponent("state.json")
         let stack = try EmulatorStack(options: Repository.options(state: state))
         let table = try #require(stack.memoryTable)

@@ -37,7 +37,9 @@ struct ReplayTests {
 
     @Test("A wrong expectation fails with a readable diff")
     func wrongExpectation() async throws {
-        let folder = Repository.temporaryDirectory().appendingPathComponent("generateQuestions")
+        let scratch = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let folder = scratch.appendingPathComponent("generateQuestions")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let token = try DevelopmentTokens.mint(
             with: Repository.developmentKey,
@@ -62,7 +64,9 @@ struct ReplayTests {
 
     @Test("An unreadable or malformed event is reported by name, and replay goes on")
     func malformedEvents() async throws {
-        let folder = Repository.temporaryDirectory().appendingPathComponent("checkUsage")
+        let scratch = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let folder = scratch.appendingPathComponent("checkUsage")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data("{ not json".utf8).write(to: folder.appendingPathComponent("a-broken.json"))
         try Data("[1,2,3]".utf8).write(to: folder.appendingPathComponent("b-array.json"))
@@ -83,7 +87,9 @@ struct ReplayTests {
 
     @Test("--update writes expectations that then pass")
     func update() async throws {
-        let folder = Repository.temporaryDirectory().appendingPathComponent("authorizer")
+        let scratch = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let folder = scratch.appendingPathComponent("authorizer")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let when = Date(timeIntervalSince1970: 1_800_000_000)
         let token = try DevelopmentTokens.mint(with: Repository.developmentKey, claims: .init(sub: "u"), at: when)

@@ -10,11 +10,18 @@ import Testing
 struct RuntimeServeTests {
     /// Waits until the runtime polls the Runtime API.
     static func waitForRuntime(_ served: ServeFixture) async throws {
-        for _ in 0..<400 {
-            if await served.server.runtimeAPI.isAttached { return }
+        guard try await eventually(within: 10, { await served.server.runtimeAPI.isAttached }) else {
+            throw FixtureError("the runtime did not poll the Runtime API within 10 s")
+        }
+    }
+
+    /// Whether `condition` holds within `seconds`, checked every 25 ms.
+    static func eventually(within seconds: Int = 5, _ condition: () async -> Bool) async throws -> Bool {
+        for _ in 0..<(seconds * 40) {
+            if await condition() { return true }
             try await Task.sleep(for: .milliseconds(25))
         }
-        throw FixtureError("the runtime did not poll the Runtime API within 10 s")
+        return await condition()
     }
 
     /// `serve --bootstrap` with the test run's `bootstrap`, without the DynamoDB port.
@@ -34,7 +41,9 @@ struct RuntimeServeTests {
             #expect(try answer.json["usage"]?["used"] == 1)
             // The runtime keeps its own table here, so the emulator's stays empty: the answer came from it.
             #expect(served.stack.memoryTable?.snapshot().isEmpty == true)
-            #expect(await served.server.runtimeAPI.nextCalls >= 2)
+            // The runtime asks for its next event after posting the answer, so the second call
+            // may come just after the client has read it.
+            #expect(try await Self.eventually { await served.server.runtimeAPI.nextCalls >= 2 })
         }
     }
 
@@ -52,5 +61,29 @@ struct RuntimeServeTests {
             #expect(served.stack.memoryTable?.snapshot().isEmpty == true)
             #expect(await served.server.runtimeAPI.nextCalls >= 16)
         }
+    }
+
+    @Test("A runtime's development JWKS is its own file, removed once the runtime has stopped")
+    func developmentJWKSRemoved() async throws {
+        let server = try await RuntimeAPIServer(functionName: "checkUsage", clock: { Date() })
+        var options = EmulatorOptions(clock: { Date() })
+        options.developmentKey = ServeFixture.developmentKey
+        let runtimes = try (0..<2).map { _ in
+            try LocalRuntime(
+                executable: ChildProcess.built("bootstrap"), function: .checkUsage, server: server,
+                options: options, dynamoDBEndpoint: nil)
+        }
+        let files = runtimes.compactMap(\.developmentJWKS)
+        #expect(files.count == 2 && files[0] != files[1])
+        for file in files {
+            let jwks = try JSONParser.parse(Array(try Data(contentsOf: file)))
+            #expect(jwks["keys"]?.array?.isEmpty == false)
+        }
+        for runtime in runtimes { await runtime.stop() }
+        for _ in 0..<200 where files.contains(where: { FileManager.default.fileExists(atPath: $0.path) }) {
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        #expect(files.allSatisfy { !FileManager.default.fileExists(atPath: $0.path) })
+        await server.shutdown()
     }
 }

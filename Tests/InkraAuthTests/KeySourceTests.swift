@@ -93,6 +93,7 @@ struct KeySourceTests {
         }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-jwks-\(UUID().uuidString).json")
         try Data(#"{"nope":[]}"#.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
         #expect { try JWKSKeySource(contentsOf: file) } throws: {
             "\($0)".contains(file.path) && "\($0)".contains("keys")
         }

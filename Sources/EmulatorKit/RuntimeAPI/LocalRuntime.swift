@@ -11,6 +11,9 @@ import InkraAuth
 public final class LocalRuntime: Sendable {
     /// The child process.
     private let process: Process
+    /// The development JWKS written for this runtime (when it trusts the development key), removed
+    /// once the process has ended.
+    public let developmentJWKS: URL?
     /// The child's process id.
     public var processIdentifier: Int32 { process.processIdentifier }
 
@@ -34,18 +37,25 @@ public final class LocalRuntime: Sendable {
     ) throws(EmulatorError) {
         process = Process()
         process.executableURL = executable
+        let jwks =
+            options.jwksFile == nil && options.developmentKey != nil
+            ? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "inkra-dev-jwks-\(getpid())-\(UUID().uuidString).json") : nil
+        developmentJWKS = jwks
         process.environment = try Self.environment(
             function: function, address: server.address, options: options, dynamoDBEndpoint: dynamoDBEndpoint,
-            logLevel: logLevel)
+            logLevel: logLevel, developmentJWKS: jwks)
         process.standardOutput = FileHandle.standardError
         process.standardError = FileHandle.standardError
         process.terminationHandler = { ended in
+            if let jwks { try? FileManager.default.removeItem(at: jwks) }
             let reason = "the runtime exited with status \(ended.terminationStatus)"
             Task { await server.runtimeEnded(reason) }
         }
         do {
             try process.run()
         } catch {
+            if let jwks { try? FileManager.default.removeItem(at: jwks) }
             throw EmulatorError("cannot start \(executable.path): \(error.localizedDescription)")
         }
     }
@@ -69,7 +79,8 @@ public final class LocalRuntime: Sendable {
         address: String,
         options: EmulatorOptions,
         dynamoDBEndpoint: URL?,
-        logLevel: String
+        logLevel: String,
+        developmentJWKS: URL?
     ) throws(EmulatorError) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["AWS_LAMBDA_RUNTIME_API"] = address
@@ -96,9 +107,7 @@ public final class LocalRuntime: Sendable {
         environment["INKRA_TOKEN_USE"] = cognito.tokenUse.rawValue
         if let jwks = options.jwksFile {
             environment["INKRA_JWKS_FILE"] = jwks.path
-        } else if let key = options.developmentKey {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "inkra-dev-jwks-\(getpid()).json")
+        } else if let key = options.developmentKey, let file = developmentJWKS {
             do {
                 try key.jwks.write(to: file)
             } catch {
