@@ -3,7 +3,7 @@ import Hummingbird
 import Logging
 
 /// The baseline of `serve`'s load benchmark, run as a child process of the benchmarks: a
-/// Hummingbird route that reads the body and answers a fixed JSON of the size of
+/// Hummingbird route that reads the body and answers 300 fixed bytes as JSON, about the size of
 /// `generateQuestions`' answer — the floor of any HTTP server's work.
 ///
 /// `inkra-benchmarks --bare-route-server PORT [--event-loops]`, until SIGTERM.

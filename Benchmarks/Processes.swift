@@ -63,13 +63,22 @@ struct Child {
     /// The user and system CPU time the child has used so far, in seconds, over all its threads
     /// (fields 14 and 15 of `/proc/PID/stat`, in clock ticks).
     func cpuSeconds() -> Double? {
+        guard let fields = statFields(), fields.count > 12, let user = Double(fields[11]),
+            let system = Double(fields[12])
+        else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Whether the child has ended (and not been waited for yet).
+    var hasEnded: Bool { statFields()?.first.map { $0 == "Z" || $0 == "X" } ?? true }
+
+    /// The fields of `/proc/PID/stat` from the third (the state) on: the command before them is in
+    /// parentheses and may hold spaces.
+    private func statFields() -> [Substring]? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let commandEnd = stat.lastIndex(of: ")")
         else { return nil }
-        // After the command's closing parenthesis, the fields start at the third (the state).
-        let fields = stat[stat.index(after: commandEnd)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        return stat[stat.index(after: commandEnd)...].split(separator: " ")
     }
 
     /// Waits for the child to end; its exit status, or minus the signal that ended it.
@@ -190,14 +199,15 @@ enum Loopback {
     /// A port nothing listens on now (found by binding port 0, then closed again).
     static func freePort() throws -> Int { try FirstRequestListener().port }
 
-    /// Waits until something accepts connections on `port`, for up to `seconds`.
-    static func waitForListener(port: Int, seconds: Double) async throws {
+    /// Waits until `child` accepts connections on `port`, for up to `seconds`.
+    static func waitForListener(_ child: Child, port: Int, seconds: Double) async throws {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {
             if let socket = connect(port: port) {
                 close(socket)
                 return
             }
+            if child.hasEnded { throw BenchmarkError("the server on port \(port) ended before it listened") }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw BenchmarkError("nothing listened on 127.0.0.1:\(port) within \(Int(seconds)) s")

@@ -146,7 +146,7 @@ struct ServeBenchmarks {
                 with: key, claims: .init(sub: "load-user", tier: "premium"), at: Date())
         }
         defer { child.stop() }
-        try await Loopback.waitForListener(port: port, seconds: 30)
+        try await Loopback.waitForListener(child, port: port, seconds: 30)
         let url = "http://127.0.0.1:\(port)/questions"
         // A second of warm-up, left out of the figures.
         _ = try await run(wrk: wrk, url: url, token: token, seconds: 1, cpu: child.cpuSeconds)
