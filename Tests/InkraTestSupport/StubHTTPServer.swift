@@ -81,8 +81,7 @@ public final class StubHTTPServer: @unchecked Sendable {
         let server: StubHTTPServer
         let replies: ReplyGate
         let responder: Responder
-        var head: HTTPRequestHead?
-        var body: [UInt8] = []
+        var requests = RequestCollector()
 
         init(server: StubHTTPServer, replies: ReplyGate, responder: @escaping Responder) {
             self.server = server
@@ -91,28 +90,20 @@ public final class StubHTTPServer: @unchecked Sendable {
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            switch unwrapInboundIn(data) {
-            case .head(let head):
-                self.head = head
-                body = []
-            case .body(var buffer):
-                body += buffer.readBytes(length: buffer.readableBytes) ?? []
-            case .end:
-                guard let head else { return }
-                let request = Request(
-                    method: head.method.rawValue,
-                    uri: head.uri,
-                    headers: head.headers.map { ($0.name, $0.value) },
-                    body: body
-                )
-                server.record(request)
-                let (responder, replies) = (self.responder, self.replies)
-                let loop = context.eventLoop
-                let bound = NIOLoopBound(context, eventLoop: loop)
-                Task {
-                    let answer = await responder(request)
-                    replies.respond(answer.status, answer.headers, Array(answer.body.utf8), to: bound, on: loop)
-                }
+            guard let (head, body) = requests.collect(unwrapInboundIn(data)) else { return }
+            let request = Request(
+                method: head.method.rawValue,
+                uri: head.uri,
+                headers: head.headers.map { ($0.name, $0.value) },
+                body: body
+            )
+            server.record(request)
+            let (responder, replies) = (self.responder, self.replies)
+            let loop = context.eventLoop
+            let bound = NIOLoopBound(context, eventLoop: loop)
+            Task {
+                let answer = await responder(request)
+                replies.respond(answer.status, answer.headers, Array(answer.body.utf8), to: bound, on: loop)
             }
         }
     }

@@ -141,6 +141,31 @@ package final class ReplyGate: Sendable {
     }
 }
 
+/// Gathers one HTTP/1.1 request from its parts: the head, then the body's pieces, then the end.
+/// The local servers and the tests' stub use it.
+package struct RequestCollector {
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+
+    package init() {}
+
+    /// Takes one part; at the request's end, the whole request.
+    package mutating func collect(_ part: HTTPServerRequestPart) -> (head: HTTPRequestHead, body: [UInt8])? {
+        switch part {
+        case .head(let head):
+            self.head = head
+            body = []
+        case .body(var buffer):
+            body += buffer.readBytes(length: buffer.readableBytes) ?? []
+        case .end:
+            guard let head else { return nil }
+            self.head = nil
+            return (head, body)
+        }
+        return nil
+    }
+}
+
 /// Routes one connection's requests.
 final class RuntimeAPIHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPServerRequestPart
@@ -148,8 +173,7 @@ final class RuntimeAPIHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private let queue: RuntimeQueue
     private let replies: ReplyGate
-    private var head: HTTPRequestHead?
-    private var body: [UInt8] = []
+    private var requests = RequestCollector()
     private static let prefix = "/2018-06-01/runtime"
 
     init(queue: RuntimeQueue, replies: ReplyGate) {
@@ -158,16 +182,8 @@ final class RuntimeAPIHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-            body = []
-        case .body(var buffer):
-            body += buffer.readBytes(length: buffer.readableBytes) ?? []
-        case .end:
-            guard let head else { return }
-            route(head, body, context)
-        }
+        guard let (head, body) = requests.collect(unwrapInboundIn(data)) else { return }
+        route(head, body, context)
     }
 
     private func route(_ head: HTTPRequestHead, _ body: [UInt8], _ context: ChannelHandlerContext) {
