@@ -2,8 +2,9 @@ import EmulatorKit
 import Foundation
 import Logging
 
-/// `inkra-benchmarks [--quick] [--events N] [--only handlers,replay,runtime,serve] [--output FILE]`
-/// (`--only` also takes the parts of `handlers`: `rsa`, `authorizer`, `proxy`, `consume`)
+/// `inkra-benchmarks [--quick | --scale X] [--events N] [--only handlers,replay,runtime,serve] [--output FILE]`
+/// (`--only` also takes the parts of `handlers`: `rsa`, `authorizer`, `proxy`, `consume`; and
+/// `gateway`, the part of `serve` that runs in this process, without the loads)
 ///
 /// Runs every benchmark in this process (release mode: see scripts/benchmarks.sh) and prints a
 /// Markdown report: medians and percentiles, with the baselines measured in the same run and the
@@ -45,6 +46,11 @@ enum BenchmarkMain {
         while let argument = remaining.popFirst() {
             switch argument {
             case "--quick": scale = 0.2
+            case "--scale":
+                guard let value = remaining.popFirst().flatMap(Double.init), value > 0 else {
+                    throw BenchmarkError("--scale needs a positive number (1 is a full run, --quick is 0.2)")
+                }
+                scale = value
             case "--events":
                 guard let value = remaining.popFirst().flatMap(Int.init), value > 0 else {
                     throw BenchmarkError("--events needs a positive number")
@@ -58,8 +64,8 @@ enum BenchmarkMain {
                 output = URL(fileURLWithPath: value)
             default:
                 throw BenchmarkError(
-                    "unknown argument \(argument); usage: inkra-benchmarks [--quick] [--events N] "
-                        + "[--only handlers,replay,runtime,serve] [--output FILE]")
+                    "unknown argument \(argument); usage: inkra-benchmarks [--quick | --scale X] [--events N] "
+                        + "[--only handlers,replay,runtime,serve,gateway] [--output FILE]")
             }
         }
         LoggingSystem.bootstrap { label in
@@ -102,9 +108,11 @@ enum BenchmarkMain {
                 jwks: root.appendingPathComponent("emulator/dev-keys/dev-jwks.json")
             ).run()
         }
-        if groups.contains("serve") {
+        if groups.contains("serve") || groups.contains("gateway") {
             FileHandle.standardError.write(Data("serve\n".utf8))
-            try await ServeBenchmarks(key: key, report: report, scale: scale, emulator: sibling("inkra-emulator")).run()
+            let benchmarks = ServeBenchmarks(
+                key: key, report: report, scale: scale, emulator: sibling("inkra-emulator"))
+            if groups.contains("serve") { try await benchmarks.run() } else { try await benchmarks.inProcess() }
         }
         ratios(report)
         let text = header() + "\n\n" + report.markdown + "\n"
