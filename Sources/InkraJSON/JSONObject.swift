@@ -23,10 +23,11 @@ public struct JSONObject: Sendable, Hashable {
 
     /// An object from pairs whose keys the caller knows to be distinct (the fixed members of an
     /// event's sections, say), without the search for an earlier member that ``init(_:)`` makes
-    /// for each key. A repeated key is a programming error, caught in debug builds.
-    public init(uniqueKeysWithValues pairs: [(String, JSONValue)]) {
-        assert(Set(pairs.map(\.0)).count == pairs.count, "repeated keys in \(pairs.map(\.0))")
-        entries = pairs.map { (key: $0.0, value: $0.1) }
+    /// for each key, and without a copy: the array becomes the object's storage as it is. A
+    /// repeated key is a programming error, caught in debug builds.
+    public init(uniqueKeysWithValues pairs: [(key: String, value: JSONValue)]) {
+        assert(Set(pairs.map(\.key)).count == pairs.count, "repeated keys in \(pairs.map(\.key))")
+        entries = pairs
         if entries.count > Self.indexThreshold { index = Self.index(of: entries) }
     }
 

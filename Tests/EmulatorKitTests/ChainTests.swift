@@ -102,7 +102,10 @@ struct ChainTests {
         let stack = try EmulatorStack(options: Repository.options())
         for (domain, region) in [
             ("abc123.execute-api.eu-west-1.amazonaws.com", "eu-west-1"), ("localhost:3000", "us-east-1"),
-            ("execute-api", "us-east-1"),
+            ("execute-api", "us-east-1"), ("a.execute-api.", "us-east-1"), ("a.b.c", "us-east-1"),
+            ("x.execute-api..ap-south-1.example.com", "ap-south-1"),
+            ("id.execute-api.us-west-2.amazonaws.com:443", "us-west-2"),
+            ("id.EXECUTE-API.eu-north-1.amazonaws.com", "us-east-1"), ("execute-api.sa-east-1", "sa-east-1"),
         ] {
             var event = SampleEvents.event(.restUsage, token: try token("regional"), at: Self.when)
             event.set(.string(domain), at: ["requestContext", "domainName"])

@@ -156,6 +156,27 @@ struct ProxyEventTests {
         #expect(context["authorizer"]?["tier"] == "premium")
     }
 
+    @Test("REST (1.0): a header's first spelling names it, with its last value and all its values in order")
+    func restHeaderSpellings() async throws {
+        let (gateway, seen) = try gateway(.v1)
+        var request = try request()
+        request.headers = [
+            ("Host", "127.0.0.1:3000"), ("X-Trace", "a"), ("Authorization", request.header("Authorization") ?? ""),
+            ("x-trace", "b"), ("Accept", "*/*"), ("X-TRACE", "c"),
+        ]
+        _ = await gateway.respond(request)
+        let event = try #require(seen.events.withLock { $0.first })
+        #expect(event["headers"]?.object?.keys == ["Host", "X-Trace", "Authorization", "Accept"])
+        #expect(event["headers"]?["X-Trace"] == "c")
+        #expect(event["headers"]?["x-trace"] == nil)
+        #expect(event["multiValueHeaders"]?.object?.keys == ["Host", "X-Trace", "Authorization", "Accept"])
+        #expect(event["multiValueHeaders"]?["X-Trace"] == ["a", "b", "c"])
+        #expect(event["multiValueHeaders"]?["Accept"] == ["*/*"])
+        let context = try #require(event["requestContext"])
+        let requestID = try #require(context["requestId"]?.string)
+        #expect(context["extendedRequestId"]?.string == String(requestID.prefix(16)))
+    }
+
     @Test("HTTP API (2.0): lower-case joined headers, cookies, raw query, joined parameters, context under lambda")
     func http() async throws {
         let (gateway, seen) = try gateway(.v2)

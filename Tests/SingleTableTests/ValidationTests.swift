@@ -160,6 +160,39 @@ struct ValidationTests {
         #expect(unknownTable != nil)
     }
 
+    @Test("Set rules hold inside maps and lists too, on puts and updates, and a refused write changes nothing")
+    func nestedSets() async throws {
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        let plain: Item = ["PK": .s("s"), "SK": .s("1"), "n": .n(1), "t": .s("x"), "b": .bool(true), "z": .null]
+        try await table.put(plain)
+        let refused: [(AttributeValue, String)] = [
+            (.m(["tags": .ss([])]), "A set may not be empty"),
+            (.l([.s("a"), .ns([Number(1), Number(1)])]), "contains duplicates"),
+            (.m(["deep": .l([.m(["bytes": .bs([])])])]), "A set may not be empty"),
+            (.ss(["a", "a"]), "contains duplicates"),
+        ]
+        for (value, message) in refused {
+            let put = await expectTableError(.validation, message) {
+                try await table.put(["PK": .s("s"), "SK": .s("2"), "v": value])
+            }
+            #expect(put != nil, "put of \(value)")
+            let update = await expectTableError(.validation, message) {
+                _ = try await table.updateItem(
+                    UpdateItemRequest(
+                        tableName: contractTable, key: key("s", "1"), updateExpression: "SET v = :v",
+                        expressionAttributes: ExpressionAttributes(values: [":v": value])))
+            }
+            #expect(update != nil, "update to \(value)")
+        }
+        #expect(try await table.get("s", "1") == plain)
+        #expect(try await table.get("s", "2") == nil)
+        let nested: Item = [
+            "PK": .s("s"), "SK": .s("3"), "m": .m(["tags": .ss(["a", "b"]), "l": .l([.ns([Number(2)])])]),
+        ]
+        try await table.put(nested)
+        #expect(try await table.get("s", "3") == nested)
+    }
+
     @Test("A Limit below 1 is refused on Query and Scan, and a huge one is no crash")
     func limitBelowOne() async throws {
         let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })

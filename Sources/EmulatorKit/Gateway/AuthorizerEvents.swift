@@ -12,15 +12,22 @@ enum AuthorizerEvents {
         let account = context["accountId"]?.scalarText ?? "123456789012"
         let api = context["apiId"]?.scalarText ?? "local"
         let method = proxy.httpMethod ?? "GET"
+        let stage: String
+        let resource: String
         switch proxy.version {
         case .v1:
-            let stage = context["stage"]?.scalarText ?? "prod"
-            let resource = context["resourcePath"]?.string ?? proxy.event["resource"]?.string ?? proxy.path ?? "/"
-            return "arn:aws:execute-api:\(region):\(account):\(api)/\(stage)/\(method)\(resource)"
+            stage = context["stage"]?.scalarText ?? "prod"
+            resource = context["resourcePath"]?.string ?? proxy.event["resource"]?.string ?? proxy.path ?? "/"
         case .v2:
-            let stage = context["stage"]?.scalarText ?? "$default"
-            return "arn:aws:execute-api:\(region):\(account):\(api)/\(stage)/\(method)\(proxy.path ?? "/")"
+            stage = context["stage"]?.scalarText ?? "$default"
+            resource = proxy.path ?? "/"
         }
+        // Appended into one buffer of the right size: interpolation grew it two or three times.
+        let parts = [region, ":", account, ":", api, "/", stage, "/", method, resource]
+        var arn = "arn:aws:execute-api:"
+        arn.reserveCapacity(arn.utf8.count + parts.reduce(0) { $0 + $1.utf8.count })
+        for part in parts { arn += part }
+        return arn
     }
 
     /// REST API: a `TOKEN` event; HTTP API: a payload 2.0 `REQUEST` event.
@@ -51,12 +58,25 @@ enum AuthorizerEvents {
     /// The region from the API's domain name (`id.execute-api.REGION.amazonaws.com`), else us-east-1.
     static func region(of proxy: ProxyRequest) -> String {
         let host = proxy.requestContext?["domainName"]?.string ?? proxy.header("Host") ?? ""
-        // By bytes: a local host name has no `execute-api` label, and splitting its characters
-        // cost a microsecond a request.
-        let labels = host.utf8.split(separator: UInt8(ascii: "."))
-        if let index = labels.firstIndex(where: { $0.elementsEqual("execute-api".utf8) }), index + 1 < labels.count {
-            return String(Substring(labels[index + 1]))
+        return region(inHost: host) ?? "us-east-1"
+    }
+
+    /// The label after the first `execute-api` label of a host name (empty labels skipped), read
+    /// from its bytes without splitting them: a local host has no such label, and the split cost
+    /// as much as the rest of the ARN.
+    static func region(inHost host: String) -> String? {
+        let bytes = host.utf8
+        var afterExecuteAPI = false
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: ".")) ?? bytes.endIndex
+            if start < end {
+                let label = bytes[start..<end]
+                if afterExecuteAPI { return String(Substring(label)) }
+                afterExecuteAPI = label.elementsEqual("execute-api".utf8)
+            }
+            start = end < bytes.endIndex ? bytes.index(after: end) : end
         }
-        return "us-east-1"
+        return nil
     }
 }

@@ -116,7 +116,7 @@ public struct LocalAPIGateway: Sendable {
 
     private func requestIDHeaders(_ requestID: String) -> [(name: String, value: String)] {
         switch configuration.payload {
-        case .v1: [("x-amzn-RequestId", requestID), ("x-amz-apigw-id", String(requestID.prefix(16)))]
+        case .v1: [("x-amzn-RequestId", requestID), ("x-amz-apigw-id", RequestID.extended(requestID))]
         case .v2: [("Apigw-Requestid", requestID)]
         }
     }

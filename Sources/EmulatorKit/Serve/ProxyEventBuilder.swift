@@ -43,13 +43,7 @@ struct ProxyEventBuilder: Sendable {
         _ request: LocalHTTPRequest, resource: String, path: String, requestID: String, time: Date, epoch: Int,
         host: String, body: String?, isBase64: Bool
     ) -> JSONValue {
-        var headers = JSONObject()
-        var multiHeaders = JSONObject()
-        for (name, value) in request.headers {
-            let key = existingKey(name, in: multiHeaders)
-            headers[key] = .string(value)
-            multiHeaders[key] = .array((multiHeaders[key]?.array ?? []) + [.string(value)])
-        }
+        let (headers, multiHeaders) = Self.restHeaders(request.headers)
         let query = Self.queryParameters(request.query)
         var single = JSONObject()
         var multi = JSONObject()
@@ -64,7 +58,7 @@ struct ProxyEventBuilder: Sendable {
             ("resourceId", "local0"),
             ("resourcePath", .string(resource)),
             ("httpMethod", .string(request.method)),
-            ("extendedRequestId", .string(String(requestID.prefix(16)))),
+            ("extendedRequestId", .string(RequestID.extended(requestID))),
             ("requestTime", .string(APIGatewayTime.format(time))),
             ("path", .string(stage.isEmpty ? path : "/\(stage)\(path)")),
             ("accountId", .string(accountID)),
@@ -156,9 +150,30 @@ struct ProxyEventBuilder: Sendable {
         return event
     }
 
-    /// The key a header is already stored under (REST keeps the first spelling seen).
-    private func existingKey(_ name: String, in object: JSONObject) -> String {
-        object.pairs.first { $0.key.caseInsensitiveEquals(name) }?.key ?? name
+    /// A REST event's `headers` (each name's last value) and `multiValueHeaders` (all of its
+    /// values, in order), a name under the first spelling the request used.
+    static func restHeaders(_ fields: [(name: String, value: String)]) -> (JSONObject, JSONObject) {
+        var names: [String] = []
+        var values: [[JSONValue]] = []
+        names.reserveCapacity(fields.count)
+        values.reserveCapacity(fields.count)
+        for (name, value) in fields {
+            if let position = names.firstIndex(where: { $0.caseInsensitiveEquals(name) }) {
+                values[position].append(.string(value))
+            } else {
+                names.append(name)
+                values.append([.string(value)])
+            }
+        }
+        var single: [(key: String, value: JSONValue)] = []
+        var multi: [(key: String, value: JSONValue)] = []
+        single.reserveCapacity(names.count)
+        multi.reserveCapacity(names.count)
+        for (name, all) in zip(names, values) {
+            single.append((name, all[all.count - 1]))
+            multi.append((name, .array(all)))
+        }
+        return (JSONObject(uniqueKeysWithValues: single), JSONObject(uniqueKeysWithValues: multi))
     }
 
     /// The body as the event carries it: text when it is a text type and valid UTF-8, else base64.

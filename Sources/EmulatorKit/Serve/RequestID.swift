@@ -35,6 +35,13 @@ enum RequestID {
         }
     }
 
+    /// API Gateway's extended request id (`extendedRequestId`, `x-amz-apigw-id`): here the id's
+    /// first 16 characters, taken as bytes (an id is ASCII; counting characters cost more than
+    /// the rest of the header).
+    static func extended(_ id: String) -> String {
+        String(Substring(id.utf8.prefix(16)))
+    }
+
     /// Random words read from the system in blocks; the standard generator when the device
     /// cannot be read.
     struct RandomPool: ~Copyable {

@@ -85,10 +85,23 @@ struct QuestionsBody {
 extension String {
     /// The string without leading and trailing whitespace and newlines.
     func trimmingWhitespace() -> String {
+        // Most text starts and ends with an ASCII letter: nothing to trim, and no Unicode
+        // property lookups (a byte below 0x80 is a whole scalar).
+        if let first = utf8.first, let last = utf8.last, first < 0x80, last < 0x80,
+            !Self.isASCIIWhitespace(first), !Self.isASCIIWhitespace(last)
+        {
+            return self
+        }
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
             let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
         else { return "" }
         return String(scalars[first...last])
+    }
+
+    /// Tab, line feed, vertical tab, form feed, carriage return and space: the ASCII scalars
+    /// Unicode counts as whitespace.
+    private static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
+        (0x09...0x0D).contains(byte) || byte == 0x20
     }
 }

@@ -24,13 +24,19 @@ final class ExpressionCache: Sendable {
         return parsed
     }
 
-    /// An update expression, with its plan when the plan depends on the text alone.
-    struct ParsedUpdate: Sendable {
-        var parsed: Parsed<UpdateActions>
+    /// An update expression, with its plan when the plan depends on the text alone (a class, as
+    /// ``Parsed`` is: every request with the text shares it).
+    final class ParsedUpdate: Sendable {
+        let parsed: Parsed<UpdateActions>
         /// The plan, made once, of an expression without `#name` placeholders (those resolve
         /// through each request's names); `nil` when it has some, or when planning fails, so
         /// each request plans it and meets the error in its own order.
-        var plan: UpdatePlan?
+        let plan: UpdatePlan?
+
+        init(parsed: Parsed<UpdateActions>, plan: UpdatePlan?) {
+            self.parsed = parsed
+            self.plan = plan
+        }
     }
 
     /// An update expression, planned against the table's key attributes when it can be.

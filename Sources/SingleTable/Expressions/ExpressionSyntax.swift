@@ -91,10 +91,19 @@ struct KeyCondition: Hashable, Sendable {
 typealias Placeholders = (names: Set<String>, values: Set<String>)
 
 /// A parsed expression with the placeholders it uses.
-struct Parsed<Tree: Sendable>: Sendable {
-    var tree: Tree
-    var names: Set<String>
-    var values: Set<String>
+///
+/// A class: the expression cache hands the same parse to every request that sends the text, and a
+/// reference is one retain where a copy of the tree and both sets is three.
+final class Parsed<Tree: Sendable>: Sendable {
+    let tree: Tree
+    let names: Set<String>
+    let values: Set<String>
+
+    init(tree: Tree, names: Set<String>, values: Set<String>) {
+        self.tree = tree
+        self.names = names
+        self.values = values
+    }
 
     var placeholders: Placeholders { (names, values) }
 }

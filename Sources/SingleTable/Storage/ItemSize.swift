@@ -23,10 +23,22 @@ enum ItemSize {
 
     /// Checks the limit and the rules on values DynamoDB refuses (empty sets, duplicate set elements).
     static func validate(_ item: Item) throws(TableError) {
-        guard of(item) <= limit else {
+        // One pass: the usual item holds scalars only, which need their size and nothing else.
+        var size = 0
+        var hasContainers = false
+        for (name, value) in item {
+            size += name.utf8.count + of(value)
+            switch value {
+            case .s, .n, .b, .bool, .null: break
+            default: hasContainers = true
+            }
+        }
+        guard size <= limit else {
             throw TableError(.validation, "Item size has exceeded the maximum allowed size")
         }
-        for value in item.values { try validate(value) }
+        if hasContainers {
+            for value in item.values { try validate(value) }
+        }
     }
 
     private static func validate(_ value: AttributeValue) throws(TableError) {
