@@ -4,6 +4,9 @@ import PackageDescription
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    // An async function runs on its caller's executor unless it is marked @concurrent (SE-0461): a
+    // request under `serve` stays isolated to its event loop from the gateway to the table.
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
 ]
 
 let package = Package(

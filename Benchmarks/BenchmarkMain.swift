@@ -37,7 +37,9 @@ enum BenchmarkMain {
         }
     }
 
-    static func run(_ arguments: [String]) async throws {
+    /// Off the main actor that `main` runs on, as the code measured runs in a server: the package's
+    /// async functions run on their caller's executor.
+    @concurrent static func run(_ arguments: [String]) async throws {
         var scale = 1.0
         var events = 10_000
         var groups: Set<String> = ["handlers", "replay", "runtime", "serve"]

@@ -17,6 +17,13 @@ enum BootstrapMain {
     static let systemClock: @Sendable () -> Date = { Date() }
 
     static func main() async {
+        await serve()
+    }
+
+    /// The runtime, off the main actor that `main` runs on: the package's async functions run on
+    /// their caller's executor, and the main actor's would put every resumption through the main
+    /// queue.
+    @concurrent private static func serve() async {
         let environment = ProcessInfo.processInfo.environment
         guard let address = environment["AWS_LAMBDA_RUNTIME_API"], !address.isEmpty else {
             Console.error(

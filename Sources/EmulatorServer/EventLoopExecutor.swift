@@ -13,6 +13,11 @@ import Synchronization
 public enum EventLoopExecutor {
     private static let installed = Mutex<Bool?>(nil)
 
+    /// Whether ``install()`` made the event loops Swift's global executor.
+    public static var isInstalled: Bool {
+        installed.withLock { $0 ?? false }
+    }
+
     /// Makes NIO's shared event loops Swift's global executor, for the rest of the process.
     ///
     /// Call it from the main thread before any server starts. Later calls return the first one's

@@ -90,9 +90,11 @@ public final class LocalServer: Sendable {
         var services = [
             BoundService(
                 application: application(port: configuration.apiPort, gate: gate, role: .api, limit: 10 << 20) {
-                    [gateway, accessLog, configuration] request in
-                    let served = await gateway.respond(request)
-                    if configuration.accessLog { accessLog(served.accessLogLine(for: request)) }
+                    // No capture list: a closure with one is `@concurrent`, and would leave the
+                    // request's isolation (see `application`) for the generic executor.
+                    request in
+                    let served = await self.gateway.respond(request)
+                    if self.configuration.accessLog { self.accessLog(served.accessLogLine(for: request)) }
                     return served.response
                 } tooLarge: {
                     LocalAPIGateway.requestTooLarge()
@@ -101,8 +103,8 @@ public final class LocalServer: Sendable {
             BoundService(
                 application: application(
                     port: configuration.lambdaPort, gate: gate, role: .lambda, limit: LocalLambda.payloadLimit
-                ) { [lambda] request in
-                    await lambda.respond(request)
+                ) { request in
+                    await self.lambda.respond(request)
                 } tooLarge: {
                     LocalLambda.requestTooLarge()
                 },
@@ -194,10 +196,15 @@ public final class LocalServer: Sendable {
         respond: @escaping @Sendable (LocalHTTPRequest) async -> LocalHTTPResponse,
         tooLarge: @escaping @Sendable () -> LocalHTTPResponse
     ) -> Application<CallbackResponder<ServeRequestContext>> {
-        Application(
+        let onEventLoops = EventLoopExecutor.isInstalled
+        return Application(
             responder: CallbackResponder { request, context in
                 guard let local = await LocalHTTPRequest.read(request, context: context, limit: limit) else {
                     return tooLarge().hummingbird
+                }
+                // Where the event loops run the tasks, the request stays isolated to its own.
+                if onEventLoops, let isolation = EventLoopIsolation.of(context.eventLoop) {
+                    return await isolation.run { await respond(local) }.hummingbird
                 }
                 return await respond(local).hummingbird
             },

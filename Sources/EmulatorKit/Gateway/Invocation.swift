@@ -41,7 +41,10 @@ public struct Invocation: Sendable {
     /// no fixed `--now` is set).
     public static func direct(_ handler: any EventHandler, _ event: JSONValue, at time: Date?) async -> Invocation {
         guard let time else { return await run(handler, event) }
-        return await InvocationClock.$instant.withValue(time) { await run(handler, event) }
+        let caller = #isolation
+        return await InvocationClock.$instant.withValue(time) {
+            await isolated(to: caller) { await run(handler, event) }
+        }
     }
 
     /// Runs one function on one event.

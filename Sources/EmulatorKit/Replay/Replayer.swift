@@ -135,7 +135,10 @@ public struct Replayer: Sendable {
         chain.target = target
         chain.recordedTime = time
         guard stack.options.now == nil, let time else { return await chain.invoke(function, event: event) }
-        return await InvocationClock.$instant.withValue(time) { await chain.invoke(function, event: event) }
+        let caller = #isolation
+        return await InvocationClock.$instant.withValue(time) {
+            await isolated(to: caller) { await chain.invoke(function, event: event) }
+        }
     }
 
     /// Lambda's limit on a synchronous invocation's payload.

@@ -82,8 +82,9 @@ public struct LocalAPIGateway: Sendable {
         guard let route = matching.first(where: { $0.method == request.method }) else { return notFound() }
         record.function = route.function
         let event = builder.event(for: request, resource: route.resource, path: path, requestID: requestID, at: time)
+        let caller = #isolation
         let invocation = await InvocationClock.$instant.withValue(time) {
-            await chain.invoke(route.function, event: event)
+            await isolated(to: caller) { await chain.invoke(route.function, event: event) }
         }
         record.authorizer = invocation.authorizer.map { $0.cached ? .cached : .invoked } ?? .notCalled
         return ProxyResponseReader.response(for: invocation.outcome, version: configuration.payload)

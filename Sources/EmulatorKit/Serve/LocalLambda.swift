@@ -90,9 +90,12 @@ public struct LocalLambda: Sendable {
         let log = InvocationLog(requestID: requestID)
         let started = ContinuousClock.now
         log.append("START RequestId: \(requestID) Version: $LATEST")
+        let caller = #isolation
         let invocation = await InvocationLog.$current.withValue(log) {
-            if let target, let result = await target(function, event, nil) { return result }
-            return await Invocation.run(stack.handler(for: function), event)
+            await isolated(to: caller) {
+                if let target, let result = await target(function, event, nil) { return result }
+                return await Invocation.run(stack.handler(for: function), event)
+            }
         }
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
