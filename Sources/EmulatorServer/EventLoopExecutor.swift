@@ -2,14 +2,32 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Where a server process runs its Swift tasks.
 ///
 /// By default Swift runs tasks on its own thread pool while the servers' sockets live on NIO's
 /// event loops, so every request is handed from a loop's thread to a pool thread and back.
-/// Installed, the event loops run the tasks as well: a request stays on its connection's thread
-/// from first byte to last, and `serve`'s CPU per `POST /questions` fell from 136 to 106 µs
-/// (BENCHMARKS.md, "2026-11-24, early morning"). The price: a task that blocks its thread (a file
-/// written and flushed under `--state`) now also holds up the other connections of its loop.
+/// Installed, the event loops run the tasks as well: a job Swift gives its global executor runs
+/// on the loop of the thread that enqueued it (any loop of NIO's shared group, from another
+/// thread), as a job of the generic executor, as Swift's own pool runs it.
+///
+/// That last part is what sets this apart from NIO's
+/// `unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()`, which runs each
+/// job as its loop's serial executor: there, every hop to the generic executor (at the start of a
+/// nonisolated async function, after a call that may have changed executor) is another job queued
+/// on the loop, about forty a request in Hummingbird and NIO's own code. Here those hops are
+/// checks that pass, and a request's own work runs as one job on its loop's actor
+/// (``EventLoopIsolation``). `serve`'s CPU per `POST /questions` fell from 73 to 68 µs, and the
+/// bare Hummingbird route's on the loops from 40–45 to 35 µs (BENCHMARKS.md, "2026-11-24,
+/// afternoon").
+///
+/// The price of running tasks on the loops: a task that blocks its thread (a file written and
+/// flushed under `--state`) also holds up the other connections of its loop.
 public enum EventLoopExecutor {
     private static let installed = Mutex<Bool?>(nil)
 
@@ -20,16 +38,55 @@ public enum EventLoopExecutor {
 
     /// Makes NIO's shared event loops Swift's global executor, for the rest of the process.
     ///
-    /// Call it from the main thread before any server starts. Later calls return the first one's
-    /// result without trying again.
-    /// - Returns: whether the event loops now run the tasks (NIO declines on some platforms).
+    /// Call it from the main thread before any task is started. Later calls return the first
+    /// one's result without trying again.
+    /// - Returns: whether the event loops now run the tasks: `false` when the runtime has no
+    ///   global-enqueue hook, or another one is installed already.
     @discardableResult
     public static func install() -> Bool {
         installed.withLock { installed in
             if let installed { return installed }
-            let done = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+            // NIO's own installer where ours cannot go in (an executor reference of another
+            // layout): every hop is a queued job there, but the tasks still run on the loops.
+            let done =
+                GlobalEnqueueHook.install()
+                || NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
             installed = done
             return done
         }
+    }
+}
+
+/// The Swift runtime's hook for jobs given to the global executor (`swift_task_enqueueGlobal_hook`,
+/// the one NIO's installer uses too), pointed at the event loops.
+private enum GlobalEnqueueHook {
+    /// The runtime's own enqueue, which the hook is handed and does not call.
+    typealias Original = @convention(thin) (UnownedJob) -> Void
+    /// The hook's type: the runtime calls it with Swift's calling convention.
+    typealias Hook = @convention(thin) (UnownedJob, Original) -> Void
+
+    /// Whether an executor reference is the two words the runtime's generic executor is made of.
+    static let hasTwoWordExecutors = MemoryLayout<UnownedSerialExecutor>.size == 2 * MemoryLayout<Int>.size
+
+    /// Swift's generic executor as the runtime represents it, `SerialExecutorRef::generic()`: no
+    /// identity and no implementation, two null words. Read only once ``hasTwoWordExecutors`` has
+    /// held, and never wrapped in an `Optional`: a null identity is how `Optional` spells `nil`.
+    static let generic = unsafeBitCast((0, 0) as (Int, Int), to: UnownedSerialExecutor.self)
+
+    /// Runs the job on the current thread's loop, or on any loop of the group from another thread.
+    static let hook: Hook = { job, _ in
+        let generic = generic
+        MultiThreadedEventLoopGroup.singleton.any().execute { job.runSynchronously(on: generic) }
+    }
+
+    /// Installs the hook where the runtime has one and no other is installed.
+    static func install() -> Bool {
+        guard hasTwoWordExecutors, let symbol = dlsym(dlopen(nil, RTLD_NOW), "swift_task_enqueueGlobal_hook") else {
+            return false
+        }
+        let slot = symbol.assumingMemoryBound(to: UnsafeRawPointer?.self)
+        guard slot.pointee == nil else { return false }
+        slot.pointee = unsafeBitCast(hook, to: UnsafeRawPointer.self)
+        return true
     }
 }
