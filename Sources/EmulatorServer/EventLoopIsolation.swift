@@ -8,9 +8,9 @@ import NIOPosix
 /// the gateway to the table and back) isolated to the actor of its connection's loop, and the
 /// package's `nonisolated(nonsending)` functions below stay there. That work then runs as one job
 /// on the loop instead of inline in Hummingbird's task, and the requests that arrived in one turn
-/// of the loop run theirs one after another. Inline, the same work cost 46 µs of CPU a request
-/// under load against 28 µs this way (the code of one request's work staying in the caches for
-/// the next is the likely reason); BENCHMARKS.md, "2026-11-24, afternoon".
+/// of the loop run theirs one after another. Run inline, the same code cost 46 µs of CPU a request
+/// under load, against 28 µs when it ran as queued jobs (the code one request's work used still
+/// being in the caches for the next is the likely reason); BENCHMARKS.md, "2026-11-24, afternoon".
 actor EventLoopIsolation {
     /// The loop.
     nonisolated let loop: any EventLoop

@@ -75,12 +75,9 @@ public enum ChildProcess {
         }
     }
 
-    /// Runs `executable` and kills it with SIGKILL once it has printed `lines` lines on standard
-    /// output (or lets it end, if it ends first).
-    /// - Returns: the lines it printed, and its status (minus the signal when one ended it).
-    public static func killAfter(
-        lines: Int, _ executable: URL, _ arguments: [String], directory: URL = repositoryRoot
-    ) async throws -> (lines: [String], status: Int32) {
+    /// Starts `executable` in `directory` with its standard output on a pipe (returned) and its
+    /// standard error discarded.
+    static func started(_ executable: URL, _ arguments: [String], directory: URL) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -89,6 +86,16 @@ public enum ChildProcess {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
+        return (process, output)
+    }
+
+    /// Runs `executable` and kills it with SIGKILL once it has printed `lines` lines on standard
+    /// output (or lets it end, if it ends first).
+    /// - Returns: the lines it printed, and its status (minus the signal when one ended it).
+    public static func killAfter(
+        lines: Int, _ executable: URL, _ arguments: [String], directory: URL = repositoryRoot
+    ) async throws -> (lines: [String], status: Int32) {
+        let (process, output) = try started(executable, arguments, directory: directory)
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var splitter = LineSplitter()
@@ -130,14 +137,8 @@ public final class RunningChild: Sendable {
 
     /// Starts `executable`; its standard error is discarded.
     public init(_ executable: URL, _ arguments: [String], directory: URL = ChildProcess.repositoryRoot) throws {
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let pipe: Pipe
+        (process, pipe) = try ChildProcess.started(executable, arguments, directory: directory)
         let reader = pipe.fileHandleForReading
         DispatchQueue.global().async { [output] in
             var splitter = LineSplitter()
