@@ -3,6 +3,7 @@ import EmulatorKit
 import EmulatorServer
 import Foundation
 import InkraHandlers
+import Logging
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -94,6 +95,18 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let options = try common.emulatorOptions()
         LogSetup.bootstrapCapturing(level: common.logLevel, now: options.clock)
+        switch EventLoopExecutor.placement {
+        case .eventLoops:
+            break
+        case .eventLoopsQueuingHops:
+            Logger(label: "inkra.serve").warning(
+                "Swift tasks run on the event loops through NIO's installer, every hop a queued job: requests cost more CPU"
+            )
+        case .swiftPool:
+            Logger(label: "inkra.serve").warning(
+                "Swift tasks run on Swift's own pool, not on the event loops (another global-executor hook is installed): requests cost more CPU"
+            )
+        }
         let stack = try EmulatorStack(options: options)
         var configuration = ServeConfiguration()
         configuration.host = host

@@ -29,11 +29,27 @@ import Synchronization
 /// The price of running tasks on the loops: a task that blocks its thread (a file written and
 /// flushed under `--state`) also holds up the other connections of its loop.
 public enum EventLoopExecutor {
-    private static let installed = Mutex<Bool?>(nil)
+    /// Where the process's Swift tasks run.
+    public enum Placement: Sendable, Equatable {
+        /// On Swift's own thread pool: ``install()`` was not called, or could not take over.
+        case swiftPool
+        /// On the event loops, each job as a job of the generic executor (this type's hook).
+        case eventLoops
+        /// On the event loops through NIO's installer, where every hop to the generic executor
+        /// is a job queued on the loop (where this type's hook could not be set).
+        case eventLoopsQueuingHops
+    }
 
-    /// Whether ``install()`` made the event loops Swift's global executor.
+    private static let installed = Mutex<Placement?>(nil)
+
+    /// Where ``install()`` put the tasks.
+    public static var placement: Placement {
+        installed.withLock { $0 ?? .swiftPool }
+    }
+
+    /// Whether ``install()`` made the event loops Swift's global executor, one way or the other.
     public static var isInstalled: Bool {
-        installed.withLock { $0 ?? false }
+        placement != .swiftPool
     }
 
     /// Makes NIO's shared event loops Swift's global executor, for the rest of the process.
@@ -45,14 +61,19 @@ public enum EventLoopExecutor {
     @discardableResult
     public static func install() -> Bool {
         installed.withLock { installed in
-            if let installed { return installed }
+            if let installed { return installed != .swiftPool }
             // NIO's own installer where ours cannot go in (an executor reference of another
             // layout): every hop is a queued job there, but the tasks still run on the loops.
-            let done =
-                GlobalEnqueueHook.install()
-                || NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-            installed = done
-            return done
+            let placement: Placement =
+                if GlobalEnqueueHook.install() {
+                    .eventLoops
+                } else if NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() {
+                    .eventLoopsQueuingHops
+                } else {
+                    .swiftPool
+                }
+            installed = placement
+            return placement != .swiftPool
         }
     }
 }

@@ -75,16 +75,18 @@ public enum ChildProcess {
         }
     }
 
-    /// Starts `executable` in `directory` with its standard output on a pipe (returned) and its
-    /// standard error discarded.
-    static func started(_ executable: URL, _ arguments: [String], directory: URL) throws -> (Process, Pipe) {
+    /// Starts `executable` in `directory` with its standard output on a pipe (returned), and its
+    /// standard error on the same pipe or discarded.
+    static func started(
+        _ executable: URL, _ arguments: [String], directory: URL, includingStandardError: Bool = false
+    ) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = includingStandardError ? output : FileHandle.nullDevice
         try process.run()
         return (process, output)
     }
@@ -135,10 +137,14 @@ public final class RunningChild: Sendable {
         var waiters: [(needle: String, continuation: CheckedContinuation<String?, Never>)] = []
     }
 
-    /// Starts `executable`; its standard error is discarded.
-    public init(_ executable: URL, _ arguments: [String], directory: URL = ChildProcess.repositoryRoot) throws {
+    /// Starts `executable`; its standard error is discarded, or collected with its standard output.
+    public init(
+        _ executable: URL, _ arguments: [String], directory: URL = ChildProcess.repositoryRoot,
+        includingStandardError: Bool = false
+    ) throws {
         let pipe: Pipe
-        (process, pipe) = try ChildProcess.started(executable, arguments, directory: directory)
+        (process, pipe) = try ChildProcess.started(
+            executable, arguments, directory: directory, includingStandardError: includingStandardError)
         let reader = pipe.fileHandleForReading
         DispatchQueue.global().async { [output] in
             var splitter = LineSplitter()
