@@ -24,6 +24,7 @@ extension LocalHTTPResponse {
     /// The Hummingbird response.
     var hummingbird: Response {
         var fields = HTTPFields()
+        fields.reserveCapacity(headers.count)
         for (name, value) in headers {
             guard let field = HTTPField.Name(name) else { continue }
             fields.append(HTTPField(name: field, value: value))

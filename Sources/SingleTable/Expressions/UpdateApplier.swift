@@ -1,10 +1,23 @@
 /// An update expression's actions with their paths resolved and checked: everything about the
 /// update that does not depend on the item, worked out before the table is locked.
-struct UpdatePlan {
-    var set: [([ResolvedStep], Operand)] = []
-    var remove: [[ResolvedStep]] = []
-    var add: [([ResolvedStep], Operand)] = []
-    var delete: [([ResolvedStep], Operand)] = []
+///
+/// A class: the expression cache's plan is shared by every write of its text, and a write holds it
+/// with one retain where a copy of the struct was four.
+final class UpdatePlan: Sendable {
+    let set: [([ResolvedStep], Operand)]
+    let remove: [[ResolvedStep]]
+    let add: [([ResolvedStep], Operand)]
+    let delete: [([ResolvedStep], Operand)]
+
+    init(
+        set: [([ResolvedStep], Operand)], remove: [[ResolvedStep]], add: [([ResolvedStep], Operand)],
+        delete: [([ResolvedStep], Operand)]
+    ) {
+        self.set = set
+        self.remove = remove
+        self.add = add
+        self.delete = delete
+    }
 }
 
 /// Applies an update expression's actions to an item.
@@ -33,12 +46,15 @@ enum UpdateApplier {
             paths.append(steps)
             return steps
         }
-        var plan = UpdatePlan()
-        for (path, value) in actions.set { plan.set.append((try resolve(path), value)) }
-        for path in actions.remove { plan.remove.append(try resolve(path)) }
-        for (path, value) in actions.add { plan.add.append((try resolve(path), value)) }
-        for (path, value) in actions.delete { plan.delete.append((try resolve(path), value)) }
-        return plan
+        var set: [([ResolvedStep], Operand)] = []
+        var remove: [[ResolvedStep]] = []
+        var add: [([ResolvedStep], Operand)] = []
+        var delete: [([ResolvedStep], Operand)] = []
+        for (path, value) in actions.set { set.append((try resolve(path), value)) }
+        for path in actions.remove { remove.append(try resolve(path)) }
+        for (path, value) in actions.add { add.append((try resolve(path), value)) }
+        for (path, value) in actions.delete { delete.append((try resolve(path), value)) }
+        return UpdatePlan(set: set, remove: remove, add: add, delete: delete)
     }
 
     /// Applies a planned update; every operand reads the item as it was before the update.
