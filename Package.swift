@@ -200,7 +200,8 @@ let package = Package(
             path: "Tests/InkraTestSupport",
             swiftSettings: strictSettings),
         .testTarget(
-            name: "SingleTableTests", dependencies: ["SingleTable", "DynamoDBTable", "InkraTestSupport", "EmulatorKit"],
+            name: "SingleTableTests",
+            dependencies: ["SingleTable", "DynamoDBTable", "InkraTestSupport", "EmulatorKit"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "DynamoDBTableTests",
