@@ -12,7 +12,7 @@ import OutboundHTTP
 enum HTTPSFetch {
     @Sendable static func get(_ url: URL) async throws -> Data {
         let response = try await OutboundHTTPClient.shared.execute(
-            OutboundRequest(url: url), timeout: .seconds(5), maximumResponseBytes: 1024 * 1024)
+            OutboundRequest(url: url), timeout: .seconds(3), maximumResponseBytes: 1024 * 1024)
         guard response.status == 200 else {
             throw ConfigurationError("JWKS", "\(url.absoluteString) answered HTTP \(response.status)")
         }

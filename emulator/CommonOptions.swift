@@ -20,8 +20,8 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .customLong("client-id"), help: "An accepted app client id (repeatable).")
     var clientIDs: [String] = []
 
-    @Option(name: .customLong("token-use"), help: "Accepted tokens: access, id or any.")
-    var tokenUse: String = "access"
+    @Option(name: .customLong("token-use"), help: "Accepted tokens: id (as template.yaml deploys), access or any.")
+    var tokenUse: String = EmulatorOptions.defaultTokenUse.rawValue
 
     @Option(name: .customLong("clock-skew"), help: "Seconds of tolerance on exp, nbf and iat.")
     var clockSkew: Double = 0
@@ -50,7 +50,7 @@ struct CommonOptions: ParsableArguments {
 
     func validate() throws {
         guard TokenUse(rawValue: tokenUse) != nil else {
-            throw ValidationError("--token-use must be access, id or any, not \"\(tokenUse)\"")
+            throw ValidationError("--token-use must be id, access or any, not \"\(tokenUse)\"")
         }
         if let now, ISO8601.parse(now) == nil {
             throw ValidationError("--now must be an ISO-8601 instant such as 2026-03-10T10:00:00Z, not \"\(now)\"")
@@ -76,7 +76,7 @@ struct CommonOptions: ParsableArguments {
         options.userPoolID = userPoolID
         options.region = region
         options.clientIDs = clientIDs
-        options.tokenUse = TokenUse(rawValue: tokenUse) ?? .access
+        options.tokenUse = TokenUse(rawValue: tokenUse) ?? EmulatorOptions.defaultTokenUse
         options.clockSkew = clockSkew
         options.stateFile = state.map { URL(fileURLWithPath: $0) }
         options.tableName = table

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EmulatorKit
 import Foundation
+import InkraAuth
 
 struct TokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,20 +22,20 @@ struct TokenClaimOptions: ParsableArguments {
     @Option(help: "The user id (sub).")
     var sub: String
 
-    @Option(help: "The user's email.")
+    @Option(help: "The user's email (id tokens only; default: <sub>@example.com).")
     var email: String?
 
-    @Option(help: "custom:subscription_tier (free or premium).")
+    @Option(help: "free or premium: custom:subscription_tier (id token), or the premium_tier/free_tier group (access).")
     var tier: String?
 
     @Option(help: "Cognito groups, comma-separated (e.g. premium_tier or blocked).")
     var groups: String?
 
-    @Option(help: "custom:monthly_quota.")
+    @Option(help: "custom:monthly_quota (id tokens only: access tokens carry no custom attributes).")
     var quota: Int?
 
-    @Option(name: .customLong("token-use"), help: "access or id.")
-    var tokenUse: String = "access"
+    @Option(name: .customLong("token-use"), help: "id (as template.yaml deploys) or access.")
+    var tokenUse: String = EmulatorOptions.defaultTokenUse.rawValue
 
     @Option(name: .customLong("expires-in"), help: "Seconds until the token expires.")
     var expiresIn: Int = 3600
@@ -49,11 +50,12 @@ struct TokenClaimOptions: ParsableArguments {
     var now: String?
 
     func validate() throws {
-        guard ["access", "id"].contains(tokenUse) else {
-            throw ValidationError("--token-use must be access or id, not \"\(tokenUse)\"")
-        }
         guard !sub.isEmpty else { throw ValidationError("--sub must not be empty") }
-        if let quota, quota <= 0 { throw ValidationError("--quota must be a positive integer") }
+        do {
+            try developmentClaims.check()
+        } catch {
+            throw ValidationError(error.message)
+        }
         if let now, ISO8601.parse(now) == nil {
             throw ValidationError("--now must be an ISO-8601 instant such as 2026-03-10T10:00:00Z")
         }
@@ -65,21 +67,22 @@ struct TokenClaimOptions: ParsableArguments {
         return date
     }
 
-    func mint(with key: DevelopmentKey, at instant: Date) throws -> String {
-        try DevelopmentTokens.mint(
-            with: key,
-            claims: DevelopmentTokens.Claims(
-                sub: sub,
-                email: email,
-                tier: tier,
-                groups: groups.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } },
-                quota: quota,
-                tokenUse: tokenUse,
-                clientID: clientID,
-                issuer: issuer,
-                expiresIn: TimeInterval(expiresIn)
-            ),
-            at: instant
+    /// The claims the flags describe.
+    var developmentClaims: DevelopmentTokens.Claims {
+        DevelopmentTokens.Claims(
+            sub: sub,
+            email: email,
+            tier: tier,
+            groups: groups.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } },
+            quota: quota,
+            tokenUse: tokenUse,
+            clientID: clientID,
+            issuer: issuer,
+            expiresIn: TimeInterval(expiresIn)
         )
+    }
+
+    func mint(with key: DevelopmentKey, at instant: Date) throws -> String {
+        try DevelopmentTokens.mint(with: key, claims: developmentClaims, at: instant)
     }
 }

@@ -33,23 +33,26 @@ def b64url(data: bytes) -> str:
 
 
 def token(sub, at, email=None, tier=None, groups=None, quota=None, lifetime=3600, issuer=ISSUER):
+    """An ID token, the one template.yaml's authorizer accepts (INKRA_TOKEN_USE: id), with exactly the
+    claims Cognito puts in one ("Understanding the identity (ID) token", Cognito developer guide):
+    every user of the pool has an email (<sub>@example.com unless given); custom attributes and
+    cognito:groups only when the user has them."""
     issued = int(at.timestamp())
     claims = {
         "sub": sub,
         "iss": issuer,
-        "client_id": CLIENT,
+        "aud": CLIENT,
         "origin_jti": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{sub}/{issued}")),
         "event_id": str(uuid.uuid5(uuid.NAMESPACE_DNS, f"{sub}/{issued}")),
-        "token_use": "access",
-        "scope": "aws.cognito.signin.user.admin",
+        "token_use": "id",
         "auth_time": issued,
         "iat": issued,
         "exp": issued + lifetime,
         "jti": str(uuid.uuid5(uuid.NAMESPACE_OID, f"{sub}/{issued}")),
-        "username": sub,
+        "cognito:username": sub,
+        "email": email or f"{sub}@example.com",
+        "email_verified": True,
     }
-    if email:
-        claims["email"] = email
     if tier:
         claims["custom:subscription_tier"] = tier
     if groups:

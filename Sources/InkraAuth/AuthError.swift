@@ -1,5 +1,10 @@
-/// Why a token was refused. Callers answer every one of them with the same `Unauthorized`; the
-/// reason is for logs only.
+/// Why a token was not accepted. Two kinds, which callers must answer differently:
+///
+/// - the token is bad (every code but ``Code/keysUnavailable``): the caller answers `Unauthorized`
+///   whatever the reason, which is for logs only;
+/// - the token could not be checked (``Code/keysUnavailable``: the key source did not answer): the
+///   token may be good, so the caller fails rather than refuses, and the client retries instead of
+///   signing its user out.
 public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable reason code.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -13,8 +18,12 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let oversized = Code(rawValue: "oversized")
         /// `alg` is not RS256/RS384/RS512/ES256, or differs from the key's.
         public static let unsupportedAlgorithm = Code(rawValue: "unsupportedAlgorithm")
-        /// No key with the token's `kid`.
+        /// No key with the token's `kid`, in keys the source has (for a remote source: in a JWKS
+        /// fetched afresh for this `kid`, or within the refetch penalty after one).
         public static let unknownKey = Code(rawValue: "unknownKey")
+        /// The key with the token's `kid` cannot verify anything (an RSA modulus under 2048 bits, a
+        /// point not on P-256): the source answered, with a key no token can be checked against.
+        public static let unusableKey = Code(rawValue: "unusableKey")
         /// The signature does not verify.
         public static let badSignature = Code(rawValue: "badSignature")
         /// `iss` is not the configured pool.
@@ -33,7 +42,8 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let issuedInFuture = Code(rawValue: "issuedInFuture")
         /// `sub` is missing or empty.
         public static let missingSubject = Code(rawValue: "missingSubject")
-        /// The keys could not be fetched.
+        /// The key source could not answer (the JWKS unreachable, too slow, answering an HTTP error,
+        /// or not a JWKS): the token was not checked, so it is not known to be bad.
         public static let keysUnavailable = Code(rawValue: "keysUnavailable")
     }
 
@@ -47,6 +57,10 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
+
+    /// Whether the token could not be checked because the key source did not answer, rather than
+    /// being bad: a failure to report, never a refusal.
+    public var isKeySourceFailure: Bool { code == .keysUnavailable }
 
     /// "`<code>`: `<message>`".
     public var description: String { "\(code.rawValue): \(message)" }

@@ -4,7 +4,8 @@
     import Foundation
 #endif
 
-/// Which tokens the authorizer accepts.
+/// Which tokens the authorizer accepts. template.yaml deploys `id` (`INKRA_TOKEN_USE`): the app sends
+/// its ID token, the one that carries `custom:subscription_tier` and `custom:monthly_quota`.
 public enum TokenUse: String, Sendable, Hashable, CaseIterable {
     /// Access tokens (`token_use: access`, checked against `client_id`).
     case access
@@ -20,7 +21,7 @@ public struct CognitoConfiguration: Sendable, Hashable {
     public var issuer: String
     /// Accepted app client ids; empty skips the client check.
     public var clientIds: [String]
-    /// Accepted token use.
+    /// Accepted token use; ``TokenUse/id`` unless another is given, as template.yaml deploys.
     public var tokenUse: TokenUse
     /// Seconds of tolerance on `exp`, `nbf` and `iat`.
     public var clockTolerance: TimeInterval
@@ -32,7 +33,7 @@ public struct CognitoConfiguration: Sendable, Hashable {
         region: String,
         userPoolId: String,
         clientIds: [String] = [],
-        tokenUse: TokenUse = .access,
+        tokenUse: TokenUse = .id,
         clockTolerance: TimeInterval = 0,
         blockedGroup: String = "blocked"
     ) {
@@ -49,7 +50,7 @@ public struct CognitoConfiguration: Sendable, Hashable {
     public init(
         issuer: String,
         clientIds: [String] = [],
-        tokenUse: TokenUse = .access,
+        tokenUse: TokenUse = .id,
         clockTolerance: TimeInterval = 0,
         blockedGroup: String = "blocked"
     ) {

@@ -75,7 +75,7 @@ struct KeySourceTests {
         #expect(endpoint.count == 2)
     }
 
-    @Test("A failed fetch refuses the token as keysUnavailable")
+    @Test("A failed fetch leaves the token unchecked (keysUnavailable, a key-source failure), naming the URL")
     func fetchFailure() async throws {
         let endpoint = StubEndpoint(testSigner.jwks)
         endpoint.failing = true
@@ -83,7 +83,11 @@ struct KeySourceTests {
             url: URL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { now })
         await #expect {
             try await verifier(keys: source).verify(try testSigner.sign(payload: validClaims()))
-        } throws: { ($0 as? AuthError)?.code == .keysUnavailable }
+        } throws: {
+            let error = $0 as? AuthError
+            return error?.code == .keysUnavailable && error?.isKeySourceFailure == true
+                && error?.message.contains("https://example.com/jwks.json") == true
+        }
     }
 
     @Test("A JWKS file that is missing or not a JWKS is named in the error")
@@ -150,7 +154,7 @@ struct KeySourceTests {
         }
     }
 
-    @Test("An RSA JWK under 2048 bits is refused, and a token naming it is unauthorized")
+    @Test("An RSA JWK under 2048 bits is refused, and a token naming it is bad (unusableKey), not unchecked")
     func shortRSAKey() async throws {
         let key = try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024))
         let primitives = try key.publicKey.getKeyPrimitives()
@@ -164,7 +168,8 @@ struct KeySourceTests {
         let signature = try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5)
         let token = "\(input).\(b64url(signature.rawRepresentation))"
         await #expect { try await verifier(keys: keys).verify(token) } throws: {
-            ($0 as? AuthError)?.code == .keysUnavailable && "\($0)".contains("2048")
+            ($0 as? AuthError)?.code == .unusableKey && ($0 as? AuthError)?.isKeySourceFailure == false
+                && "\($0)".contains("2048")
         }
     }
 }
@@ -179,6 +184,12 @@ struct TierTests {
             (nil, nil, ["premium_tier"], .premium), (nil, nil, ["free_tier"], .free),
             ("gold", nil, ["premium_tier"], .free),
             ("PREMIUM", nil, [], .premium), (nil, nil, [], .free),
+            // The plan's groups, which access tokens carry too: premium_tier beats free_tier.
+            (nil, nil, ["free_tier"], .free), (nil, nil, ["free_tier", "premium_tier"], .premium),
+            (nil, nil, ["premium_tier", "free_tier"], .premium), (nil, nil, ["blocked", "premium_tier"], .premium),
+            (nil, nil, ["Premium_Tier"], .free),
+            // The attribute, when present, decides over the groups.
+            ("premium", nil, ["free_tier"], .premium), ("free", nil, ["premium_tier", "free_tier"], .free),
         ] as [(String?, String?, [String], Tier)]
     )
     func resolution(subscription: String?, tier: String?, groups: [String], expected: Tier) {
@@ -192,6 +203,18 @@ struct TierTests {
     )
     func quota(value: JSONValue, expected: Int?) {
         #expect(CognitoClaims.positiveInteger(value) == expected)
+    }
+
+    @Test("An access token, which carries no custom attributes, gets its tier from cognito:groups")
+    func accessTokenGroups() async throws {
+        for (groups, tier) in [(["premium_tier"], Tier.premium), (["free_tier"], .free), ([], .free)] {
+            let token = try testSigner.sign(
+                payload: validClaims {
+                    $0["email"] = nil
+                    if !groups.isEmpty { $0["cognito:groups"] = .array(groups.map(JSONValue.string)) }
+                })
+            #expect(try await verifier(tokenUse: .access).verify(token).tier == tier, "\(groups)")
+        }
     }
 
     @Test("Claims carry tier, groups and quota from the token")

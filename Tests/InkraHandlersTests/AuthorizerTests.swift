@@ -5,8 +5,8 @@ import InkraJSON
 import InkraUsage
 import Testing
 
-/// One signing key for the whole suite: RSA key generation is slow in debug builds.
-private let signer: TokenSigner = {
+/// One signing key for the module's authorizer suites: RSA key generation is slow in debug builds.
+let authorizerSigner: TokenSigner = {
     do { return try TokenSigner.generate(kid: "test-key") } catch { fatalError("\(error)") }
 }()
 
@@ -15,20 +15,28 @@ struct AuthorizerTests {
     static let issuer = "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_TestPool"
     static let now = instant("2026-03-10T10:00:00Z")
 
+    /// An authorizer configured as template.yaml deploys it: ID tokens (the configuration's default).
     let authorizer: Authorizer
 
     init() throws {
-        let verifier = TokenVerifier(
-            configuration: CognitoConfiguration(issuer: Self.issuer, clientIds: ["app-client"]),
-            keys: try JWKSKeySource(jwks: signer.jwks),
-            now: { Self.now }
-        )
-        authorizer = Authorizer(verifier: verifier)
+        authorizer = try Self.authorizer()
     }
 
+    static func authorizer(tokenUse: TokenUse? = nil) throws -> Authorizer {
+        let configuration =
+            tokenUse.map { CognitoConfiguration(issuer: issuer, clientIds: ["app-client"], tokenUse: $0) }
+            ?? CognitoConfiguration(issuer: issuer, clientIds: ["app-client"])
+        let verifier = TokenVerifier(
+            configuration: configuration, keys: try JWKSKeySource(jwks: authorizerSigner.jwks), now: { now })
+        return Authorizer(verifier: verifier)
+    }
+
+    /// A token with Cognito's claims: an ID token (email, custom attributes) unless `use` is access
+    /// (no email, no custom attributes; groups only).
     static func token(
         sub: String = "user-1",
-        groups: [String]? = nil,
+        use: TokenUse = .id,
+        groups: [String] = [],
         tier: String? = nil,
         quota: String? = nil,
         issuer: String = issuer,
@@ -36,17 +44,19 @@ struct AuthorizerTests {
     ) throws -> String {
         var claims = DevelopmentClaims(
             sub: sub,
-            tokenUse: "access",
+            tokenUse: use.rawValue,
             clientId: "app-client",
             issuer: issuer,
             issuedAt: now.addingTimeInterval(-60),
             expiresAt: now.addingTimeInterval(expires)
         )
-        claims.email = "\(sub)@example.com"
+        if use == .id {
+            claims.email = "\(sub)@example.com"
+            claims.subscriptionTier = tier
+            claims.monthlyQuota = quota
+        }
         claims.groups = groups
-        claims.subscriptionTier = tier
-        claims.monthlyQuota = quota
-        return try signer.sign(claims)
+        return try authorizerSigner.sign(claims)
     }
 
     static func tokenEvent(_ token: String) -> JSONValue {
@@ -81,6 +91,44 @@ struct AuthorizerTests {
         #expect(premium["context"]?["quota"] == 999_999)
         let quota = try await authorizer.handle(Self.tokenEvent(try Self.token(quota: "12")))
         #expect(quota["context"]?["quota"] == 12)
+    }
+
+    @Test("By default, as template.yaml deploys it, ID tokens are accepted and access tokens refused")
+    func defaultTokenUse() async throws {
+        let id = try await authorizer.handle(Self.tokenEvent(try Self.token()))
+        #expect(id["policyDocument"]?["Statement"]?.array?.first?["Effect"] == "Allow")
+        await #expect(throws: FunctionError.unauthorized) {
+            try await authorizer.handle(Self.tokenEvent(try Self.token(use: .access)))
+        }
+        let accessOnly = try Self.authorizer(tokenUse: .access)
+        await #expect(throws: FunctionError.unauthorized) {
+            try await accessOnly.handle(Self.tokenEvent(try Self.token()))
+        }
+    }
+
+    @Test(
+        "Access tokens, which carry no custom attributes, get their tier from the plan's groups",
+        arguments: [
+            ([], "free", 5), (["free_tier"], "free", 5), (["premium_tier"], "premium", 999_999),
+            (["free_tier", "premium_tier"], "premium", 999_999),
+        ] as [([String], JSONValue, JSONValue)])
+    func accessTokenTier(groups: [String], tier: JSONValue, quota: JSONValue) async throws {
+        let authorizer = try Self.authorizer(tokenUse: .access)
+        let result = try await authorizer.handle(Self.tokenEvent(try Self.token(use: .access, groups: groups)))
+        #expect(result["policyDocument"]?["Statement"]?.array?.first?["Effect"] == "Allow")
+        #expect(result["context"] == ["userId": "user-1", "tier": tier, "quota": quota])
+    }
+
+    @Test(
+        "custom:subscription_tier decides when present; otherwise premium_tier beats free_tier",
+        arguments: [
+            ("free", ["premium_tier"], "free"), ("premium", ["free_tier"], "premium"),
+            (nil, ["free_tier", "premium_tier"], "premium"), (nil, ["free_tier"], "free"),
+            ("gold", ["premium_tier"], "free"),
+        ] as [(String?, [String], JSONValue)])
+    func tierPrecedence(attribute: String?, groups: [String], tier: JSONValue) async throws {
+        let result = try await authorizer.handle(Self.tokenEvent(try Self.token(groups: groups, tier: attribute)))
+        #expect(result["context"]?["tier"] == tier)
     }
 
     @Test("A REQUEST authorizer event reads the Authorization header, whatever its case")
@@ -176,7 +224,7 @@ struct AuthorizerTests {
         let expired = try Self.token(expires: -1)
         let foreign = try Self.token(issuer: "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Other")
         let parts = try Self.token().split(separator: ".")
-        let forgedPayload = Data(#"{"sub":"admin","token_use":"access"}"#.utf8).base64EncodedString()
+        let forgedPayload = Data(#"{"sub":"admin","token_use":"id"}"#.utf8).base64EncodedString()
             .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
         let tampered = "\(parts[0]).\(forgedPayload).\(parts[2])"

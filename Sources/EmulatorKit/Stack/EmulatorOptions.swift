@@ -13,8 +13,8 @@ public struct EmulatorOptions: Sendable {
     public var region: String?
     /// Accepted client ids; default: the development client.
     public var clientIDs: [String] = []
-    /// Which tokens are accepted.
-    public var tokenUse: TokenUse = .access
+    /// Which tokens are accepted; ``defaultTokenUse`` unless another is named.
+    public var tokenUse: TokenUse = Self.defaultTokenUse
     /// Seconds of tolerance on `exp`, `nbf`, `iat`.
     public var clockSkew: TimeInterval = 0
     /// Where the in-memory table is kept between runs.
@@ -33,6 +33,11 @@ public struct EmulatorOptions: Sendable {
     public var dynamoDBEndpoint: URL?
     /// The development key (emulator/dev-keys), trusted unless another JWKS or pool is named.
     public var developmentKey: DevelopmentKey?
+
+    /// The token use template.yaml deploys (its Globals' `INKRA_TOKEN_USE: id`): what `token` mints
+    /// and `serve`, `replay` and `invoke` accept unless `--token-use` says otherwise. A test holds it
+    /// to template.yaml.
+    public static let defaultTokenUse = TokenUse.id
 
     /// The real time, for everything not replayed at a recorded instant or `--now`.
     public var clock: @Sendable () -> Date

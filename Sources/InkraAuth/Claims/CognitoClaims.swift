@@ -31,7 +31,8 @@ public struct CognitoClaims: Sendable, Hashable {
     /// `custom:monthly_quota`, when it is a positive integer (number or string).
     public var monthlyQuota: Int?
 
-    /// The tier of SPEC §2.
+    /// The tier, by ``Tier/resolve(subscriptionTier:tier:groups:)``'s precedence: the custom
+    /// attributes when present, else the `premium_tier` / `free_tier` groups.
     public var tier: Tier {
         Tier.resolve(subscriptionTier: subscriptionTier, tier: customTier, groups: groups)
     }

@@ -6,63 +6,174 @@ import InkraJSON
     import Foundation
 #endif
 
-/// The claims of a token minted for development or tests, shaped like a Cognito token's.
+/// The claims of a token minted for development or tests: exactly the claims Amazon Cognito puts
+/// in a user pool's ID or access token when no pre token generation trigger changes them
+/// ("Understanding the identity (ID) token" and "Understanding the access token" in the Cognito
+/// developer guide).
+///
+/// - ID token: `sub`, `iss`, `aud`, `token_use` (`id`), `auth_time`, `exp`, `iat`, `jti`,
+///   `origin_jti`, `event_id`, `cognito:username`, `email` and `email_verified` (when the user has
+///   an email), the custom attributes the user has (`custom:subscription_tier`,
+///   `custom:monthly_quota`, as strings), and `cognito:groups` when the user is in any group.
+/// - Access token: `sub`, `iss`, `client_id`, `token_use` (`access`), `scope`
+///   (`aws.cognito.signin.user.admin`), `auth_time`, `exp`, `iat`, `jti`, `origin_jti`,
+///   `event_id`, `username`, and `cognito:groups` when the user is in any group. No `aud`, no
+///   email, no custom attributes.
 public struct DevelopmentClaims: Sendable, Hashable {
+    /// `sub`.
     public var sub: String
+    /// `token_use`: `id` or `access`.
     public var tokenUse: String
-    public var clientId: String?
-    public var audience: String?
+    /// The app client: `aud` in an ID token, `client_id` in an access token.
+    public var clientId: String
+    /// `iss`.
     public var issuer: String
+    /// `iat` and `auth_time`.
     public var issuedAt: Date
+    /// `exp`.
     public var expiresAt: Date
-    public var notBefore: Date?
+    /// `cognito:username` (ID token) or `username` (access token). In a pool whose users sign in
+    /// with their email, as template.yaml's does, Cognito sets it to the `sub`.
+    public var username: String
+    /// `jti`.
+    public var jti: String
+    /// `origin_jti`.
+    public var originJti: String
+    /// `event_id`.
+    public var eventId: String
+    /// `email` (ID tokens only).
     public var email: String?
-    public var groups: [String]?
-    /// `custom:subscription_tier`.
+    /// `email_verified`, beside `email`.
+    public var emailVerified = true
+    /// `cognito:groups`; left out when empty, as Cognito leaves it out.
+    public var groups: [String] = []
+    /// `custom:subscription_tier` (ID tokens only).
     public var subscriptionTier: String?
-    /// `custom:tier`.
-    public var customTier: String?
-    /// `custom:monthly_quota`, a string as Cognito sends custom attributes.
+    /// `custom:monthly_quota` (ID tokens only), a string as Cognito writes every custom attribute.
     public var monthlyQuota: String?
 
-    /// Creates claims.
+    /// The scope of an access token from a user pool sign-in (no OAuth scopes requested).
+    public static let signInScope = "aws.cognito.signin.user.admin"
+
+    /// Creates claims with fresh random `jti`, `origin_jti` and `event_id`.
     public init(
         sub: String,
-        tokenUse: String = "access",
-        clientId: String? = nil,
-        audience: String? = nil,
+        tokenUse: String = TokenUse.id.rawValue,
+        clientId: String,
         issuer: String,
         issuedAt: Date,
         expiresAt: Date
     ) {
+        var generator = SystemRandomNumberGenerator()
+        self.init(
+            sub: sub, tokenUse: tokenUse, clientId: clientId, issuer: issuer, issuedAt: issuedAt,
+            expiresAt: expiresAt, using: &generator)
+    }
+
+    /// Creates claims whose `jti`, `origin_jti` and `event_id` are UUIDs drawn from `generator`.
+    public init(
+        sub: String,
+        tokenUse: String = TokenUse.id.rawValue,
+        clientId: String,
+        issuer: String,
+        issuedAt: Date,
+        expiresAt: Date,
+        using generator: inout some RandomNumberGenerator
+    ) {
         self.sub = sub
         self.tokenUse = tokenUse
         self.clientId = clientId
-        self.audience = audience
         self.issuer = issuer
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
+        username = sub
+        jti = Self.uuid(using: &generator)
+        originJti = Self.uuid(using: &generator)
+        eventId = Self.uuid(using: &generator)
     }
 
-    /// The payload's JSON.
-    public var json: JSONValue {
-        var payload: JSONObject = [
-            "sub": .string(sub),
-            "iss": .string(issuer),
-            "token_use": .string(tokenUse),
-            "auth_time": .number(Int(issuedAt.timeIntervalSince1970)),
-            "iat": .number(Int(issuedAt.timeIntervalSince1970)),
-            "exp": .number(Int(expiresAt.timeIntervalSince1970)),
-        ]
-        if let clientId { payload["client_id"] = .string(clientId) }
-        if let audience { payload["aud"] = .string(audience) }
-        if let notBefore { payload["nbf"] = .number(Int(notBefore.timeIntervalSince1970)) }
-        if let email { payload["email"] = .string(email) }
-        if let groups { payload["cognito:groups"] = .array(groups.map(JSONValue.string)) }
-        if let subscriptionTier { payload["custom:subscription_tier"] = .string(subscriptionTier) }
-        if let customTier { payload["custom:tier"] = .string(customTier) }
-        if let monthlyQuota { payload["custom:monthly_quota"] = .string(monthlyQuota) }
-        payload["username"] = .string(sub)
+    /// The payload: Cognito's claim set for ``tokenUse``.
+    /// - Throws: ``Refusal`` when `tokenUse` is neither `id` nor `access`, or when an access token
+    ///   is given an email or a custom attribute, which Cognito never puts there.
+    public func payload() throws(Refusal) -> JSONValue {
+        let issued = JSONValue.number(Int(issuedAt.timeIntervalSince1970))
+        var payload: JSONObject = ["sub": .string(sub), "iss": .string(issuer)]
+        switch tokenUse {
+        case TokenUse.id.rawValue:
+            payload["aud"] = .string(clientId)
+            payload["token_use"] = "id"
+        case TokenUse.access.rawValue:
+            if email != nil { throw Refusal(claim: "email", reason: "Cognito puts the email in the ID token only") }
+            for (claim, value) in [
+                ("custom:subscription_tier", subscriptionTier), ("custom:monthly_quota", monthlyQuota),
+            ] where value != nil {
+                throw Refusal(claim: claim, reason: Refusal.noCustomAttributes)
+            }
+            payload["client_id"] = .string(clientId)
+            payload["token_use"] = "access"
+            payload["scope"] = .string(Self.signInScope)
+        default:
+            throw Refusal(claim: "token_use", reason: "it must be id or access, not \"\(tokenUse)\"")
+        }
+        payload["auth_time"] = issued
+        payload["exp"] = .number(Int(expiresAt.timeIntervalSince1970))
+        payload["iat"] = issued
+        payload["jti"] = .string(jti)
+        payload["origin_jti"] = .string(originJti)
+        payload["event_id"] = .string(eventId)
+        if tokenUse == TokenUse.id.rawValue {
+            payload["cognito:username"] = .string(username)
+            if let email {
+                payload["email"] = .string(email)
+                payload["email_verified"] = .bool(emailVerified)
+            }
+            if let subscriptionTier { payload["custom:subscription_tier"] = .string(subscriptionTier) }
+            if let monthlyQuota { payload["custom:monthly_quota"] = .string(monthlyQuota) }
+        } else {
+            payload["username"] = .string(username)
+        }
+        if !groups.isEmpty { payload["cognito:groups"] = .array(groups.map(JSONValue.string)) }
         return .object(payload)
+    }
+
+    /// A random (version 4) UUID in lower case, as Cognito writes `jti`.
+    static func uuid(using generator: inout some RandomNumberGenerator) -> String {
+        var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let digits = Array("0123456789abcdef")
+        var text = ""
+        for (index, byte) in bytes.enumerated() {
+            if [4, 6, 8, 10].contains(index) { text.append("-") }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return text
+    }
+}
+
+extension DevelopmentClaims {
+    /// A claim asked of a token whose Cognito claim set has no room for it.
+    public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The claim, e.g. `custom:monthly_quota`.
+        public var claim: String
+        /// Why it cannot be there.
+        public var reason: String
+
+        /// Creates a refusal.
+        public init(claim: String, reason: String) {
+            self.claim = claim
+            self.reason = reason
+        }
+
+        /// Why an access token carries no custom attribute.
+        public static let noCustomAttributes =
+            "Cognito's access tokens carry no custom attributes unless a pre token generation trigger adds them, "
+            + "and template.yaml's user pool has none"
+
+        /// "`<claim>` cannot be in an access token: `<reason>`".
+        public var description: String {
+            claim == "token_use" ? "token_use: \(reason)" : "\(claim) cannot be in an access token: \(reason)"
+        }
     }
 }

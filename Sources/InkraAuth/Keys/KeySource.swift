@@ -8,8 +8,10 @@ import Synchronization
 
 /// Where verification keys come from.
 public protocol KeySource: Sendable {
-    /// The key with this id, or `nil` when the source does not have it.
-    /// - Throws: when the source cannot be read (a failed fetch).
+    /// The key with this id, or `nil` when the source does not have it (the token is then bad).
+    /// - Throws: when the source cannot answer (a failed or timed-out fetch, a document that is not
+    ///   a JWKS): the token cannot be checked. ``KeySourceError`` with ``KeySourceError/Code/unusableKey``
+    ///   when the source has the key but it cannot verify anything.
     func key(withID kid: String) async throws -> VerificationKey?
 }
 
@@ -31,7 +33,7 @@ public final class JWKSKeySource: KeySource {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw KeySourceError("JWKS file \(url.path) cannot be read: \(error)")
+            throw KeySourceError(.unreadable, "JWKS file \(url.path) cannot be read: \(error)")
         }
         entries = Dictionary(try JWKEntry.parse(data, source: "JWKS file \(url.path)").map { ($0.kid, $0) }) { a, _ in a
         }
@@ -52,11 +54,17 @@ public final class JWKSKeySource: KeySource {
 /// A user pool's JWKS fetched over HTTPS and kept for the life of the process. An unknown `kid`
 /// triggers one refetch (keys rotate); if it is still unknown, unknown `kid`s fail without
 /// fetching for `penalty` seconds, so a flood of forged tokens cannot turn into a flood of fetches.
+///
+/// A fetch that fails, takes longer than `timeout`, or brings back something that is not a JWKS
+/// throws ``KeySourceError`` (``KeySourceError/Code/unreachable`` or ``KeySourceError/Code/notJWKS``):
+/// the source could not answer, so the token is not known to be bad. A `kid` missing from a JWKS
+/// that was fetched is answered `nil`: that token is bad.
 public actor RemoteKeySource: KeySource {
     private let url: URL
     private let fetch: @Sendable (URL) async throws -> Data
     private let now: @Sendable () -> Date
     private let penalty: TimeInterval
+    private let timeout: Duration
     private var entries: [String: JWKEntry] = [:]
     private var keys: [String: VerificationKey] = [:]
     private var loaded = false
@@ -71,16 +79,21 @@ public actor RemoteKeySource: KeySource {
     ///   - fetch: fetches a URL's body (HTTPS in production, a stub in tests).
     ///   - now: the clock for the refetch penalty.
     ///   - penalty: seconds during which unknown `kid`s do not refetch.
+    ///   - timeout: how long a fetch may take. The default, 3 seconds, is under the authorizer's
+    ///     5-second Lambda timeout (template.yaml), so a JWKS that hangs is reported by the function
+    ///     (its error, metric and log line) rather than cut off by Lambda.
     public init(
         url: URL,
         fetch: @escaping @Sendable (URL) async throws -> Data,
         now: @escaping @Sendable () -> Date,
-        penalty: TimeInterval = 10
+        penalty: TimeInterval = 10,
+        timeout: Duration = .seconds(3)
     ) {
         self.url = url
         self.fetch = fetch
         self.now = now
         self.penalty = penalty
+        self.timeout = timeout
     }
 
     public func key(withID kid: String) async throws -> VerificationKey? {
@@ -112,14 +125,10 @@ public actor RemoteKeySource: KeySource {
         }
         let url = self.url
         let fetch = self.fetch
+        let timeout = self.timeout
         fetchCount += 1
         let task = Task { () async throws -> [String: JWKEntry] in
-            let data: Data
-            do {
-                data = try await fetch(url)
-            } catch {
-                throw KeySourceError("cannot fetch \(url.absoluteString): \(error)")
-            }
+            let data = try await Self.fetch(url, with: fetch, within: timeout)
             let parsed = try JWKEntry.parse(data, source: url.absoluteString)
             return Dictionary(parsed.map { ($0.kid, $0) }) { first, _ in first }
         }
@@ -129,5 +138,30 @@ public actor RemoteKeySource: KeySource {
         entries = fetched
         keys = keys.filter { fetched[$0.key] != nil }
         loaded = true
+    }
+
+    /// The JWKS's bytes, or ``KeySourceError/Code/unreachable`` naming the URL when the fetch fails
+    /// or has not answered within `timeout` (the fetch is then cancelled).
+    private static func fetch(
+        _ url: URL, with fetch: @escaping @Sendable (URL) async throws -> Data, within timeout: Duration
+    ) async throws(KeySourceError) -> Data {
+        do {
+            return try await withThrowingTaskGroup(of: Data?.self) { group in
+                group.addTask { try await fetch(url) }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let data = first else {
+                    throw KeySourceError(.unreachable, "\(url.absoluteString) did not answer within \(timeout)")
+                }
+                return data
+            }
+        } catch let error as KeySourceError {
+            throw error
+        } catch {
+            throw KeySourceError(.unreachable, "cannot fetch \(url.absoluteString): \(error)")
+        }
     }
 }

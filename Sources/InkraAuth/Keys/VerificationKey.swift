@@ -80,10 +80,10 @@ struct JWKEntry: Sendable {
         do {
             root = try JSONParser.parse(data, maximumDepth: 16)
         } catch {
-            throw KeySourceError("\(source) is not valid JSON: \(error)")
+            throw KeySourceError(.notJWKS, "\(source) is not valid JSON: \(error)")
         }
         guard let keys = root["keys"]?.array else {
-            throw KeySourceError("\(source) is not a JWKS: it has no \"keys\" array")
+            throw KeySourceError(.notJWKS, "\(source) is not a JWKS: it has no \"keys\" array")
         }
         return keys.compactMap { key in
             guard let kid = key["kid"]?.string, !kid.isEmpty else { return nil }
@@ -113,34 +113,60 @@ struct JWKEntry: Sendable {
         switch material {
         case .rsa(let modulus, let exponent):
             guard let n = CompactToken.decode(modulus.utf8), let e = CompactToken.decode(exponent.utf8)
-            else { throw KeySourceError("key \(kid): n or e is not base64url") }
+            else { throw KeySourceError(.unusableKey, "key \(kid): n or e is not base64url") }
             do {
                 let key = try _RSA.Signing.PublicKey(n: n, e: e)
                 return VerificationKey(kid: kid, algorithm: algorithm, keyType: "RSA", material: .rsa(key))
             } catch {
-                throw KeySourceError("key \(kid) is not a usable RSA key (2048 bits or more): \(error)")
+                throw KeySourceError(.unusableKey, "key \(kid) is not a usable RSA key (2048 bits or more): \(error)")
             }
         case .p256(let x, let y):
             guard let x = CompactToken.decode(x.utf8), let y = CompactToken.decode(y.utf8),
                 x.count == 32, y.count == 32
-            else { throw KeySourceError("key \(kid): x and y must be 32 bytes of base64url") }
+            else { throw KeySourceError(.unusableKey, "key \(kid): x and y must be 32 bytes of base64url") }
             do {
                 let key = try P256.Signing.PublicKey(rawRepresentation: x + y)
                 return VerificationKey(kid: kid, algorithm: algorithm, keyType: "EC", material: .p256(key))
             } catch {
-                throw KeySourceError("key \(kid) is not a point on P-256: \(error)")
+                throw KeySourceError(.unusableKey, "key \(kid) is not a point on P-256: \(error)")
             }
         }
     }
 }
 
-/// A key source that cannot be used: an unreadable or malformed JWKS, or a failed fetch.
+/// Why a key source could not give a key: it could not answer (a file that cannot be read, a fetch
+/// that failed or timed out, a document that is not a JWKS), or it answered with a key that cannot
+/// be used.
 public struct KeySourceError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong, naming the file or URL.
+    /// A stable reason code.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The JWKS could not be fetched: no connection, no answer in time, an HTTP error status.
+        public static let unreachable = Code(rawValue: "unreachable")
+        /// A JWKS file cannot be read.
+        public static let unreadable = Code(rawValue: "unreadable")
+        /// The document read or fetched is not a JWKS (not JSON, or no `keys` array).
+        public static let notJWKS = Code(rawValue: "notJWKS")
+        /// One key's parameters do not make a usable key; the rest of the JWKS is fine.
+        public static let unusableKey = Code(rawValue: "unusableKey")
+    }
+
+    /// The reason.
+    public var code: Code
+    /// What went wrong, naming the file, URL or key.
     public var message: String
 
     /// Creates an error.
-    public init(_ message: String) { self.message = message }
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// Whether the source could not answer at all, as opposed to answering with an unusable key.
+    public var isUnavailable: Bool { code != .unusableKey }
 
     public var description: String { message }
 }

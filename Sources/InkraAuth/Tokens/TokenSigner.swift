@@ -56,8 +56,9 @@ public struct TokenSigner: Sendable {
     }
 
     /// Signs claims with RS256.
+    /// - Throws: ``DevelopmentClaims/Refusal`` when the claims do not fit their token use's claim set.
     public func sign(_ claims: DevelopmentClaims) throws -> String {
-        try sign(payload: claims.json)
+        try sign(payload: claims.payload())
     }
 
     /// Signs any payload object with RS256 under this key's `kid`.

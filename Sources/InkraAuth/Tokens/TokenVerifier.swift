@@ -33,12 +33,16 @@ public struct TokenVerifier: Sendable {
     }
 
     /// Verifies a token (with or without its `Bearer ` prefix) and returns its claims.
-    /// - Throws: ``AuthError`` with the reason; callers answer `Unauthorized` whatever it is.
+    /// - Throws: ``AuthError`` with the reason. A bad token (logged here as refused) is answered
+    ///   `Unauthorized` whatever the reason; ``AuthError/Code/keysUnavailable`` means the token could
+    ///   not be checked, which the caller reports as its own failure (it is not logged here).
     public func verify(_ token: String) async throws(AuthError) -> CognitoClaims {
         do {
             return try await check(token)
         } catch {
-            logger.info("token refused", metadata: ["reason": "\(error.code)", "detail": "\(error.message)"])
+            if !error.isKeySourceFailure {
+                logger.info("token refused", metadata: ["reason": "\(error.code)", "detail": "\(error.message)"])
+            }
             throw error
         }
     }
@@ -55,7 +59,10 @@ public struct TokenVerifier: Sendable {
         let key: VerificationKey?
         do {
             key = try await keys.key(withID: kid)
+        } catch let error as KeySourceError where !error.isUnavailable {
+            throw AuthError(.unusableKey, error.message)
         } catch {
+            // The source did not answer: the token is not known to be bad.
             throw AuthError(.keysUnavailable, "\(error)")
         }
         guard let key else { throw AuthError(.unknownKey, "no key has kid \(kid.prefix(64))") }

@@ -11,12 +11,21 @@ import Metrics
 
 /// `authorizer`: verifies the caller's Cognito token for API Gateway and describes the caller in
 /// the context the other functions read.
+///
+/// It tells a bad token from one it cannot check. A bad token (malformed, forged, expired, foreign,
+/// or naming a `kid` that a freshly fetched JWKS does not have) is refused: `Unauthorized`, which
+/// API Gateway answers 401, or `{"isAuthorized":false}` for HTTP API simple responses. When the key
+/// source cannot answer (the JWKS unreachable, too slow, answering an HTTP error, or not a JWKS),
+/// the invocation fails with ``FunctionError/keySourceUnavailable(_:)`` instead, which API Gateway
+/// answers 500 (`AUTHORIZER_CONFIGURATION_ERROR`), so the app retries rather than signing its user
+/// out; the failure is counted as `AuthorizerKeySourceFailure` and logged, never with the token.
 public struct Authorizer: EventHandler {
     let verifier: TokenVerifier
     let limits: TierLimits
     let blockedGroup: String
     let simpleResponses: Bool
     let logger: Logger
+    let metrics: any MetricsFactory
 
     /// Creates the function.
     /// - Parameters:
@@ -24,19 +33,23 @@ public struct Authorizer: EventHandler {
     ///   - limits: each tier's limits; the context's `quota` is the caller's monthly limit.
     ///   - blockedGroup: members of this Cognito group get a `Deny` policy.
     ///   - simpleResponses: answer HTTP API 2.0 events with `{"isAuthorized":…}` rather than a policy.
-    ///   - logger: where refusals and their reasons are logged.
+    ///   - logger: where refusals and their reasons are logged, and key-source failures.
+    ///   - metrics: where `AuthFailure` and `AuthorizerKeySourceFailure` are counted (the process's
+    ///     metrics system unless another is given).
     public init(
         verifier: TokenVerifier,
         limits: TierLimits = TierLimits(),
         blockedGroup: String = "blocked",
         simpleResponses: Bool = true,
-        logger: Logger = Logger(label: "inkra.authorizer")
+        logger: Logger = Logger(label: "inkra.authorizer"),
+        metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.verifier = verifier
         self.limits = limits
         self.blockedGroup = blockedGroup
         self.simpleResponses = simpleResponses
         self.logger = logger
+        self.metrics = metrics
     }
 
     public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
@@ -49,6 +62,13 @@ public struct Authorizer: EventHandler {
         let claims: CognitoClaims
         do {
             claims = try await verifier.verify(token)
+        } catch let error where error.isKeySourceFailure {
+            // Not the token's fault: fail, so API Gateway answers 500 and the app retries.
+            Counter(label: "AuthorizerKeySourceFailure", dimensions: [], factory: metrics).increment()
+            logger.error(
+                "cannot check the token: the key source did not answer",
+                metadata: ["kind": "\(request.kind.rawValue)", "detail": "\(error.message)"])
+            throw FunctionError.keySourceUnavailable(error.message)
         } catch {
             logger.info("refused: \(error)", metadata: ["kind": "\(request.kind.rawValue)"])
             return try refuse(simple)
@@ -89,7 +109,7 @@ public struct Authorizer: EventHandler {
     }
 
     private func refuse(_ simple: Bool) throws(FunctionError) -> JSONValue {
-        Counter(label: "AuthFailure").increment()
+        Counter(label: "AuthFailure", dimensions: [], factory: metrics).increment()
         if simple { return ["isAuthorized": false] }
         throw FunctionError.unauthorized
     }
@@ -131,5 +151,16 @@ public struct Authorizer: EventHandler {
         let stageEnd = rest[stageStart...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
         guard stageEnd != stageStart else { return nil }
         return arn[..<stageEnd] + "/*/*"
+    }
+}
+
+extension FunctionError {
+    /// The authorizer could not check a token because its key source did not answer. Any error but
+    /// `Unauthorized` fails a Lambda authorizer: API Gateway answers 500 (the
+    /// `AUTHORIZER_CONFIGURATION_ERROR` gateway response) rather than 401, so the client retries
+    /// instead of discarding its tokens.
+    /// - Parameter detail: what the key source said (the URL and the cause; never the token).
+    public static func keySourceUnavailable(_ detail: String) -> FunctionError {
+        FunctionError(errorType: "KeySourceUnavailable", errorMessage: "cannot check tokens: \(detail)")
     }
 }

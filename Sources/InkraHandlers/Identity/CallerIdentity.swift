@@ -49,22 +49,27 @@ public struct CallerIdentity: Sendable, Hashable {
         }
     }
 
-    /// A Lambda authorizer's context: `userId` or `principalId`, `email`, `tier`, `quota`.
+    /// A Lambda authorizer's context: `userId` or `principalId`, `email`, `tier`, `quota`, and
+    /// `groups` when a context carries them. The tier is the context's `tier` (the authorizer's
+    /// resolved one), else the groups', as ``Tier/resolve(subscriptionTier:tier:groups:)`` orders them.
     private init?(context: JSONObject) {
         guard
             let user = Self.nonEmpty(context["userId"]?.scalarText) ?? Self.nonEmpty(context["principalId"]?.scalarText)
         else { return nil }
         let tierName = Self.nonEmpty(context["tier"]?.scalarText)
+        let groups = Self.groups(context["groups"])
         self.init(
             userID: user,
             email: Self.nonEmpty(context["email"]?.scalarText),
-            tier: Tier.resolve(subscriptionTier: tierName, tier: nil, groups: []),
+            tier: Tier.resolve(subscriptionTier: tierName, tier: nil, groups: groups),
             monthlyQuota: Self.positiveInteger(context["quota"]),
-            groups: Self.groups(context["groups"])
+            groups: groups
         )
     }
 
-    /// Cognito claims, as a REST Cognito authorizer or an HTTP API JWT authorizer passes them.
+    /// Cognito claims, as a REST Cognito authorizer or an HTTP API JWT authorizer passes them: the
+    /// tier from the custom attributes (ID tokens), else from `cognito:groups` (which access tokens
+    /// carry too), as ``Tier/resolve(subscriptionTier:tier:groups:)`` orders them.
     private init?(claims: JSONObject) {
         guard let user = Self.nonEmpty(claims["sub"]?.scalarText) else { return nil }
         let groups = Self.groups(claims["cognito:groups"])
