@@ -42,7 +42,11 @@ let package = Package(
     targets: [
         .target(name: "SingleTable", swiftSettings: strictSettings),
         .target(name: "InkraJSON", swiftSettings: strictSettings),
-        .target(name: "InkraUsage", dependencies: ["SingleTable"], swiftSettings: strictSettings),
+        .target(
+            name: "InkraUsage",
+            dependencies: ["SingleTable", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "InkraAuth",
             dependencies: [
@@ -59,6 +63,7 @@ let package = Package(
                 "InkraJSON",
                 "InkraAuth",
                 "InkraUsage",
+                "SingleTable",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -82,6 +87,7 @@ let package = Package(
                 "InkraHandlers",
                 "InkraJSON",
                 "OutboundHTTP",
+                "SingleTable",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
@@ -241,7 +247,10 @@ let package = Package(
         ),
         .testTarget(
             name: "InkraHandlersTests",
-            dependencies: ["InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable"],
+            dependencies: [
+                "InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable",
+                .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
+            ],
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),

@@ -2,6 +2,7 @@ import InkraHandlers
 import InkraJSON
 import LambdaRuntimeAPI
 import Logging
+import SingleTable
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -69,32 +70,47 @@ enum BootstrapMain {
 
         do {
             let requestClock = environment["INKRA_CLOCK"] == "request-time"
-            try await loop.run { _, event in
-                do throws(FunctionError) {
-                    guard requestClock else { return try await function.handle(bytes: event) }
-                    let parsed: JSONValue
-                    do {
-                        parsed = try JSONParser.parse(event)
-                    } catch {
-                        throw FunctionError.invalidEvent("event is not valid JSON: \(error)")
-                    }
-                    let time = InvocationClock.recordedTime(of: parsed)
-                    let result = await InvocationClock.$instant.withValue(time) {
-                        () async -> Result<[UInt8], FunctionError> in
-                        do throws(FunctionError) {
-                            return .success(try await function.handle(parsed).jsonBytes)
-                        } catch {
-                            return .failure(error)
-                        }
-                    }
-                    return try result.get()
-                } catch {
-                    throw InvocationFailure(errorType: error.errorType, errorMessage: error.errorMessage)
+            try await loop.run { context, event in
+                // Every step of the request gets what remains before the earlier of Lambda's
+                // deadline and API Gateway's integration timeout, less a margin to answer in.
+                let start = systemClock()
+                let deadline = configuration.requestDeadline(lambdaDeadline: context.deadline, start: start)
+                let instant = ContinuousClock.now.advanced(by: .seconds(deadline.timeIntervalSince(start)))
+                return try await RequestDeadline.$current.withValue(instant) {
+                    try await invoke(function, event, requestClock: requestClock)
                 }
             }
         } catch {
             logger.critical("the Runtime API is unreachable; stopping", metadata: ["error": "\(error)"])
             Console.exit(1)
+        }
+    }
+
+    /// Runs one invocation: at the event's recorded time under `INKRA_CLOCK=request-time` (the
+    /// emulator's `run-runtime`), else at the real time.
+    private static func invoke(
+        _ function: any EventHandler, _ event: [UInt8], requestClock: Bool
+    ) async throws -> [UInt8] {
+        do throws(FunctionError) {
+            guard requestClock else { return try await function.handle(bytes: event) }
+            let parsed: JSONValue
+            do {
+                parsed = try JSONParser.parse(event)
+            } catch {
+                throw FunctionError.invalidEvent("event is not valid JSON: \(error)")
+            }
+            let time = InvocationClock.recordedTime(of: parsed)
+            let result = await InvocationClock.$instant.withValue(time) {
+                () async -> Result<[UInt8], FunctionError> in
+                do throws(FunctionError) {
+                    return .success(try await function.handle(parsed).jsonBytes)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return try result.get()
+        } catch {
+            throw InvocationFailure(errorType: error.errorType, errorMessage: error.errorMessage)
         }
     }
 }

@@ -10,8 +10,9 @@ import SingleTable
 /// The `Table` protocol over DynamoDB's JSON protocol (`POST /`, `X-Amz-Target`), signed with
 /// SigV4. DynamoDB's errors become the same ``TableError`` values the in-memory table throws;
 /// throttling, 5xx and dropped connections are retried with capped exponential backoff and full
-/// jitter; every transaction carries a `ClientRequestToken`, reused on retries, so a retry can
-/// never apply twice.
+/// jitter, within ``Options/deadline`` and the request's ``RequestDeadline``; every transaction
+/// carries a `ClientRequestToken`, reused on retries, so a retry can never apply twice. A cancelled
+/// transaction is not retried here: whether it may be, and under which token, is the caller's call.
 public struct DynamoDBTable: Table {
     /// Timeouts and retries.
     public struct Options: Sendable {
@@ -23,7 +24,8 @@ public struct DynamoDBTable: Table {
         public var baseDelay: TimeInterval = 0.025
         /// The largest backoff cap.
         public var maximumDelay: TimeInterval = 1
-        /// The most time a call may take, all attempts included.
+        /// The most time a call may take, all attempts included; never past the request's
+        /// ``RequestDeadline``, when it has one.
         public var deadline: TimeInterval = 10
 
         /// The defaults.
@@ -173,33 +175,58 @@ public struct DynamoDBTable: Table {
         )
     }
 
-    /// Sends one operation, retrying what may succeed on a retry.
-    /// - Throws: ``TableError``.
+    /// Sends one operation, retrying what may succeed on a retry, within `options` and within what
+    /// remains of the request's deadline (``RequestDeadline``): each attempt's timeout is cut to it,
+    /// no backoff outlasts it, and nothing is sent once it has passed.
+    /// - Throws: ``TableError``; after an attempt whose outcome was never learned (a timeout, a
+    ///   dropped connection, a 5xx, a transaction still in progress), its
+    ///   ``TableError/followsUnknownOutcome`` is set.
     func call(_ operation: String, _ body: JSONValue) async throws(TableError) -> JSONValue {
         let bytes = body.jsonBytes
         let started = now()
         var attempt = 0
+        var unknownOutcome = false
+        func failure(_ error: TableError) -> TableError {
+            var error = error
+            error.followsUnknownOutcome = error.followsUnknownOutcome || unknownOutcome
+            return error
+        }
         while true {
             attempt += 1
+            let left = Self.secondsLeftInRequest()
+            if let left, left <= 0 {
+                throw failure(
+                    TableError(.serviceUnavailable, "\(operation) was not sent: the request's deadline has passed"))
+            }
             let error: TableError
             do {
-                return try await send(operation, bytes)
-            } catch let failure {
-                error = failure
+                return try await send(operation, bytes, timeout: min(options.requestTimeout, left ?? .infinity))
+            } catch let thrown {
+                error = thrown
             }
-            let elapsed = now().timeIntervalSince(started)
-            guard error.isRetryable, attempt < options.maximumAttempts, elapsed < options.deadline else { throw error }
+            unknownOutcome = unknownOutcome || error.isOutcomeUnknown
+            let budget = min(
+                options.deadline - now().timeIntervalSince(started), Self.secondsLeftInRequest() ?? .infinity)
+            guard error.isRetryable, attempt < options.maximumAttempts, budget > 0 else { throw failure(error) }
             let cap = min(options.maximumDelay, options.baseDelay * Double(1 << min(attempt - 1, 20)))
-            let delay = min(cap * jitter(), max(0, options.deadline - elapsed))
+            let delay = min(cap * jitter(), budget)
             do {
                 try await sleep(delay)
             } catch {
-                throw TableError(.serviceUnavailable, "cancelled while waiting to retry \(operation)")
+                throw failure(TableError(.serviceUnavailable, "cancelled while waiting to retry \(operation)"))
             }
         }
     }
 
-    private func send(_ operation: String, _ body: [UInt8]) async throws(TableError) -> JSONValue {
+    /// Seconds left before the request's deadline (zero or less once it has passed), or `nil` without one.
+    private static func secondsLeftInRequest() -> TimeInterval? {
+        guard let left = RequestDeadline.remaining() else { return nil }
+        return Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+    }
+
+    private func send(_ operation: String, _ body: [UInt8], timeout: TimeInterval) async throws(TableError)
+        -> JSONValue
+    {
         let headers = [
             ("Content-Type", "application/x-amz-json-1.0"), ("X-Amz-Target", "DynamoDB_20120810.\(operation)"),
         ]
@@ -209,7 +236,7 @@ public struct DynamoDBTable: Table {
             url: endpoint,
             headers: headers + signed.headers,
             body: body,
-            timeout: options.requestTimeout
+            timeout: timeout
         )
         let response: DynamoDBHTTPResponse
         do {

@@ -20,8 +20,10 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let throttling = Code(rawValue: "ThrottlingException")
         /// The account's request rate is over its limit.
         public static let requestLimitExceeded = Code(rawValue: "RequestLimitExceeded")
-        /// Another transaction holds one of the items.
+        /// Another transaction holds one of the items (a plain write to an item in a transaction).
         public static let transactionConflict = Code(rawValue: "TransactionConflictException")
+        /// The transaction with this `ClientRequestToken` is still running; retry with the same token.
+        public static let transactionInProgress = Code(rawValue: "TransactionInProgressException")
         /// A `ClientRequestToken` was reused with a different request.
         public static let idempotentParameterMismatch = Code(rawValue: "IdempotentParameterMismatchException")
         /// The service failed.
@@ -46,6 +48,12 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The action was not the cause.
         public static let none = CancellationReason(code: "None")
+
+        /// The codes of reasons that say nothing about the action itself — another transaction held
+        /// its item, or the table was throttled — so the same action may go through later.
+        public static let transientCodes: Set<String> = [
+            "None", "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded",
+        ]
     }
 
     public var code: Code
@@ -54,22 +62,61 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
     public var cancellationReasons: [CancellationReason]
     /// For ``Code/conditionalCheckFailed`` with `ALL_OLD`: the item as it was.
     public var item: Item?
+    /// Whether the request may have taken effect although this error says otherwise: the client
+    /// retried it after an attempt whose outcome it never learned (a timeout, a dropped connection,
+    /// a 5xx, a transaction still in progress).
+    public var followsUnknownOutcome: Bool
 
-    public init(_ code: Code, _ message: String, cancellationReasons: [CancellationReason] = [], item: Item? = nil) {
+    public init(
+        _ code: Code,
+        _ message: String,
+        cancellationReasons: [CancellationReason] = [],
+        item: Item? = nil,
+        followsUnknownOutcome: Bool = false
+    ) {
         self.code = code
         self.message = message
         self.cancellationReasons = cancellationReasons
         self.item = item
+        self.followsUnknownOutcome = followsUnknownOutcome
     }
 
-    /// `"<code>: <message>"`.
-    public var description: String { "\(code.rawValue): \(message)" }
+    /// `"<code>: <message>"`, and whether an earlier attempt may have been applied.
+    public var description: String {
+        "\(code.rawValue): \(message)"
+            + (followsUnknownOutcome ? " (after an attempt whose outcome is unknown: it may have been applied)" : "")
+    }
 
-    /// Whether a retry of the same request may succeed (throttling, conflicts, service failures).
+    /// Whether a retry of the same request may succeed (throttling, conflicts, a transaction still in
+    /// progress, service failures). A cancelled transaction is not: see ``isTransientCancellation``.
     public var isRetryable: Bool {
         [
             .provisionedThroughputExceeded, .throttling, .requestLimitExceeded, .transactionConflict,
-            .internalServerError, .serviceUnavailable,
+            .transactionInProgress, .internalServerError, .serviceUnavailable,
         ].contains(code)
+    }
+
+    /// Whether the request may have taken effect: the service failed or did not answer, the same
+    /// token's transaction is still running, or an earlier attempt ended so (``followsUnknownOutcome``).
+    public var isOutcomeUnknown: Bool {
+        followsUnknownOutcome || [.internalServerError, .serviceUnavailable, .transactionInProgress].contains(code)
+    }
+
+    /// Whether a transaction was cancelled only because of other requests — every reason is `None`,
+    /// `TransactionConflict`, `ThrottlingError` or `ProvisionedThroughputExceeded`, and one is not
+    /// `None` — so nothing was applied and the same actions may go through later. A cancellation
+    /// with any other reason (`ConditionalCheckFailed`, `ValidationError`, …) is an answer, not a
+    /// transient failure.
+    public var isTransientCancellation: Bool {
+        code == .transactionCanceled
+            && cancellationReasons.contains { $0.code != "None" }
+            && cancellationReasons.allSatisfy { CancellationReason.transientCodes.contains($0.code) }
+    }
+
+    /// Whether another transaction held one of the items: `TransactionConflictException`, or a
+    /// cancellation with a `TransactionConflict` reason.
+    public var isConflict: Bool {
+        code == .transactionConflict
+            || (code == .transactionCanceled && cancellationReasons.contains { $0.code == "TransactionConflict" })
     }
 }

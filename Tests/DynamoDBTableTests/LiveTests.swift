@@ -105,4 +105,32 @@ struct LiveTests {
         #expect(month?["resetDate"] == .s("2027-02-01"))
         #expect(month?["expiresAt"] == .n(1_800_000_000 + 400 * 86_400))
     }
+
+    @Test("After idempotent requests with distinctive topics, a scan finds no topic word and no question")
+    func noContentInTheTable() async throws {
+        let (table, name) = try await Live.makeLiveTable()
+        let store = TableUsageStore(table: table, tableName: name)
+        let now: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
+        let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator(), now: now)
+        let caller: JSONValue = ["principalId": "scan", "userId": "scan", "tier": "premium"]
+        let topics = ["zanzibar marmalade workshop", "quetzalcoatl birthday"]
+        var questions: [String] = []
+        for (index, topic) in topics.enumerated() {
+            let event: JSONValue = [
+                "httpMethod": "POST", "body": .string((["topic": .string(topic)] as JSONValue).jsonString),
+                "headers": ["Idempotency-Key": .string("scan-key-\(index)")], "requestContext": ["authorizer": caller],
+            ]
+            let first = try await generate.handle(event)
+            #expect(first["statusCode"] == 200)
+            let body = try JSONParser.parse(first["body"]?.string ?? "")
+            questions += body["questions"]?.array?.compactMap { $0.string } ?? []
+            #expect(try await generate.handle(event)["body"] == first["body"], "the repeat is answered from the table")
+        }
+        let dump = try await table.scan(ScanRequest(tableName: name)).items
+            .map { item in item.map { "\($0.key) \($0.value)" }.joined(separator: " ") }.joined(separator: "\n")
+        #expect(dump.contains("IDEMPOTENCY#"), "the records are there")
+        for word in topics.flatMap({ $0.split(separator: " ") }) { #expect(!dump.contains(word)) }
+        for question in questions { #expect(!dump.contains(question)) }
+        #expect(!dump.contains("scan-key"), "the table holds the Idempotency-Key")
+    }
 }

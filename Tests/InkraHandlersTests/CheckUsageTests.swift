@@ -52,7 +52,8 @@ struct CheckUsageTests {
             await broken.handle(Fixtures.rest(method: "GET", authorizer: Fixtures.lambdaContext("x")))
         )
         #expect(reply.statusCode == 503)
-        #expect(reply.body == ["error": "Usage store unavailable"])
+        #expect(reply.body == ["error": "Usage store unavailable", "code": "unavailable", "retryAfter": 2])
+        #expect(reply.headers["Retry-After"] == "2")
     }
 }
 

@@ -28,7 +28,12 @@ struct FreeTierStoryTests {
 
         let hourly = try await call(at: "2026-03-10T10:20:00Z")
         #expect(hourly.statusCode == 429)
-        #expect(hourly.body == ["error": "Hourly limit exceeded", "limit": 2, "retryAfter": 2_400])
+        #expect(
+            hourly.body
+                == [
+                    "error": "Hourly limit exceeded", "code": "rate_limited", "window": "hour", "limit": 2,
+                    "retryAfter": 2_400,
+                ])
         #expect(hourly.headers["Retry-After"] == "2400")
 
         let third = try await call(at: "2026-03-10T11:00:00Z")
@@ -37,7 +42,12 @@ struct FreeTierStoryTests {
 
         let daily = try await call(at: "2026-03-10T12:00:00Z")
         #expect(daily.statusCode == 429)
-        #expect(daily.body == ["error": "Daily limit exceeded", "limit": 3, "retryAfter": 43_200])
+        #expect(
+            daily.body
+                == [
+                    "error": "Daily limit exceeded", "code": "rate_limited", "window": "day", "limit": 3,
+                    "retryAfter": 43_200,
+                ])
         #expect(daily.headers["Retry-After"] == "43200")
 
         #expect(try await call(at: "2026-03-11T09:00:00Z").statusCode == 200)
@@ -47,14 +57,15 @@ struct FreeTierStoryTests {
 
         let monthly = try await call(at: "2026-03-11T11:00:00Z")
         #expect(monthly.statusCode == 429)
+        let secondsToApril = Int(instant("2026-04-01T00:00:00Z").timeIntervalSince(instant("2026-03-11T11:00:00Z")))
         #expect(
             monthly.body
                 == [
-                    "error": "Monthly quota exceeded", "limit": 5, "used": 5, "resetDate": "2026-04-01",
+                    "error": "Monthly quota exceeded", "code": "quota_exceeded", "window": "month", "limit": 5,
+                    "retryAfter": .number(secondsToApril), "used": 5, "resetDate": "2026-04-01",
                     "upgradeUrl": "https://inkra.app/premium",
                 ]
         )
-        let secondsToApril = Int(instant("2026-04-01T00:00:00Z").timeIntervalSince(instant("2026-03-11T11:00:00Z")))
         #expect(monthly.headers["Retry-After"] == .string(String(secondsToApril)))
 
         // The stored items, attribute by attribute.

@@ -98,7 +98,7 @@ struct GenerateQuestionsTests {
     func noIdentity(authorizer: JSONValue?) async throws {
         let reply = try await harness.generate(Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: authorizer))
         #expect(reply.statusCode == 401)
-        #expect(reply.body == ["error": "Unauthorized"])
+        #expect(reply.body == ["error": "Unauthorized", "code": "unauthorized"])
         #expect(harness.table.snapshot().isEmpty)
     }
 
@@ -183,7 +183,8 @@ struct GenerateQuestionsTests {
         )
         let reply = try Reply(await function.handle(Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller)))
         #expect(reply.statusCode == 503)
-        #expect(reply.body == ["error": "Usage store unavailable"])
+        #expect(reply.body == ["error": "Usage store unavailable", "code": "unavailable", "retryAfter": 2])
+        #expect(reply.headers["Retry-After"] == "2")
         #expect(table.snapshot().isEmpty)
     }
 
@@ -195,11 +196,11 @@ struct GenerateQuestionsTests {
             Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller, headers: ["Idempotency-Key": "g1"])
         )
         #expect(reply.statusCode == 502)
-        #expect(reply.body == ["error": "Question generation failed"])
+        #expect(reply.body == ["error": "Question generation failed", "code": "generation_failed"])
         #expect(try await harness.item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(0))
         #expect(try await harness.item("USER#u1", "RATELIMIT#2026-03-10")?["requestCount"] == .n(0))
         #expect(try await harness.item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(0))
-        #expect(try await harness.item("USER#u1", "IDEMPOTENCY#g1") == nil)
+        #expect(harness.table.snapshot().allSatisfy { $0["SK"]?.stringValue?.hasPrefix("IDEMPOTENCY#") != true })
     }
 
     @Test("An event that is not an object fails the invocation with a message naming the problem")

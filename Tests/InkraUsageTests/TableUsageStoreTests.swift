@@ -13,11 +13,20 @@ struct TableUsageStoreTests {
         try await table.getItem(GetItemRequest(tableName: "inkra-usage", key: ["PK": .s(pk), "SK": .s(sk)])).item
     }
 
-    func consume(_ user: String, at text: String, limits: Limits = .free, key: String? = nil) async throws
-        -> ConsumeOutcome
-    {
+    func consume(
+        _ user: String, at text: String, limits: Limits = .free, key: String? = nil, body: String = #"{"topic":"t"}"#
+    ) async throws -> ConsumeOutcome {
         try await store.consume(
-            ConsumeRequest(userID: user, instant: instant(text), limits: limits, idempotencyKey: key))
+            ConsumeRequest(
+                userID: user, instant: instant(text), limits: limits, idempotencyKey: key,
+                requestBody: key == nil ? [] : Array(body.utf8)))
+    }
+
+    /// The user's idempotency records, whatever their sort keys.
+    func idempotencyRecords(_ user: String) -> [Item] {
+        table.snapshot().filter {
+            $0["PK"] == .s("USER#\(user)") && $0["SK"]?.stringValue?.hasPrefix("IDEMPOTENCY#") == true
+        }
     }
 
     @Test("A consume writes the month, day and hour items of SPEC §7")
@@ -109,38 +118,81 @@ struct TableUsageStoreTests {
         #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(0))
         #expect(try await item("USER#u1", "RATELIMIT#2026-03-10")?["requestCount"] == .n(0))
         #expect(try await item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(0))
-        #expect(try await item("USER#u1", "IDEMPOTENCY#k1") == nil)
+        #expect(idempotencyRecords("u1").isEmpty)
         let report = try await store.usage(for: "u1", at: instant("2026-03-10T10:30:00Z"), limits: .free)
         #expect(report.monthly.used == 0 && report.daily.used == 0 && report.hourly.used == 0)
     }
 
     @Test("An idempotency key: in progress, then the stored response, consuming once")
     func idempotency() async throws {
-        guard case .consumed(let consumption, _) = try await consume("u1", at: "2026-03-10T10:00:00Z", key: "abc")
+        guard
+            case .consumed(let consumption, _) = try await consume(
+                "u1", at: "2026-03-10T10:00:00Z", key: "the-client's_key")
         else {
             Issue.record("expected consumed")
             return
         }
-        #expect(try await consume("u1", at: "2026-03-10T10:00:01Z", key: "abc") == .inProgress)
+        #expect(try await consume("u1", at: "2026-03-10T10:00:01Z", key: "the-client's_key") == .inProgress)
         try await store.complete(consumption, with: StoredResponse(statusCode: 200, body: #"{"questions":[]}"#))
-        let record = try #require(try await item("USER#u1", "IDEMPOTENCY#abc"))
+        let records = idempotencyRecords("u1")
+        #expect(records.count == 1)
+        let record = try #require(records.first)
         #expect(record["status"] == .s("COMPLETED"))
-        #expect(record["responseStatus"] == .n(200))
-        #expect(record["responseBody"] == .s(#"{"questions":[]}"#))
         #expect(record["expiresAt"] == .n(epoch("2026-03-10T10:00:00Z") + 86_400))
-        let repeated = try await consume("u1", at: "2026-03-10T10:30:00Z", key: "abc")
+        // Neither the key nor the answer is in the clear.
+        #expect(!record.description.contains("client"))
+        #expect(!record.description.contains("questions"))
+        #expect(Set(record.keys) == ["PK", "SK", "status", "requestDigest", "sealedResponse", "expiresAt"])
+        let repeated = try await consume("u1", at: "2026-03-10T10:30:00Z", key: "the-client's_key")
         #expect(repeated == .repeated(StoredResponse(statusCode: 200, body: #"{"questions":[]}"#)))
         #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
         // Another user's same key is theirs alone.
-        guard case .consumed = try await consume("u2", at: "2026-03-10T10:30:00Z", key: "abc") else {
+        guard case .consumed = try await consume("u2", at: "2026-03-10T10:30:00Z", key: "the-client's_key") else {
             Issue.record("another user's key must not collide")
             return
         }
         // After 24 hours the key may be used again.
-        guard case .consumed = try await consume("u1", at: "2026-03-11T10:00:01Z", key: "abc") else {
+        guard case .consumed = try await consume("u1", at: "2026-03-11T10:00:01Z", key: "the-client's_key") else {
             Issue.record("an expired key must consume again")
             return
         }
+    }
+
+    @Test("An in-progress mark lives until the request's deadline, not for a day")
+    func inProgressLifetime() async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(12))
+        let outcome = try await RequestDeadline.$current.withValue(deadline) {
+            try await consume("u1", at: "2026-03-10T10:00:00Z", key: "k")
+        }
+        guard case .consumed = outcome else {
+            Issue.record("expected consumed, got \(outcome)")
+            return
+        }
+        let record = try #require(idempotencyRecords("u1").first)
+        let expires = try #require(record["expiresAt"]?.intValue)
+        #expect((epoch("2026-03-10T10:00:00Z") + 11...epoch("2026-03-10T10:00:00Z") + 12).contains(expires))
+        // Still running within its deadline: 409; once the deadline is past, the key is free again.
+        #expect(try await consume("u1", at: "2026-03-10T10:00:05Z", key: "k") == .inProgress)
+        guard case .consumed = try await consume("u1", at: "2026-03-10T10:00:13Z", key: "k") else {
+            Issue.record("a mark past its request's deadline must not lock the key out")
+            return
+        }
+    }
+
+    @Test("The same key with another body is refused as reused, before and after completion, consuming nothing")
+    func keyReused() async throws {
+        guard case .consumed(let first, _) = try await consume("u1", at: "2026-03-10T10:00:00Z", key: "k", body: "A")
+        else {
+            Issue.record("expected consumed")
+            return
+        }
+        #expect(try await consume("u1", at: "2026-03-10T10:00:01Z", key: "k", body: "B") == .keyReused)
+        try await store.complete(first, with: StoredResponse(statusCode: 200, body: "{}"))
+        #expect(try await consume("u1", at: "2026-03-10T10:00:02Z", key: "k", body: "B") == .keyReused)
+        #expect(
+            try await consume("u1", at: "2026-03-10T10:00:03Z", key: "k", body: "A")
+                == .repeated(StoredResponse(statusCode: 200, body: "{}")))
+        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
     }
 
     @Test("A repeat of a completed key is answered even when the user is now at a limit")

@@ -28,8 +28,10 @@ package enum ErrorMapping {
             return TableError(.throttling, message)
         case "RequestLimitExceeded":
             return TableError(.requestLimitExceeded, message)
-        case "TransactionConflictException", "TransactionInProgressException":
+        case "TransactionConflictException":
             return TableError(.transactionConflict, message)
+        case "TransactionInProgressException":
+            return TableError(.transactionInProgress, message)
         case "IdempotentParameterMismatchException":
             return TableError(.idempotentParameterMismatch, message)
         case "InternalServerError", "InternalFailure":

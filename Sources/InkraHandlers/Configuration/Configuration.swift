@@ -27,8 +27,17 @@ public struct Configuration: Sendable, Hashable {
 
     /// `INKRA_TABLE_NAME`, default `inkra-usage`.
     public var tableName: String = "inkra-usage"
-    /// `INKRA_STORE`, default `memory`.
+    /// `INKRA_STORE`: required inside Lambda (a sandbox-local table would meter each sandbox on
+    /// its own and hand out the quota once per sandbox); `memory` elsewhere.
     public var store: StoreKind = .memory
+    /// Whether the process runs inside Lambda (`AWS_LAMBDA_FUNCTION_NAME` is set): settings are
+    /// then never defaulted to local ones, and an unknown `INKRA_*` setting stops start-up.
+    public var insideLambda = false
+    /// `INKRA_GATEWAY_TIMEOUT`: API Gateway's integration timeout in seconds (default 29, its
+    /// default limit); a request's work ends before it, and before Lambda's deadline.
+    public var gatewayTimeout: TimeInterval = 29
+    /// What a request keeps back from its deadline to give a unit back and answer.
+    public static let deadlineMargin: TimeInterval = 1
     /// `AWS_REGION` (or `AWS_DEFAULT_REGION`).
     public var region: String?
     /// `AWS_ACCESS_KEY_ID`.
@@ -45,8 +54,8 @@ public struct Configuration: Sendable, Hashable {
     public var cognitoRegion: String?
     /// `COGNITO_CLIENT_IDS`, comma-separated.
     public var clientIDs: [String] = []
-    /// `INKRA_TOKEN_USE`: `access` (default), `id` or `any`.
-    public var tokenUse: TokenUse = .access
+    /// `INKRA_TOKEN_USE`: `id` (default, as template.yaml deploys), `access` or `any`.
+    public var tokenUse: TokenUse = .id
     /// `INKRA_JWKS_FILE`: a local JWKS instead of the pool's.
     public var jwksFile: String?
     /// `INKRA_CLOCK_SKEW`: seconds of tolerance on `exp`, `nbf`, `iat`.
@@ -79,11 +88,29 @@ public struct Configuration: Sendable, Hashable {
             }
             tableName = name
         }
+        insideLambda = value("AWS_LAMBDA_FUNCTION_NAME") != nil
+        if insideLambda, let unknown = environment.keys.sorted().first(where: { Self.isUnknownSetting($0) }) {
+            throw ConfigurationError(
+                unknown, "is not a setting of this runtime (known: \(Self.knownSettings.joined(separator: ", ")))")
+        }
         if let kind = value("INKRA_STORE") {
             guard let parsed = StoreKind(rawValue: kind.lowercased()) else {
                 throw ConfigurationError("INKRA_STORE", "must be memory or dynamodb, got \"\(kind)\"")
             }
             store = parsed
+        } else if insideLambda {
+            throw ConfigurationError(
+                "INKRA_STORE",
+                "must be set inside Lambda (dynamodb, or memory to meter each sandbox on its own): "
+                    + "without it every sandbox would count usage separately and hand out the quota many times"
+            )
+        }
+        if let timeout = value("INKRA_GATEWAY_TIMEOUT") {
+            guard let seconds = TimeInterval(timeout), seconds >= 2, seconds <= 900 else {
+                throw ConfigurationError(
+                    "INKRA_GATEWAY_TIMEOUT", "must be a number of seconds from 2 to 900, got \"\(timeout)\"")
+            }
+            gatewayTimeout = seconds
         }
         region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION")
         accessKeyID = value("AWS_ACCESS_KEY_ID")
@@ -165,6 +192,23 @@ public struct Configuration: Sendable, Hashable {
             tokenUse: tokenUse,
             clockTolerance: clockSkew
         )
+    }
+
+    /// Every `INKRA_*` setting the runtime reads.
+    public static let knownSettings = [
+        "INKRA_CLOCK", "INKRA_CLOCK_SKEW", "INKRA_GATEWAY_TIMEOUT", "INKRA_JWKS_FILE", "INKRA_LIMITS_FILE",
+        "INKRA_LLM_API_KEY", "INKRA_LLM_BASE_URL", "INKRA_LLM_MODEL", "INKRA_LLM_TIMEOUT", "INKRA_STORE",
+        "INKRA_TABLE_NAME", "INKRA_TOKEN_USE", "INKRA_UPGRADE_URL",
+    ]
+
+    private static func isUnknownSetting(_ name: String) -> Bool {
+        name.hasPrefix("INKRA_") && !knownSettings.contains(name)
+    }
+
+    /// The instant a request's work must end: the earlier of Lambda's deadline and API Gateway's
+    /// integration timeout counted from `start`, less ``deadlineMargin``.
+    public func requestDeadline(lambdaDeadline: Date, start: Date) -> Date {
+        min(lambdaDeadline, start.addingTimeInterval(gatewayTimeout)).addingTimeInterval(-Self.deadlineMargin)
     }
 
     private static func isTableName(_ name: String) -> Bool {

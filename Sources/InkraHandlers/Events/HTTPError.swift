@@ -1,19 +1,23 @@
 /// A refusal that knows its HTTP status and renders its own proxy response.
+///
+/// Its body is `{"error": <message>, "code": <code>, …details}`: the message for people, the
+/// ``ErrorCode`` for clients.
 public struct HTTPError: Error, Sendable, Hashable {
     /// The status code.
     public var statusCode: Int
-    /// The JSON body; always has `"error"`.
+    /// The JSON body; always has `"error"` and `"code"`.
     public var body: JSONObject
     /// Extra headers.
     public var headers: [String: String]
 
-    /// An error with a message and optional extra body members.
+    /// An error with its code, a message and optional extra body members.
     public init(
-        _ statusCode: Int, _ message: String, details: [(String, JSONValue)] = [], headers: [String: String] = [:]
+        _ code: ErrorCode, _ message: String, details: [(String, JSONValue)] = [], headers: [String: String] = [:]
     ) {
-        self.statusCode = statusCode
+        statusCode = code.status
         var body = JSONObject()
         body["error"] = .string(message)
+        body["code"] = .string(code.rawValue)
         for (key, value) in details { body[key] = value }
         self.body = body
         self.headers = headers
@@ -22,19 +26,30 @@ public struct HTTPError: Error, Sendable, Hashable {
     /// The error's message.
     public var message: String { body["error"]?.string ?? "" }
 
+    /// The error's code.
+    public var code: String { body["code"]?.string ?? "" }
+
     /// The proxy response.
     public var response: ProxyResponse {
         .json(statusCode, .object(body), headers: headers.sorted { $0.key < $1.key })
     }
 
     /// 400 naming what is wrong.
-    public static func badRequest(_ message: String) -> HTTPError { HTTPError(400, message) }
+    public static func badRequest(_ message: String) -> HTTPError { HTTPError(.invalidRequest, message) }
     /// 401.
-    public static let unauthorized = HTTPError(401, "Unauthorized")
-    /// 403.
-    public static let forbidden = HTTPError(403, "Forbidden")
+    public static let unauthorized = HTTPError(.unauthorized, "Unauthorized")
     /// 503: the usage store failed, so nothing was generated unmetered.
-    public static let storeUnavailable = HTTPError(503, "Usage store unavailable")
+    public static let storeUnavailable = unavailable("Usage store unavailable")
     /// 500 that reveals nothing internal.
-    public static let internalServer = HTTPError(500, "Internal server error")
+    public static let internalServer = HTTPError(.internalError, "Internal server error")
+
+    /// How long a client waits before retrying a 503, in seconds.
+    public static let unavailableRetryAfter = 2
+
+    /// 503 with `Retry-After`: nothing was charged; try again shortly.
+    public static func unavailable(_ message: String) -> HTTPError {
+        HTTPError(
+            .unavailable, message, details: [("retryAfter", .number(unavailableRetryAfter))],
+            headers: ["Retry-After": String(unavailableRetryAfter)])
+    }
 }

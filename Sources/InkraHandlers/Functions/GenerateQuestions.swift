@@ -2,6 +2,7 @@ import InkraAuth
 import InkraUsage
 import Logging
 import Metrics
+import SingleTable
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -64,15 +65,18 @@ public struct GenerateQuestions: EventHandler {
 
     private func answer(_ request: ProxyRequest) async throws -> ProxyResponse {
         guard let caller = CallerIdentity(authorizer: request.authorizer) else { throw HTTPError.unauthorized }
-        let body = try QuestionsBody(request.bodyBytes())
+        let bodyBytes = try request.bodyBytes()
+        let body = try QuestionsBody(bodyBytes)
         let idempotencyKey = try Self.idempotencyKey(request)
+        guard !RequestDeadline.hasPassed() else { throw HTTPError.outOfTime }
         let callerLimits = caller.limits(in: limits)
         let instant = now()
         let outcome: ConsumeOutcome
         do {
             outcome = try await store.consume(
                 ConsumeRequest(
-                    userID: caller.userID, instant: instant, limits: callerLimits, idempotencyKey: idempotencyKey)
+                    userID: caller.userID, instant: instant, limits: callerLimits, idempotencyKey: idempotencyKey,
+                    requestBody: idempotencyKey == nil ? [] : bodyBytes ?? [])
             )
         } catch {
             logger.error(
@@ -101,20 +105,23 @@ public struct GenerateQuestions: EventHandler {
                 body: stored.body
             )
         case .inProgress:
-            throw HTTPError(409, "A request with this Idempotency-Key is still in progress")
+            throw HTTPError(.idempotencyConflict, "A request with this Idempotency-Key is still in progress")
+        case .keyReused:
+            throw HTTPError(
+                .idempotencyKeyReused, "This Idempotency-Key was used with a different body; use a new key")
         case .consumed(let consumption, let monthly):
             let questions: [String]
             do {
-                questions = try await generator.questions(for: body.questionRequest)
-                guard !questions.isEmpty else { throw GenerationError.empty }
+                questions = try await generate(body.questionRequest)
+            } catch let error where error is HTTPError || RequestDeadline.hasPassed() {
+                // Out of time, whichever noticed first: the race below, or the generator's own
+                // call cut to the same deadline.
+                await giveBack(consumption, because: "the request ran out of time")
+                throw HTTPError.outOfTime
             } catch {
                 logger.error("generation failed; giving the unit back", metadata: ["error": "\(error)"])
-                do {
-                    try await store.release(consumption)
-                } catch {
-                    logger.critical("could not give the unit back", metadata: ["error": "\(error)"])
-                }
-                throw HTTPError(502, "Question generation failed")
+                await giveBack(consumption, because: "generation failed")
+                throw HTTPError(.generationFailed, "Question generation failed")
             }
             let response = ProxyResponse.json(
                 200,
@@ -138,6 +145,47 @@ public struct GenerateQuestions: EventHandler {
         }
     }
 
+    /// The generator's questions, raced against the request's deadline: past it, the answer is
+    /// ``HTTPError/outOfTime`` while API Gateway still waits for one, and the generator's call is
+    /// cancelled (and left behind if it does not stop).
+    private func generate(_ request: QuestionRequest) async throws -> [String] {
+        let generator = generator
+        guard let left = RequestDeadline.remaining() else {
+            return try Self.nonEmpty(await generator.questions(for: request))
+        }
+        let race = FirstResult<[String]>()
+        let work = Task {
+            do {
+                await race.finish(.success(try Self.nonEmpty(await generator.questions(for: request))))
+            } catch {
+                await race.finish(.failure(error))
+            }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: left)
+            await race.finish(.failure(HTTPError.outOfTime))
+        }
+        let result = await race.value
+        work.cancel()
+        timer.cancel()
+        return try result.get()
+    }
+
+    private static func nonEmpty(_ questions: [String]) throws -> [String] {
+        guard !questions.isEmpty else { throw GenerationError.empty }
+        return questions
+    }
+
+    /// Gives a consumed unit back; a failure to do so is logged, never hidden from operators.
+    private func giveBack(_ consumption: Consumption, because reason: String) async {
+        logger.warning("giving the unit back", metadata: ["reason": "\(reason)"])
+        do {
+            try await store.release(consumption)
+        } catch {
+            logger.critical("could not give the unit back", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// The `Idempotency-Key` header, 1–128 characters, when present.
     private static func idempotencyKey(_ request: ProxyRequest) throws(HTTPError) -> String? {
         guard let key = request.header("Idempotency-Key") else { return nil }
@@ -153,6 +201,26 @@ public struct GenerateQuestions: EventHandler {
     }
 }
 
+/// The first of several results, awaited once.
+private actor FirstResult<Value: Sendable> {
+    private var result: Result<Value, any Error>?
+    private var waiter: CheckedContinuation<Result<Value, any Error>, Never>?
+
+    func finish(_ result: Result<Value, any Error>) {
+        guard self.result == nil else { return }
+        self.result = result
+        waiter?.resume(returning: result)
+        waiter = nil
+    }
+
+    var value: Result<Value, any Error> {
+        get async {
+            if let result { return result }
+            return await withCheckedContinuation { waiter = $0 }
+        }
+    }
+}
+
 extension CallerIdentity {
     /// The caller's limits: their tier's, with their own monthly quota when they have one.
     func limits(in table: TierLimits) -> Limits {
@@ -163,16 +231,23 @@ extension CallerIdentity {
 }
 
 extension HTTPError {
-    /// The 429 for a full window, with `Retry-After`.
+    /// 503: the request's deadline came before its answer; the unit was given back.
+    static let outOfTime = unavailable("The request ran out of time; nothing was charged")
+
+    /// The 429 for a full window, with `Retry-After` and the window in the body.
     static func refusal(_ refusal: Refusal, upgradeURL: String) -> HTTPError {
         let headers = ["Retry-After": String(refusal.retryAfter)]
+        let window: [(String, JSONValue)] = [
+            ("window", .string(refusal.window.rawValue)),
+            ("limit", .number(refusal.limit)),
+            ("retryAfter", .number(refusal.retryAfter)),
+        ]
         switch refusal.window {
         case .month:
             return HTTPError(
-                429,
+                .quotaExceeded,
                 "Monthly quota exceeded",
-                details: [
-                    ("limit", .number(refusal.limit)),
+                details: window + [
                     ("used", .number(refusal.used)),
                     ("resetDate", .string(refusal.resetDate)),
                     ("upgradeUrl", .string(upgradeURL)),
@@ -180,19 +255,9 @@ extension HTTPError {
                 headers: headers
             )
         case .day:
-            return HTTPError(
-                429,
-                "Daily limit exceeded",
-                details: [("limit", .number(refusal.limit)), ("retryAfter", .number(refusal.retryAfter))],
-                headers: headers
-            )
+            return HTTPError(.rateLimited, "Daily limit exceeded", details: window, headers: headers)
         case .hour:
-            return HTTPError(
-                429,
-                "Hourly limit exceeded",
-                details: [("limit", .number(refusal.limit)), ("retryAfter", .number(refusal.retryAfter))],
-                headers: headers
-            )
+            return HTTPError(.rateLimited, "Hourly limit exceeded", details: window, headers: headers)
         }
     }
 }

@@ -1,5 +1,10 @@
 /// The body of `generateQuestions`, validated: every refusal names the field.
 struct QuestionsBody {
+    /// The most characters (grapheme clusters) a topic may have.
+    static let maximumTopicCharacters = 500
+    /// The most UTF-8 bytes a topic may have: 500 characters of up to four bytes each.
+    static let maximumTopicBytes = 2_000
+
     var topic: String
     var count: Int
     var length: QuestionLength
@@ -15,7 +20,7 @@ struct QuestionsBody {
         }
         guard bytes.count <= GenerateQuestions.maximumBodySize else {
             throw HTTPError(
-                400,
+                .invalidRequest,
                 "body is \(bytes.count) bytes; at most \(GenerateQuestions.maximumBodySize) bytes are accepted"
             )
         }
@@ -35,9 +40,17 @@ struct QuestionsBody {
         case .string(let text)?:
             let trimmed = text.trimmingWhitespace()
             guard !trimmed.isEmpty else { throw HTTPError.badRequest("topic must not be empty") }
+            // Bytes bound what reaches the model and the stored answer (a "character" can hold any
+            // number of combining marks); characters bound what a person types.
+            let bytes = trimmed.utf8.count
+            guard bytes <= Self.maximumTopicBytes else {
+                throw HTTPError.badRequest(
+                    "topic must be at most \(Self.maximumTopicBytes) bytes of UTF-8 (it has \(bytes))")
+            }
             // Characters never outnumber bytes, so a short topic's characters need no counting.
-            guard trimmed.utf8.count <= 500 || trimmed.count <= 500 else {
-                throw HTTPError.badRequest("topic must be at most 500 characters (it has \(trimmed.count))")
+            guard bytes <= Self.maximumTopicCharacters || trimmed.count <= Self.maximumTopicCharacters else {
+                throw HTTPError.badRequest(
+                    "topic must be at most \(Self.maximumTopicCharacters) characters (it has \(trimmed.count))")
             }
             topic = trimmed
         case let other?:

@@ -33,7 +33,7 @@ public struct TableUsageStore: UsageStore {
             .update(hourUpdate(request, windows, epoch)),
         ]
         if let key = request.idempotencyKey {
-            actions.append(.put(idempotencyPut(request.userID, key, epoch)))
+            actions.append(.put(idempotencyPut(request, IdempotencySeal(key: key, userID: request.userID), epoch)))
         }
         let consumption = Consumption(
             userID: request.userID,
@@ -41,7 +41,7 @@ public struct TableUsageStore: UsageStore {
             idempotencyKey: request.idempotencyKey
         )
         do {
-            try await table.transactWriteItems(TransactWriteItemsRequest(transactItems: actions))
+            try await transact(actions)
         } catch let error as TableError where error.code == .transactionCanceled {
             return try await outcome(of: error, request, windows)
         } catch {
@@ -79,13 +79,16 @@ public struct TableUsageStore: UsageStore {
                 .delete(
                     DeleteItemRequest(
                         tableName: tableName,
-                        key: UsageKeys.key(user: consumption.userID, sort: UsageKeys.idempotency(key))
+                        key: UsageKeys.key(
+                            user: consumption.userID,
+                            sort: UsageKeys.idempotency(IdempotencySeal(key: key, userID: consumption.userID).recordID)
+                        )
                     )
                 )
             )
         }
         do {
-            try await table.transactWriteItems(TransactWriteItemsRequest(transactItems: actions))
+            try await transact(actions)
         } catch {
             throw UsageStoreError(operation: "release", underlying: error)
         }
@@ -93,21 +96,29 @@ public struct TableUsageStore: UsageStore {
 
     public func complete(_ consumption: Consumption, with response: StoredResponse) async throws {
         guard let key = consumption.idempotencyKey else { return }
+        let seal = IdempotencySeal(key: key, userID: consumption.userID)
+        let sealed: String
+        do {
+            sealed = try seal.seal(response)
+        } catch {
+            throw UsageStoreError(operation: "complete", underlying: error)
+        }
+        let epoch = Int(consumption.instant.timeIntervalSince1970)
         let request = UpdateItemRequest(
             tableName: tableName,
-            key: UsageKeys.key(user: consumption.userID, sort: UsageKeys.idempotency(key)),
-            updateExpression: "SET #status = :completed, responseStatus = :code, responseBody = :body",
+            key: UsageKeys.key(user: consumption.userID, sort: UsageKeys.idempotency(seal.recordID)),
+            updateExpression: "SET #status = :completed, sealedResponse = :sealed, expiresAt = :expires",
             expressionAttributes: ExpressionAttributes(
                 names: ["#status": "status"],
                 values: [
                     ":completed": .s(IdempotencyStatus.completed),
-                    ":code": .n(response.statusCode),
-                    ":body": .s(response.body),
+                    ":sealed": .s(sealed),
+                    ":expires": .n(epoch + UsageKeys.Retention.idempotency),
                 ]
             )
         )
         do {
-            _ = try await table.updateItem(request)
+            _ = try await update(request)
         } catch {
             throw UsageStoreError(operation: "complete", underlying: error)
         }
@@ -246,10 +257,14 @@ public struct TableUsageStore: UsageStore {
         )
     }
 
-    private func idempotencyPut(_ userID: String, _ key: String, _ epoch: Int) -> PutItemRequest {
-        var item = UsageKeys.key(user: userID, sort: UsageKeys.idempotency(key))
+    /// The in-progress mark: it lives as long as the request may (its deadline), so a call that
+    /// crashed or timed out between consume and completion locks its key out for seconds, not a
+    /// day.
+    private func idempotencyPut(_ request: ConsumeRequest, _ seal: IdempotencySeal, _ epoch: Int) -> PutItemRequest {
+        var item = UsageKeys.key(user: request.userID, sort: UsageKeys.idempotency(seal.recordID))
         item["status"] = .s(IdempotencyStatus.inProgress)
-        item["expiresAt"] = .n(epoch + UsageKeys.Retention.idempotency)
+        item["requestDigest"] = .s(seal.fingerprint(of: request.requestBody))
+        item["expiresAt"] = .n(epoch + Self.inProgressLifetime())
         return PutItemRequest(
             tableName: tableName,
             item: item,
@@ -271,23 +286,24 @@ public struct TableUsageStore: UsageStore {
             guard index < reasons.count, reasons[index].code == "ConditionalCheckFailed" else { return nil }
             return reasons[index]
         }
-        if let record = failed(3) {
+        if let record = failed(3), let key = request.idempotencyKey {
+            let seal = IdempotencySeal(key: key, userID: request.userID)
             let old: Item
             if let item = record.item {
                 old = item
-            } else if let item = try await read(
-                user: request.userID,
-                sort: UsageKeys.idempotency(request.idempotencyKey ?? "")
-            ) {
+            } else if let item = try await read(user: request.userID, sort: UsageKeys.idempotency(seal.recordID)) {
                 old = item
             } else {
                 throw UsageStoreError(operation: "consume", underlying: error)
             }
+            guard old["requestDigest"]?.stringValue == seal.fingerprint(of: request.requestBody) else {
+                return .keyReused
+            }
             if old["status"]?.stringValue == IdempotencyStatus.completed,
-                let code = old["responseStatus"]?.intValue,
-                let body = old["responseBody"]?.stringValue
+                let sealed = old["sealedResponse"]?.stringValue,
+                let response = seal.open(sealed)
             {
-                return .repeated(StoredResponse(statusCode: code, body: body))
+                return .repeated(response)
             }
             return .inProgress
         }
@@ -327,7 +343,7 @@ public struct TableUsageStore: UsageStore {
             ])
         )
         do {
-            _ = try await table.updateItem(request)
+            _ = try await update(request)
         } catch {
             throw UsageStoreError(operation: "mark refusal", underlying: error)
         }
@@ -344,6 +360,18 @@ public struct TableUsageStore: UsageStore {
         } catch {
             throw UsageStoreError(operation: "read", underlying: error)
         }
+    }
+}
+
+extension TableUsageStore {
+    /// Seconds an in-progress mark lives when the request has no deadline (API Gateway's
+    /// integration timeout, rounded up).
+    static let inProgressLifetimeWithoutDeadline = 30
+
+    /// Seconds an in-progress mark lives: until the request's deadline, at least one second.
+    static func inProgressLifetime() -> Int {
+        guard let left = RequestDeadline.remaining() else { return inProgressLifetimeWithoutDeadline }
+        return max(1, Int(left.components.seconds) + (left.components.attoseconds > 0 ? 1 : 0))
     }
 }
 

@@ -14,7 +14,8 @@ public protocol UsageStore: Sendable {
     /// Gives back a unit that was consumed (the call it paid for failed), and forgets its
     /// idempotency record so the caller may retry.
     func release(_ consumption: Consumption) async throws
-    /// Records the response of a call made with an idempotency key, for repeats to return.
+    /// Records the response of a call made with an idempotency key, for repeats to return; a
+    /// store keeps it only in a form that reveals nothing without the key.
     func complete(_ consumption: Consumption, with response: StoredResponse) async throws
     /// A user's usage in the windows of an instant; reads only.
     func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport
@@ -32,13 +33,19 @@ public struct ConsumeRequest: Sendable, Hashable {
     public var limits: Limits
     /// The caller's `Idempotency-Key`, when it sent one.
     public var idempotencyKey: String?
+    /// The request's body, with an idempotency key: kept only as a digest keyed by the
+    /// idempotency key, to tell a reused key with another body from a repeat.
+    public var requestBody: [UInt8]
 
     /// Creates a request.
-    public init(userID: String, instant: Date, limits: Limits, idempotencyKey: String? = nil) {
+    public init(
+        userID: String, instant: Date, limits: Limits, idempotencyKey: String? = nil, requestBody: [UInt8] = []
+    ) {
         self.userID = userID
         self.instant = instant
         self.limits = limits
         self.idempotencyKey = idempotencyKey
+        self.requestBody = requestBody
     }
 }
 
@@ -69,6 +76,8 @@ public enum ConsumeOutcome: Sendable, Hashable {
     case repeated(StoredResponse)
     /// The idempotency key belongs to a call that is still running.
     case inProgress
+    /// The idempotency key was used before with a different request body: nothing was consumed.
+    case keyReused
 }
 
 /// Why a consume was refused: the first full window, month before day before hour.

@@ -1,0 +1,73 @@
+import Crypto
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What the table keeps of an `Idempotency-Key`, and how: never the key, the body or the answer
+/// in the clear.
+///
+/// Every secret is derived (HKDF-SHA256, salted with the user id) from the client's key, which
+/// the table never holds:
+/// - the record's sort key holds a digest of it, so a repeat finds its record;
+/// - the request body is kept as an HMAC under a derived key, enough to tell a reused key with
+///   another body (422) from a repeat, and nothing to a reader of the table;
+/// - the completed answer (the generated questions, which quote the topic) is sealed with
+///   AES-GCM under another derived key, so a dump or a backup of the table reveals no question.
+struct IdempotencySeal {
+    /// The digest that names the record (`IDEMPOTENCY#<id>`), in lowercase hex.
+    let recordID: String
+    private let sealingKey: SymmetricKey
+    private let fingerprintKey: SymmetricKey
+
+    init(key: String, userID: String) {
+        let secret = SymmetricKey(data: Array(key.utf8))
+        let salt = Array("inkra idempotency \(userID)".utf8)
+        func derive(_ purpose: String) -> SymmetricKey {
+            HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: secret, salt: salt, info: Array(purpose.utf8), outputByteCount: 32)
+        }
+        recordID = derive("record id").withUnsafeBytes { Self.hex($0) }
+        sealingKey = derive("response")
+        fingerprintKey = derive("request body")
+    }
+
+    /// The body's keyed digest, in lowercase hex.
+    func fingerprint(of body: [UInt8]) -> String {
+        Self.hex(HMAC<SHA256>.authenticationCode(for: body, using: fingerprintKey))
+    }
+
+    /// The response sealed for storage: base64 of AES-GCM's nonce, ciphertext and tag over
+    /// `<status> <body>`.
+    func seal(_ response: StoredResponse) throws -> String {
+        let plain = Array("\(response.statusCode) \(response.body)".utf8)
+        guard let combined = try AES.GCM.seal(plain, using: sealingKey).combined else {
+            throw CryptoKitError.incorrectParameterSize
+        }
+        return combined.base64EncodedString()
+    }
+
+    /// The stored response, or `nil` when the text was not sealed under this key.
+    func open(_ sealed: String) -> StoredResponse? {
+        guard let combined = Data(base64Encoded: sealed),
+            let box = try? AES.GCM.SealedBox(combined: combined),
+            let plain = try? AES.GCM.open(box, using: sealingKey),
+            let text = String(bytes: plain, encoding: .utf8),
+            let space = text.firstIndex(of: " "),
+            let status = Int(text[..<space])
+        else { return nil }
+        return StoredResponse(statusCode: status, body: String(text[text.index(after: space)...]))
+    }
+
+    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

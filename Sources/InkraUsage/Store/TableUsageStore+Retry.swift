@@ -1,0 +1,137 @@
+import SingleTable
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension TableUsageStore {
+    /// Writes a transaction, retrying it while other requests hold its items (see ``Retry``).
+    /// - Throws: the table's error: a cancellation that names a failed condition, unchanged (a
+    ///   refusal, or an idempotent repeat); a ``TableError`` saying the conflict outlasted the
+    ///   request's deadline; any other failure as the table threw it.
+    func transact(_ actions: [TransactWriteItem]) async throws {
+        try await Retry.current.transaction { token in
+            let request = TransactWriteItemsRequest(transactItems: actions, clientRequestToken: token)
+            try await table.transactWriteItems(request)
+        }
+    }
+
+    /// Updates one item, retrying while a transaction holds it (`TransactionConflictException`).
+    /// The update is sent again as it is, so it must be idempotent (`SET`, never `ADD`).
+    func update(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
+        try await Retry.current.write { try await table.updateItem(request) }
+    }
+
+    /// How the store retries a write that met another request on its items: another transaction
+    /// (a double tap, a client's retry, two devices of one user), or the table's throttling.
+    ///
+    /// DynamoDB cancels a transaction with reason `TransactionConflict` while another transaction
+    /// holds one of its items, and refuses a plain write to such an item with
+    /// `TransactionConflictException`; neither changed anything, so the write is sent again after a
+    /// full-jitter exponential backoff, until it goes through, fails for a reason of its own, or the
+    /// next wait would pass the request's deadline (``RequestDeadline``, or ``budgetWithoutDeadline``
+    /// without one).
+    ///
+    /// A transaction gets a fresh `ClientRequestToken` for each attempt — a cancelled one applied
+    /// nothing, and a token DynamoDB has seen may be answered with its first outcome again — except
+    /// once an attempt's outcome is unknown (``TableError/isOutcomeUnknown``: a timeout, a 5xx, a
+    /// transaction still in progress): from then on every attempt reuses that attempt's token, so it
+    /// can apply once at most.
+    struct Retry: Sendable {
+        /// The first backoff's cap; it doubles with each retry.
+        var baseDelay: Duration = .milliseconds(20)
+        /// The largest backoff cap.
+        var maximumDelay: Duration = .milliseconds(500)
+        /// How long to keep retrying when the request has no deadline.
+        var budgetWithoutDeadline: Duration = .seconds(3)
+        /// Waits between attempts.
+        var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        /// A random fraction in 0..<1 for the backoff.
+        var jitter: @Sendable () -> Double = { Double.random(in: 0..<1) }
+        /// A new `ClientRequestToken`.
+        var token: @Sendable () -> String = { UUID().uuidString }
+        /// The clock the deadline is read on.
+        var now: @Sendable () -> ContinuousClock.Instant = { .now }
+
+        /// The policy of the current task: these defaults, unless a test set its own clock and
+        /// waits. A task-local rather than a stored property, so that tests can run the store's
+        /// retries on a virtual clock through its public initializer, which stays two arguments.
+        @TaskLocal static var current = Retry()
+
+        /// Runs `attempt` with a `ClientRequestToken` until it succeeds or may not be retried.
+        func transaction<Value>(_ attempt: (String) async throws -> Value) async throws -> Value {
+            try await run(attempt) { error in
+                error.isTransientCancellation || error.code == .transactionConflict
+                    || error.code == .transactionInProgress
+            }
+        }
+
+        /// Runs a plain write until it succeeds or fails for another reason than a transaction
+        /// holding its item.
+        func write<Value>(_ attempt: () async throws -> Value) async throws -> Value {
+            try await run({ _ in try await attempt() }, retryable: { $0.code == .transactionConflict })
+        }
+
+        /// The wait before the next attempt: full jitter under a cap that doubles with each one.
+        func backoff(after attempts: Int) -> Duration {
+            let cap = min(maximumDelay, baseDelay * (1 << min(attempts - 1, 20)))
+            return cap * jitter()
+        }
+
+        private func run<Value>(
+            _ attempt: (String) async throws -> Value,
+            retryable: (TableError) -> Bool
+        ) async throws -> Value {
+            let started = now()
+            let deadline = RequestDeadline.current ?? started.advanced(by: budgetWithoutDeadline)
+            var token = self.token()
+            var keepToken = false
+            var attempts = 0
+            while true {
+                attempts += 1
+                var error: TableError
+                do {
+                    return try await attempt(token)
+                } catch let thrown as TableError {
+                    error = thrown
+                }
+                keepToken = keepToken || error.isOutcomeUnknown
+                error.followsUnknownOutcome = keepToken
+                guard retryable(error) else { throw error }
+                let delay = backoff(after: attempts)
+                guard now().advanced(by: delay) < deadline else {
+                    throw Self.gaveUp(error, attempts: attempts, after: started.duration(to: now()))
+                }
+                try await sleep(delay)
+                if !keepToken { token = self.token() }
+            }
+        }
+
+        /// The error for a write that was still held up when the deadline came: a conflict when
+        /// another transaction was the cause, throttling otherwise, with the last reasons.
+        static func gaveUp(_ last: TableError, attempts: Int, after elapsed: Duration) -> TableError {
+            let code: TableError.Code
+            if last.code == .transactionInProgress {
+                code = .transactionInProgress
+            } else if last.isConflict {
+                code = .transactionConflict
+            } else if last.cancellationReasons.contains(where: { $0.code == "ProvisionedThroughputExceeded" }) {
+                code = .provisionedThroughputExceeded
+            } else {
+                code = .throttling
+            }
+            let milliseconds =
+                elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+            let cause = code == .transactionConflict ? "another transaction kept holding its items" : "still held up"
+            return TableError(
+                code,
+                "gave up after \(attempts) attempts in \(milliseconds) ms, before the request's deadline: \(cause) "
+                    + "(last: \(last.code.rawValue): \(last.message))",
+                cancellationReasons: last.cancellationReasons,
+                followsUnknownOutcome: last.followsUnknownOutcome
+            )
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+import InkraUsage
+import SingleTable
+import Testing
+
+/// What a client of the deployed stack relies on beyond the happy path: the request's deadline,
+/// idempotency that keeps no content, bounded input, and a stable error code in every body.
+@Suite("generateQuestions in production: deadline, idempotency, bounds and codes")
+struct ProductionContractTests {
+    let caller = Fixtures.lambdaContext("u1")
+
+    @Test("Past the request's deadline the answer is 503 with Retry-After, and the unit is given back")
+    func deadline() async throws {
+        var harness = Harness()
+        harness.generator = SlowGenerator(delay: .seconds(120))
+        let event = Fixtures.rest(body: #"{"topic":"a slow model"}"#, authorizer: caller)
+        let started = ContinuousClock.now
+        let reply = try await RequestDeadline.$current.withValue(started.advanced(by: .milliseconds(300))) {
+            try await harness.generate(event)
+        }
+        #expect(ContinuousClock.now - started < .seconds(60), "the answer came at the deadline, not the model's")
+        #expect(reply.statusCode == 503)
+        #expect(reply.body["code"] == "unavailable")
+        #expect(reply.headers["Retry-After"] == "2")
+        #expect(try await harness.item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(0))
+        #expect(try await harness.item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(0))
+    }
+
+    @Test("A request that arrives past its deadline consumes nothing")
+    func arrivesLate() async throws {
+        let harness = Harness()
+        let reply = try await RequestDeadline.$current.withValue(ContinuousClock.now) {
+            try await harness.generate(Fixtures.rest(body: #"{"topic":"late"}"#, authorizer: caller))
+        }
+        #expect(reply.statusCode == 503)
+        #expect(harness.table.snapshot().isEmpty)
+    }
+
+    @Test("The same Idempotency-Key with another body is 422; a concurrent one with the same body is 409")
+    func idempotencyCodes() async throws {
+        var slow = Harness()
+        slow.generator = SlowGenerator(delay: .milliseconds(200))
+        let harness = slow
+        let first = Fixtures.rest(body: #"{"topic":"one"}"#, authorizer: caller, headers: ["Idempotency-Key": "k"])
+        let other = Fixtures.rest(body: #"{"topic":"two"}"#, authorizer: caller, headers: ["Idempotency-Key": "k"])
+        async let running = harness.generate(first)
+        // The first holds its mark while it generates; wait until the mark is written.
+        while harness.table.snapshot().allSatisfy({ $0["SK"]?.stringValue?.hasPrefix("IDEMPOTENCY#") != true }) {
+            await Task.yield()
+        }
+        let concurrent = try await harness.generate(first)
+        #expect(concurrent.statusCode == 409)
+        #expect(concurrent.body["code"] == "idempotency_conflict")
+        let reused = try await harness.generate(other)
+        #expect(reused.statusCode == 422)
+        #expect(reused.body["code"] == "idempotency_key_reused")
+        #expect(try await running.statusCode == 200)
+        let afterwards = try await harness.generate(other)
+        #expect(afterwards.statusCode == 422)
+        #expect(try await harness.item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+    }
+
+    @Test("No topic word and no question is left in any attribute of the table after idempotent requests")
+    func tableKeepsNoContent() async throws {
+        let harness = Harness()
+        let caller = Fixtures.lambdaContext("u1", tier: "premium")
+        let topics = ["zanzibar marmalade workshop", "quetzalcoatl birthday", "überraschung für oma"]
+        var questions: [String] = []
+        for (index, topic) in topics.enumerated() {
+            let body = (["topic": .string(topic)] as JSONValue).jsonString
+            let event = Fixtures.rest(body: body, authorizer: caller, headers: ["Idempotency-Key": "key-\(index)"])
+            let reply = try await harness.generate(event)
+            #expect(reply.statusCode == 200)
+            questions += reply.body["questions"]?.array?.compactMap { $0.string } ?? []
+            #expect(try await harness.generate(event).body == reply.body, "a repeat still gets its answer")
+        }
+        #expect(questions.count >= 9)
+        let dump = harness.table.snapshot().map { item in
+            item.values.map { "\($0)" }.joined(separator: " ") + " " + item.keys.joined(separator: " ")
+        }.joined(separator: "\n")
+        for word in topics.flatMap({ $0.split(separator: " ") }) {
+            #expect(!dump.contains(word), "the table holds the topic word \(word)")
+        }
+        for question in questions { #expect(!dump.contains(question)) }
+        #expect(!dump.contains("key-0"), "the table holds the Idempotency-Key")
+    }
+
+    @Test(
+        "A topic is bounded in UTF-8 bytes as well as characters, and refused before anything is consumed",
+        arguments: [
+            (String(repeating: "a\u{301}", count: 700), "at most 2000 bytes"),  // 700 characters, 2100 bytes
+            ("e" + String(repeating: "\u{301}", count: 32_000), "at most 2000 bytes"),  // one character, 64 KB
+            (String(repeating: "é", count: 501), "at most 500 characters"),  // 1002 bytes
+        ])
+    func topicBounds(topic: String, message: String) async throws {
+        let harness = Harness()
+        let body = (["topic": .string(topic)] as JSONValue).jsonString
+        let reply = try await harness.generate(Fixtures.rest(body: body, authorizer: caller))
+        #expect(reply.statusCode == 400)
+        #expect(reply.body["code"] == "invalid_request")
+        #expect(reply.error?.contains(message) == true, "\(reply)")
+        #expect(harness.table.snapshot().isEmpty)
+    }
+
+    @Test("A 500-character topic of four-byte characters is accepted")
+    func longestTopic() async throws {
+        let harness = Harness()
+        let body = (["topic": .string(String(repeating: "😀", count: 500))] as JSONValue).jsonString
+        #expect(try await harness.generate(Fixtures.rest(body: body, authorizer: caller)).statusCode == 200)
+    }
+}
