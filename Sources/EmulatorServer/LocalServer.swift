@@ -97,7 +97,7 @@ public final class LocalServer: Sendable {
                     if self.configuration.accessLog { self.accessLog(served.accessLogLine(for: request)) }
                     return served.response
                 } tooLarge: {
-                    LocalAPIGateway.requestTooLarge()
+                    self.gateway.requestTooLarge()
                 },
                 flag: "--port", address: "\(configuration.host):\(configuration.apiPort)"),
             BoundService(

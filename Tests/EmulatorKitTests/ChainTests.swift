@@ -81,8 +81,10 @@ struct ChainTests {
             if let stage { event.set(.string(stage), at: ["requestContext", "stage"]) }
             return await self.invoke(chain, .checkUsage, event)
         }
+        // REST answers as template.yaml's gateway responses make it; an HTTP API as API Gateway does.
         func message(_ invocation: Invocation) -> String? {
-            invocation.json["body"]?.string.flatMap { try? JSONParser.parse($0) }?["message"]?.string
+            let body = invocation.json["body"]?.string.flatMap { try? JSONParser.parse($0) }
+            return (body?["error"] ?? body?["message"])?.string
         }
         // The first request runs the authorizer, whose policy allows the whole `prod` stage.
         #expect(await invoke(.restUsage, stage: nil).statusCode == 200)
@@ -123,7 +125,7 @@ struct ChainTests {
         let bad = SampleEvents.event(.restGenerate, token: "not.a.token", at: Self.when)
         let refused = await replayer.replay(event: bad, function: .generateQuestions)
         #expect(refused.statusCode == 401)
-        #expect(refused.json["body"] == #"{"message":"Unauthorized"}"#)
+        #expect(refused.json["body"] == #"{"error":"Unauthorized","code":"unauthorized"}"#)
         #expect(stack.memoryTable?.snapshot().isEmpty == true)
 
         let missing = SampleEvents.event(.httpGenerate, token: nil, at: Self.when)
@@ -132,7 +134,9 @@ struct ChainTests {
         let blocked = SampleEvents.event(.restGenerate, token: try token("b", groups: ["blocked"]), at: Self.when)
         let denied = await replayer.replay(event: blocked, function: .generateQuestions)
         #expect(denied.statusCode == 403)
-        #expect(denied.json["body"] == #"{"message":"User is not authorized to access this resource"}"#)
+        #expect(
+            denied.json["body"] == #"{"error":"User is not authorized to access this resource","code":"access_denied"}"#
+        )
         let blockedV2 = SampleEvents.event(.httpGenerate, token: try token("b", groups: ["blocked"]), at: Self.when)
         let forbidden = await replayer.replay(event: blockedV2, function: .generateQuestions)
         #expect(forbidden.statusCode == 403)

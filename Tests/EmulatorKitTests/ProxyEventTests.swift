@@ -225,7 +225,9 @@ struct ProxyEventTests {
         let (broken, _) = try self.gateway(.v1, answer: ["no": "status"])
         let failed = await broken.respond(try request())
         #expect(failed.response.status == 502)
-        #expect(String(decoding: failed.response.body, as: UTF8.self) == #"{"message":"Internal server error"}"#)
+        #expect(
+            String(decoding: failed.response.body, as: UTF8.self)
+                == #"{"error":"Internal server error","code":"gateway_error"}"#)
 
         let (plain, _) = try self.gateway(.v2, answer: ["just": "json"])
         let simple = await plain.respond(try request())

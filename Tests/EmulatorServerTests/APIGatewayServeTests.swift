@@ -10,12 +10,12 @@ import Testing
 
 @Suite("serve: the local API Gateway over HTTP")
 struct APIGatewayServeTests {
-    @Test("Without a token: 401 {\"message\":\"Unauthorized\"}, nothing stored, the authorizer not run")
+    @Test("Without a token: 401 with the code unauthorized, nothing stored, the authorizer not run")
     func withoutToken() async throws {
         try await ServeFixture.run { served in
             let answer = try await served.generate(token: nil)
             #expect(answer.status == 401)
-            #expect(answer.text == #"{"message":"Unauthorized"}"#)
+            #expect(answer.text == #"{"error":"Unauthorized","code":"unauthorized"}"#)
             #expect(answer.header("x-amzn-ErrorType") == "UnauthorizedException")
             #expect(answer.header("x-amzn-RequestId") != nil)
             #expect(served.server.gateway.authorizerCache.misses == 0)
@@ -30,12 +30,16 @@ struct APIGatewayServeTests {
         try await ServeFixture.run(ServeFixture.settings(payload: payload == "v1" ? .v1 : .v2)) { served in
             let refused = try await served.generate(token: "not.a.token")
             #expect(refused.status == (payload == "v1" ? 401 : 403))
-            #expect(refused.text == (payload == "v1" ? #"{"message":"Unauthorized"}"# : #"{"message":"Forbidden"}"#))
+            #expect(
+                refused.text
+                    == (payload == "v1"
+                        ? #"{"error":"Unauthorized","code":"unauthorized"}"# : #"{"message":"Forbidden"}"#))
             let blocked = try await served.generate(token: try ServeFixture.token("blocked-user", groups: ["blocked"]))
             #expect(blocked.status == 403)
             let expected =
                 payload == "v1"
-                ? #"{"message":"User is not authorized to access this resource"}"# : #"{"message":"Forbidden"}"#
+                ? #"{"error":"User is not authorized to access this resource","code":"access_denied"}"#
+                : #"{"message":"Forbidden"}"#
             #expect(blocked.text == expected)
             #expect(served.stack.memoryTable?.snapshot().isEmpty == true)
         }
@@ -64,7 +68,7 @@ struct APIGatewayServeTests {
         try await ServeFixture.run { served in
             let rest = try await served.send(.GET, served.endpoints.api, path: "/nowhere")
             #expect(rest.status == 403)
-            #expect(rest.text == #"{"message":"Missing Authentication Token"}"#)
+            #expect(rest.text == #"{"error":"Missing Authentication Token","code":"request_rejected"}"#)
             let wrongMethod = try await served.send(.DELETE, served.endpoints.api, path: "/questions")
             #expect(wrongMethod.status == 403)
         }

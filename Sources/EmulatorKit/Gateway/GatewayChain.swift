@@ -141,18 +141,26 @@ public struct GatewayChain: Sendable {
         return event.setting(.object(section), at: ["requestContext", "authorizer"])
     }
 
-    /// A response API Gateway makes itself: `{"message":…}`.
+    /// A response API Gateway makes itself. A REST API answers as template.yaml's gateway responses
+    /// make it (`{"error":…,"code":…}`, docs/errors.md); an HTTP API, which has no gateway
+    /// responses, answers `{"message":…}`.
     static func gatewayResponse(_ status: Int, _ message: String?, _ version: ProxyRequest.Version) -> JSONValue {
+        let text = message.map(JSONValue.string) ?? .null
+        guard version == .v1 else { return ProxyResponse.json(status, ["message": text]).json }
         var headers: [(String, String)] = []
-        if version == .v1 {
-            switch status {
-            case 401: headers.append(("x-amzn-ErrorType", "UnauthorizedException"))
-            case 403: headers.append(("x-amzn-ErrorType", "AccessDeniedException"))
-            case 500: headers.append(("x-amzn-ErrorType", "AuthorizerConfigurationException"))
-            default: break
-            }
+        let code: ErrorCode
+        switch status {
+        case 401:
+            headers.append(("x-amzn-ErrorType", "UnauthorizedException"))
+            code = .unauthorized
+        case 403:
+            headers.append(("x-amzn-ErrorType", "AccessDeniedException"))
+            code = .accessDenied
+        default:
+            headers += [("Retry-After", "2"), ("x-amzn-ErrorType", "AuthorizerConfigurationException")]
+            code = .authorizerUnavailable
         }
-        return ProxyResponse.json(status, ["message": message.map(JSONValue.string) ?? .null], headers: headers).json
+        return ProxyResponse.json(status, ["error": text, "code": .string(code.rawValue)], headers: headers).json
     }
 }
 

@@ -91,8 +91,9 @@ public struct LocalAPIGateway: Sendable {
     }
 
     /// API Gateway's answer to a body over its 10 MB limit.
-    public static func requestTooLarge() -> LocalHTTPResponse {
-        ProxyResponseReader.message(413, "Request Too Long")
+    public func requestTooLarge() -> LocalHTTPResponse {
+        ProxyResponseReader.message(
+            413, "Request Too Long", code: configuration.payload == .v1 ? .requestRejected : nil)
     }
 
     /// The path below the stage, or `nil` when a stage is set and the path is not under it.
@@ -108,7 +109,7 @@ public struct LocalAPIGateway: Sendable {
         switch configuration.payload {
         case .v1:
             ProxyResponseReader.message(
-                403, "Missing Authentication Token",
+                403, "Missing Authentication Token", code: .requestRejected,
                 headers: [("x-amzn-ErrorType", "MissingAuthenticationTokenException")])
         case .v2:
             ProxyResponseReader.message(404, "Not Found")

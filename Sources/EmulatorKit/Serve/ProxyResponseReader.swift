@@ -23,17 +23,21 @@ enum ProxyResponseReader {
     static func failed(_ version: ProxyRequest.Version) -> LocalHTTPResponse {
         switch version {
         case .v1:
-            message(502, "Internal server error", headers: [("x-amzn-ErrorType", "InternalServerErrorException")])
+            message(
+                502, "Internal server error", code: .gatewayError,
+                headers: [("x-amzn-ErrorType", "InternalServerErrorException")])
         case .v2:
             message(500, "Internal Server Error")
         }
     }
 
-    /// A `{"message":…}` response.
-    static func message(_ status: Int, _ text: String, headers: [(name: String, value: String)] = [])
-        -> LocalHTTPResponse
-    {
-        let body: JSONValue = ["message": .string(text)]
+    /// A `{"message":…}` response (an HTTP API's), or with a code `{"error":…,"code":…}` (a REST
+    /// API's, as template.yaml's gateway responses answer).
+    static func message(
+        _ status: Int, _ text: String, code: ErrorCode? = nil, headers: [(name: String, value: String)] = []
+    ) -> LocalHTTPResponse {
+        let body: JSONValue =
+            code.map { ["error": .string(text), "code": .string($0.rawValue)] } ?? ["message": .string(text)]
         return LocalHTTPResponse(
             status: status, headers: [("Content-Type", "application/json")] + headers, body: body.jsonBytes)
     }
