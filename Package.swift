@@ -143,9 +143,13 @@ let package = Package(
                 "InkraJSON",
                 "InkraAuth",
                 "InkraUsage",
+        // C wrappers that keep the packaged bootstrap on provided.al2023's glibc 2.34: inert unless
+        // scripts/package-bootstrap.sh links with --wrap (see Sources/GlibcCompat/GlibcCompat.c).
+        .target(name: "GlibcCompat"),
                 "InkraLLM",
                 "SingleTable",
                 "DynamoDBTable",
+                "GlibcCompat",
                 "OutboundHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -21,7 +21,16 @@
 # executable is not position-independent: Swift's metadata is full of pointers, and a PIE
 # carries a relocation for each (1.9 MB) that the loader applies at every cold start. The build
 # has its own scratch directory, `.build-lambda`, so these flags never rebuild `.build`.
-# Set SWIFT_BUILD_FLAGS to pass more flags to `swift build` (for example `--arch aarch64`).
+#
+# The executable must load on provided.al2023, whose glibc is 2.34, wherever it is built: linked
+# against a newer glibc (Debian 12 has 2.36) it asked for hypotf@GLIBC_2.35, and the loader
+# refused it at every cold start. The link sends hypot and hypotf (the only functions glibc 2.35
+# and 2.36 gave a new version) to the wrappers in Sources/GlibcCompat, which call their oldest
+# version, the one glibc 2.34 has (same results; it cost 0.6 KB of zip). A musl (static Linux SDK)
+# build has no glibc and no wrappers. scripts/check-lambda-elf.sh then holds the result to
+# AL2023: glibc ≤ 2.34, gcc 11's libstdc++ and libgcc_s, nothing else; no zip is written if not.
+# Set SWIFT_BUILD_FLAGS to pass more flags to `swift build` (for example `--swift-sdk NAME`, a
+# Swift SDK for aarch64 Linux: `--arch aarch64` alone finds no aarch64 C library or Swift runtime).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +42,10 @@ flags=(
     -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections
     -Xlinker --no-export-dynamic -Xlinker -no-pie -Xlinker --icf=safe
 )
+case " ${SWIFT_BUILD_FLAGS:-} " in
+    *musl*) ;;
+    *) flags+=(-Xlinker --wrap=hypot -Xlinker --wrap=hypotf) ;;
+esac
 echo "== swift build ${flags[*]}" >&2
 # shellcheck disable=SC2086
 swift build "${flags[@]}" ${SWIFT_BUILD_FLAGS:-}
@@ -49,6 +62,16 @@ if command -v strip >/dev/null 2>&1 && command -v objcopy >/dev/null 2>&1; then
 else
     echo "warning: strip or objcopy not found (binutils); packaging the unstripped binary" >&2
     cp "$binary" "$staged"
+fi
+
+if command -v readelf >/dev/null 2>&1 && command -v objdump >/dev/null 2>&1; then
+    if ! bash scripts/check-lambda-elf.sh "$staged" >&2; then
+        rm -f "$output" # an older zip must not be deployed in its place
+        echo "error: $staged would not start on provided.al2023; no zip written" >&2
+        exit 1
+    fi
+else
+    echo "warning: readelf or objdump not found (binutils); not checked against provided.al2023" >&2
 fi
 
 python3 - "$staged" "$output" <<'PYTHON'
