@@ -11,7 +11,7 @@ import SingleTable
     import Foundation
 #endif
 
-/// Builds the chosen function once, at start-up, from the environment of SPEC §8.
+/// Builds the chosen function once, at start-up, from the environment (docs/configuration.md).
 enum Dependencies {
     /// The function `_HANDLER` names, wired to its store, keys, limits and generator.
     /// - Throws: ``ConfigurationError`` naming the setting that is missing or malformed.

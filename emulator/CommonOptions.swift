@@ -3,7 +3,7 @@ import EmulatorKit
 import Foundation
 import InkraAuth
 
-/// The flags every command that runs the functions shares (SPEC §9).
+/// The flags every command that runs the functions shares (docs/emulator.md).
 struct CommonOptions: ParsableArguments {
     @Option(help: "A JWKS file to trust instead of the development key's.")
     var jwks: String?

@@ -7,7 +7,15 @@ import SingleTable
 struct CreateTableCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create-table",
-        abstract: "Create the usage table of SPEC §7 (PK/SK, GSI1, TTL on expiresAt) on a DynamoDB endpoint."
+        abstract: "Create the usage table (PK/SK, GSI1 on GSI1PK/GSI1SK, TTL on expiresAt) on a DynamoDB endpoint.",
+        discussion: """
+            Credentials and region come from the usual AWS_* variables (any value will do for a local endpoint).
+
+            Examples, from the repository root (moto_server from pip install 'moto[server]'):
+              moto_server -H 127.0.0.1 -p 5055 &
+              swift run inkra-emulator create-table \\
+                --dynamodb-endpoint http://127.0.0.1:5055 --if-not-exists
+            """
     )
 
     @Option(

@@ -15,7 +15,7 @@ struct InkraEmulator: AsyncParsableCommand {
     )
 }
 
-/// Runs the command line with the exit statuses of SPEC §9: 0 success, 1 a failed function or a
+/// Runs the command line with the exit statuses of docs/emulator.md: 0 success, 1 a failed function or a
 /// mismatch, 2 a usage error (bad flag, unreadable event or file).
 @main
 enum EntryPoint {

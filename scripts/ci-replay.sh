@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Replays events/ on the in-memory table and on a DynamoDB-compatible endpoint, checks both give
-# the same results, and reads an item back with the AWS CLI to check it is the item of SPEC §7.
+# the same results, and reads an item back with the AWS CLI to check it is the item of docs/table.md.
 # Usage: scripts/ci-replay.sh DYNAMODB_ENDPOINT_URL
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,5 +53,5 @@ assert day["requestCount"] == {"N": "3"}, day
 assert day["GSI1PK"] == {"S": "DATE#2026-11-17"} and day["GSI1SK"] == {"S": "USER#scenario-free-user"}, day
 assert day["blockedUntil"] == {"S": "2026-11-18T00:00:00Z"}, day
 assert day["firstRequestTime"] == {"S": "2026-11-17T10:00:00Z"}, day
-print("items match SPEC §7")
+print("items match docs/table.md")
 PY

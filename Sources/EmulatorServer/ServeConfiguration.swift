@@ -30,7 +30,7 @@ public struct ServeConfiguration: Sendable {
     /// Whether to write an access-log line per API request.
     public var accessLog = true
 
-    /// The defaults of SPEC §9: ports 3000, 3001, 9001 and 8000 on 127.0.0.1.
+    /// The defaults of docs/emulator.md: ports 3000, 3001, 9001 and 8000 on 127.0.0.1.
     public init() {}
 
     /// Every port 0, for tests and side-by-side stacks.
@@ -67,6 +67,7 @@ public struct ServeEndpoints: Sendable, Hashable {
             "  API Gateway   \(api.absoluteString)  (\(payload), \(cache))",
             "                POST \(prefix)/questions -> generateQuestions",
             "                GET  \(prefix)/usage     -> checkUsage",
+            "                DELETE \(prefix)/account -> deleteAccount",
             "  Lambda        \(lambda.absoluteString)  (aws lambda invoke --endpoint-url \(lambda.absoluteString) …)",
         ]
         if let executable = configuration.runtimeExecutable {

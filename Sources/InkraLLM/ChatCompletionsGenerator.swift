@@ -13,7 +13,7 @@ import SingleTable
 /// A ``QuestionGenerator`` that asks an OpenAI-compatible chat-completions endpoint for the
 /// questions, then validates what comes back: one question per line, numbering and bullets
 /// stripped, duplicates dropped, trimmed to the requested count. Too few questions, a timeout, or
-/// an error answer is a failure, so the handler gives the consumed unit back (SPEC §5).
+/// an error answer is a failure, so the handler gives the consumed unit back (docs/functions.md).
 public struct ChatCompletionsGenerator: QuestionGenerator {
     /// Where and how to call the model.
     public struct Settings: Sendable, Hashable {

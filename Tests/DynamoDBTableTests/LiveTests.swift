@@ -35,7 +35,7 @@ enum Live {
         MotoEndpoint.client(transport: transport)
     }
 
-    /// A fresh table of SPEC §7 under a unique name.
+    /// A fresh table of docs/table.md under a unique name.
     static func makeLiveTable(
         name: String = "inkra-\(UUID().uuidString.prefix(8).lowercased())",
         transport: any DynamoDBTransport = HTTPClientTransport()
@@ -52,7 +52,7 @@ enum Live {
 /// `INKRA_TEST_DYNAMODB_ENDPOINT`; without it they are reported as skipped, by name.
 @Suite("Live DynamoDB (moto)", .enabled(if: Live.endpoint != nil, "INKRA_TEST_DYNAMODB_ENDPOINT is not set"))
 struct LiveTests {
-    @Test("The table of SPEC §7 is created with GSI1 and TTL on expiresAt")
+    @Test("The table of docs/table.md is created with GSI1 and TTL on expiresAt")
     func setup() async throws {
         let (table, name) = try await Live.makeLiveTable()
         let description = try await table.describeTable(named: name)
@@ -90,7 +90,7 @@ struct LiveTests {
         #expect(body["used"] == 2)
     }
 
-    @Test("Items written through the usage store are those of SPEC §7")
+    @Test("Items written through the usage store are those of docs/table.md")
     func items() async throws {
         let (table, name) = try await Live.makeLiveTable()
         let store = TableUsageStore(table: table, tableName: name)

@@ -107,7 +107,7 @@ struct ReplayTests {
         #expect(checked.allSatisfy { $0.ok && $0.checked })
     }
 
-    @Test("--json prints one object per event with the SPEC §9 fields")
+    @Test("--json prints one object per event with the fields of docs/emulator.md")
     func jsonLines() async throws {
         let stack = try EmulatorStack(options: Repository.options())
         let records = await Replayer(stack: stack).replay([Repository.events.appendingPathComponent("authorizer")])

@@ -174,7 +174,7 @@ struct KeySourceTests {
     }
 }
 
-@Suite("Tiers and quotas (SPEC §2)")
+@Suite("Tiers and quotas (docs/limits.md)")
 struct TierTests {
     @Test(
         "Tier resolution order",

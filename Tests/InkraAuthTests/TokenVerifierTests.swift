@@ -3,7 +3,7 @@ import InkraAuth
 import InkraJSON
 import Testing
 
-@Suite("Token verification (SPEC §3)")
+@Suite("Token verification (docs/functions.md)")
 struct TokenVerifierTests {
     @Test("A valid access token is accepted, with or without its Bearer prefix")
     func accepts() async throws {

@@ -15,7 +15,7 @@ struct FreeTierStoryTests {
         return try await harness.generate(Fixtures.rest(body: #"{"topic":"my first job","count":3}"#, authorizer: user))
     }
 
-    @Test("Hourly, daily and monthly limits in turn, then the stored items of SPEC §7")
+    @Test("Hourly, daily and monthly limits in turn, then the stored items of docs/table.md")
     func story() async throws {
         let first = try await call(at: "2026-03-10T10:00:00Z")
         #expect(first.statusCode == 200)

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Tier limits")
 struct TierLimitsTests {
-    @Test("Defaults of SPEC §2")
+    @Test("Defaults of docs/limits.md")
     func defaults() {
         let limits = TierLimits()
         #expect(limits.limits(forTier: "free") == Limits(monthly: 5, daily: 3, hourly: 2))

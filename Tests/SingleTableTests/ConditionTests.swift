@@ -58,7 +58,7 @@ struct ConditionTests {
         ("bytes1 = :blob", [:], [":blob": .b(Data([1, 2, 3]))], true),
     ]
 
-    @Test("Each feature of SPEC §7", arguments: TableContract.factories)
+    @Test("Each condition feature of docs/table.md", arguments: TableContract.factories)
     func features(factory: TableContract.Factory) async throws {
         let table = try await factory.make()
         try await table.put(Self.item)

@@ -8,7 +8,7 @@ public enum Tier: String, Sendable, Hashable, CaseIterable {
     /// The Cognito group of free users (template.yaml's `FreeTierGroup`).
     public static let freeGroup = "free_tier"
 
-    /// The caller's tier, from the first of these that the token carries (SPEC §2):
+    /// The caller's tier, from the first of these that the token carries (docs/limits.md):
     ///
     /// 1. `custom:subscription_tier`: `premium` (in any case) is premium, any other value free. Only
     ///    ID tokens carry custom attributes (template.yaml has no pre token generation trigger to add

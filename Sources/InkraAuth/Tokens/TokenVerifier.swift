@@ -7,7 +7,7 @@ import Logging
     import Foundation
 #endif
 
-/// Verifies Cognito user-pool tokens exactly as SPEC §3 describes: form, algorithm, signature by
+/// Verifies Cognito user-pool tokens exactly as docs/functions.md describes: form, algorithm, signature by
 /// the key whose `kid` the token names, issuer, token use, client, and time claims.
 public struct TokenVerifier: Sendable {
     /// What tokens must satisfy.

@@ -6,7 +6,7 @@ import InkraAuth
     import Foundation
 #endif
 
-/// The settings of SPEC §8, read from the environment as Lambda provides it.
+/// The settings of docs/configuration.md, read from the environment as Lambda provides it.
 ///
 /// Reading checks the form of every setting present; what a function needs and lacks is reported
 /// when that function is built, by ``ConfigurationError`` naming the setting.

@@ -6,7 +6,7 @@ import SingleTable
     import Foundation
 #endif
 
-/// A ``UsageStore`` over any ``Table`` with the single-table design of SPEC §7.
+/// A ``UsageStore`` over any `Table` with the single-table design of docs/table.md.
 ///
 /// A consume is one `TransactWriteItems` of three conditional `ADD`s (month, day, hour), plus the
 /// idempotency record's put when the call carries a key, so the unit and the record are written

@@ -1,6 +1,6 @@
 import SingleTable
 
-/// The single table's keys and attribute names (SPEC §7).
+/// The single table's keys and attribute names (docs/table.md).
 enum UsageKeys {
     static let partitionKey = "PK"
     static let sortKey = "SK"
@@ -10,6 +10,7 @@ enum UsageKeys {
     static func rateLimit(_ window: String) -> String { "RATELIMIT#\(window)" }
     static func idempotency(_ key: String) -> String { "IDEMPOTENCY#\(key)" }
     static func date(_ day: String) -> String { "DATE#\(day)" }
+    static func refund(_ reference: String) -> String { "REFUND#\(reference)" }
 
     static func key(user userID: String, sort: String) -> Item {
         [partitionKey: .s(user(userID)), sortKey: .s(sort)]
