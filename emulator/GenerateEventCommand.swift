@@ -7,8 +7,14 @@ struct GenerateEventCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate-event",
         abstract: "Print a sample event of a supported kind, carrying a fresh development token.",
-        discussion:
-            "Kinds: \(SampleEvents.Kind.allCases.map(\.rawValue).joined(separator: ", ")). Without a kind, lists them."
+        discussion: """
+            Kinds: \(SampleEvents.Kind.allCases.map(\.rawValue).joined(separator: ", ")). Without a kind, lists them.
+
+            Examples, from the repository root:
+              swift run inkra-emulator generate-event rest-generate --sub alice
+              swift run inkra-emulator generate-event http-generate --sub bob \\
+                --tier premium --body '{"topic":"my first job","count":3}'
+            """
     )
 
     @Argument(help: "The kind of event.")

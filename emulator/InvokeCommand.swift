@@ -11,6 +11,12 @@ struct InvokeCommand: AsyncParsableCommand {
         discussion: """
             Prints the function's response on standard output and exits 0; a function error prints Lambda's \
             error object {"errorMessage":…,"errorType":…} and exits 1; an unreadable event or a bad flag exits 2.
+
+            Examples, from the repository root:
+              swift run inkra-emulator invoke checkUsage \\
+                --event events/checkUsage/04-rest-cognito-authorizer.json
+              swift run inkra-emulator generate-event token-authorizer --sub alice \\
+                | swift run inkra-emulator invoke authorizer
             """
     )
 
@@ -46,7 +52,7 @@ struct InvokeCommand: AsyncParsableCommand {
         }
         let parsed: JSONValue
         do {
-            parsed = try JSONParser.parse(Array(data))
+            parsed = try JSONParser.parse(Replayer.jsonBytes(of: data))
         } catch {
             throw UsageFailure("event \(source) is not valid JSON: \(error)")
         }

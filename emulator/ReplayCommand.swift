@@ -16,6 +16,10 @@ struct ReplayCommand: AsyncParsableCommand {
             folder (events/<function>/…) or an "x-inkra-function" field; events with an Authorization header \
             and no authorizer section run through the authorizer first. <name>.expected.json beside an event \
             holds its expected result. Exit status 1 when any event fails or mismatches.
+
+            Examples, from the repository root:
+              swift run inkra-emulator replay events
+              swift run inkra-emulator replay events/generateQuestions --json
             """
     )
 

@@ -19,6 +19,11 @@ struct RunRuntimeCommand: AsyncParsableCommand {
             authorizer chain runs in the emulator, as API Gateway runs it — comparing expectations as replay does. \
             The runtime is configured for local work: in-memory store (or --dynamodb-endpoint), the development \
             pool's JWKS, and INKRA_CLOCK=request-time so each event runs at its recorded time.
+
+            Examples, from the repository root:
+              swift build --product bootstrap
+              swift run inkra-emulator run-runtime .build/debug/bootstrap \\
+                --function generateQuestions events
             """
     )
 

@@ -19,6 +19,11 @@ struct ServeCommand: AsyncParsableCommand {
             DynamoDB (--dynamodb-port): the in-memory table, for aws dynamodb --endpoint-url and boto3. \
             Port 0 picks a free port. SIGINT or SIGTERM stops accepting, finishes what is under way, writes \
             --state and exits 0.
+
+            Examples, from the repository root (the second in another terminal):
+              swift run inkra-emulator serve --state /tmp/inkra-serve.json
+              curl -X POST localhost:3000/questions -d '{"topic":"my first job"}' \\
+                -H "Authorization: Bearer $(swift run inkra-emulator token --sub alice)"
             """
     )
 

@@ -6,7 +6,14 @@ import InkraAuth
 struct TokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
-        abstract: "Mint a token signed with the development key (local development only)."
+        abstract: "Mint a token signed with the development key (local development only).",
+        discussion: """
+            Prints the token (a JWT) on standard output; replay, invoke and serve trust it by default.
+
+            Examples, from the repository root:
+              swift run inkra-emulator token --sub alice
+              swift run inkra-emulator token --sub bob --tier premium --expires-in 600
+            """
     )
 
     @OptionGroup var claims: TokenClaimOptions

@@ -9,7 +9,16 @@ struct UsageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "usage",
         abstract: "Show a user's usage in every window, or the users refused on a date.",
-        discussion: "Reads the table named by --state (or --dynamodb-endpoint); an in-memory run with neither is empty."
+        discussion: """
+            Reads the table named by --state (or --dynamodb-endpoint); an in-memory run with neither is empty.
+
+            Examples, from the repository root (replay events into a new state file, then read it):
+              swift run inkra-emulator replay events --state /tmp/inkra-state.json
+              swift run inkra-emulator usage --sub scenario-free-user \\
+                --state /tmp/inkra-state.json --now 2026-11-18T12:00:00Z
+              swift run inkra-emulator usage --refused-on 2026-11-17 \\
+                --state /tmp/inkra-state.json
+            """
     )
 
     @Option(help: "The user id (sub) whose usage to show.")

@@ -1,6 +1,7 @@
 import DynamoDBTable
 import Foundation
 import InkraHandlers
+import InkraTestSupport
 import SingleTable
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// same items.
 @Suite(
     "Differential: in-memory table vs DynamoDB",
-    .enabled(if: Live.endpoint != nil, "INKRA_TEST_DYNAMODB_ENDPOINT is not set"))
+    .enabled(if: Live.endpoint != nil, Comment(rawValue: MotoEndpoint.skipReason)))
 struct DifferentialTests {
     static func operations(seed: UInt64, table: String, count: Int) -> [TransactWriteItem] {
         var random = SeededGenerator(seed: seed)

@@ -9,10 +9,11 @@ struct TemplateQuestionGeneratorTests {
         count: Int = 5,
         length: QuestionLength = .medium,
         language: String? = nil,
-        seed: UInt64 = 1
+        seed: UInt64 = 1,
+        turn: Int = 0
     ) -> [String] {
         TemplateQuestionGenerator(seed: seed).questions(
-            QuestionRequest(topic: topic, count: count, length: length, language: language)
+            QuestionRequest(topic: topic, count: count, length: length, language: language, turn: turn)
         )
     }
 
@@ -28,20 +29,21 @@ struct TemplateQuestionGeneratorTests {
     func stableAcrossReleases() {
         #expect(
             generate() == [
-                "What was happening in your life just before my grandmother's childhood in Naples began?",
-                "Which traditions or habits shaped the way you approached my grandmother's childhood in Naples?",
+                "What do you remember about the place where your grandmother's childhood in Naples started?",
+                "What was expected of you back then, and by whom?",
                 "Who showed up at exactly the right moment, and what did they do?",
-                "When did you feel most like yourself during my grandmother's childhood in Naples?",
-                "What did my grandmother's childhood in Naples teach you about yourself?",
+                "How did your grandmother's childhood in Naples make you feel at the time, and has that feeling changed?",
+                "What do you want the people you love to take from your story?",
             ])
-        // Every count, length and language over a few seeds, folded into one FNV-1a digest.
+        // Every count, length, language and a few turns over a few seeds, folded into one FNV-1a digest.
         var digest: UInt64 = 0xcbf2_9ce4_8422_2325
         for seed: UInt64 in 0...3 {
             for language in [nil, "es", "fr", "de"] {
                 for length in QuestionLength.allCases {
-                    for count in 1...20 {
+                    for (count, turn) in (1...20).flatMap({ count in (0...2).map { (count, $0) } }) {
                         let text = generate(
-                            "learning to sail", count: count, length: length, language: language, seed: seed
+                            "learning to sail", count: count, length: length, language: language, seed: seed,
+                            turn: turn
                         )
                         .joined(separator: "\n")
                         for byte in text.utf8 {
@@ -52,7 +54,7 @@ struct TemplateQuestionGeneratorTests {
                 }
             }
         }
-        #expect(digest == 12_290_217_751_041_173_766)
+        #expect(digest == 9_020_662_313_076_529_888)
     }
 
     @Test(
@@ -79,10 +81,10 @@ struct TemplateQuestionGeneratorTests {
     }
 
     /// The questions of `topicsAsWritten`, folded (FNV-1a), as the generator gave them when it
-    /// still shuffled the templates themselves and filled them a byte at a time.
+    /// first drew each turn from its half of the bank.
     static let topicDigests: [String: UInt64] = [
-        "the {topic} of {": 1_520_248_705_040_682_890, "{": 4_251_290_089_329_406_395,
-        "naïve café in Zürich 🍝": 15_707_229_341_666_989_368, "x": 4_570_726_812_284_975_897,
+        "the {topic} of {": 4_354_503_048_557_574_646, "{": 5_209_344_439_243_681_020,
+        "naïve café in Zürich 🍝": 13_558_356_390_557_329_416, "x": 1_138_001_020_796_352_886,
     ]
 
     @Test(
@@ -113,7 +115,7 @@ struct TemplateQuestionGeneratorTests {
     @Test("Topics are tidied for reading inside a question")
     func topics() {
         let questions = generate("  My first job.  ", count: 20)
-        #expect(questions.contains { $0.contains("my first job") })
+        #expect(questions.contains { $0.contains("your first job") })
         #expect(!questions.contains { $0.contains("job.") })
         let acronym = generate("NASA internships", count: 20)
         #expect(acronym.contains { $0.contains("NASA internships") })

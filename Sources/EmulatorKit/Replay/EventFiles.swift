@@ -56,3 +56,12 @@ struct EventFile: Sendable {
         return nil
     }
 }
+
+extension Replayer {
+    /// An event file's bytes as JSON reads them: without the UTF-8 byte-order mark that editors on
+    /// Windows put at the start (a JSON text has none, but a parser may ignore one: RFC 8259 §8.1).
+    public static func jsonBytes(of data: Data) -> [UInt8] {
+        let bytes = Array(data)
+        return bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+    }
+}

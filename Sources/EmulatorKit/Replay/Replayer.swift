@@ -66,7 +66,7 @@ public struct Replayer: Sendable {
                 record.problem = "event is \(data.count) bytes; Lambda accepts at most \(Self.maximumEventSize)"
                 return record
             }
-            event = try JSONParser.parse(Array(data))
+            event = try JSONParser.parse(Self.jsonBytes(of: data))
         } catch let error as JSONParseError {
             record.problem = "not valid JSON: \(error)"
             return record
@@ -111,7 +111,7 @@ public struct Replayer: Sendable {
         guard FileManager.default.fileExists(atPath: expectationURL.path) else { return record }
         do {
             let data = try Data(contentsOf: expectationURL)
-            let expectation = Expectation(json: try JSONParser.parse(Array(data)))
+            let expectation = Expectation(json: try JSONParser.parse(Self.jsonBytes(of: data)))
             record.checked = true
             record.mismatches = expectation.mismatches(invocation)
         } catch {
@@ -122,7 +122,7 @@ public struct Replayer: Sendable {
 
     /// The function an event file is for, without running it (`nil` when it cannot be told).
     static func function(of file: EventFile) -> FunctionName? {
-        if let data = try? Data(contentsOf: file.url), let event = try? JSONParser.parse(Array(data)),
+        if let data = try? Data(contentsOf: file.url), let event = try? JSONParser.parse(jsonBytes(of: data)),
             let named = event["x-inkra-function"]?.string
         {
             return FunctionName(caseInsensitive: named)

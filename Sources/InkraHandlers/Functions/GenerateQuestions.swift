@@ -112,7 +112,7 @@ public struct GenerateQuestions: EventHandler {
         case .consumed(let consumption, let monthly):
             let questions: [String]
             do {
-                questions = try await generate(body.questionRequest)
+                questions = try await generate(body.questionRequest.asTurn(monthly.used))
             } catch let error where error is HTTPError || RequestDeadline.hasPassed() {
                 // Out of time, whichever noticed first: the race below, or the generator's own
                 // call cut to the same deadline.

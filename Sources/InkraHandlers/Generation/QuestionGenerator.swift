@@ -24,13 +24,25 @@ public struct QuestionRequest: Sendable, Hashable {
     public var length: QuestionLength
     /// The questions' language (a BCP-47 tag such as `en` or `es-MX`), when the caller named one.
     public var language: String?
+    /// Which of the asker's answers this is: `GenerateQuestions` passes the asker's count for the
+    /// month, this request included, so each request differs from the one before it while a
+    /// recorded event, replayed, gets the same questions. 0 when nobody counts.
+    public var turn: Int
 
     /// Creates a request.
-    public init(topic: String, count: Int, length: QuestionLength = .medium, language: String? = nil) {
+    public init(topic: String, count: Int, length: QuestionLength = .medium, language: String? = nil, turn: Int = 0) {
         self.topic = topic
         self.count = count
         self.length = length
         self.language = language
+        self.turn = turn
+    }
+
+    /// The same request as the asker's `turn`-th answer.
+    public func asTurn(_ turn: Int) -> QuestionRequest {
+        var request = self
+        request.turn = turn
+        return request
     }
 }
 

@@ -4,10 +4,17 @@
     import Foundation
 #endif
 
-/// The default question generator: offline, deterministic for a topic, count, length, language
-/// and seed, drawing on a bank of interview questions in six categories and arranging them the
-/// way an interview flows — an opening first, background, turning points and feelings in the
+/// The default question generator: offline, deterministic for a topic, count, length, language,
+/// turn and seed, drawing on a bank of interview questions in six categories and arranging them
+/// the way an interview flows — an opening first, background, turning points and feelings in the
 /// middle, lessons or the future to close. Never the same question twice in one answer.
+///
+/// The topic is put in the interviewer's voice ("my first job" → "your first job",
+/// `InterviewerVoice`). Each category's templates are split, once per seed and language, into
+/// two halves: even turns draw from one and odd turns from the other, so two consecutive answers
+/// to one asker share no question, whatever their topics, as long as one half holds the answer
+/// (every count in English, up to 12 in the other languages); within a half, the topic and the
+/// turn choose where to start, so answers two turns apart move on as well.
 public struct TemplateQuestionGenerator: QuestionGenerator {
     /// The seed every selection starts from.
     public let seed: UInt64
@@ -23,31 +30,60 @@ public struct TemplateQuestionGenerator: QuestionGenerator {
 
     /// The questions for a request, synchronously.
     public func questions(_ request: QuestionRequest) -> [String] {
-        let topic = Self.cleaned(request.topic)
+        let cleaned = Self.cleaned(request.topic)
+        let topic = InterviewerVoice.forLanguage(request.language).rewrite(cleaned)
         let bank = QuestionBank.forLanguage(request.language)
+        let language = request.language ?? ""
+        let turn = UInt64(request.turn.magnitude)
         var random = SeededGenerator(
             seed: SeededGenerator.mix(
-                seed, [topic, String(request.count), request.length.rawValue, request.language ?? ""])
+                seed, [cleaned, String(request.count), request.length.rawValue, language, String(turn)])
         )
-        // Each category's templates in a seeded order, in `allCases` order (the order the seed is
-        // drawn in), kept by the category's position. The positions are shuffled rather than the
-        // templates: the same permutation, without copying and releasing every template.
+        let arc = Self.arc(count: request.count, length: request.length, using: &random)
         let categories = QuestionCategory.allCases
-        var orders = bank.pools.map { pool in
+        var demand = [Int](repeating: 0, count: categories.count)
+        for category in arc { demand[categories.firstIndex(of: category) ?? 0] += 1 }
+        // Each category's template positions in a seeded order (the same for every topic and
+        // turn), cut into halves. This turn's half, started where the topic and turn say, comes
+        // first; the other half is the last resort. Positions are popped from the end, so each
+        // list is kept reversed.
+        var halves = SeededGenerator(seed: SeededGenerator.mix(seed, [language]))
+        let offset = SeededGenerator.mix(0, [cleaned])
+        var first: [[Int]] = []
+        var last: [[Int]] = []
+        for (position, pool) in bank.pools.enumerated() {
             var order = Array(pool.indices)
-            order.shuffle(using: &random)
-            return order
+            order.shuffle(using: &halves)
+            let middle = (order.count + 1) / 2
+            var mine = Array(turn % 2 == 0 ? order[..<middle] : order[middle...])
+            let other = Array(turn % 2 == 0 ? order[middle...] : order[..<middle])
+            if !mine.isEmpty {
+                let size = UInt64(mine.count)
+                let moved: UInt64 = (turn / 2 % size) * UInt64(demand[position])
+                let start = Int((offset % size + moved) % size)
+                mine = Array(mine[start...]) + Array(mine[..<start])
+            }
+            first.append(mine.reversed())
+            last.append(other.reversed())
         }
         var chosen: [String] = []
-        for category in Self.arc(count: request.count, length: request.length, using: &random) {
+        for category in arc {
             let position = categories.firstIndex(of: category) ?? 0
-            if let index = orders[position].popLast() {
-                chosen.append(Self.fill(bank.pools[position][index], topic: topic))
-            } else if let spare = orders.firstIndex(where: { !$0.isEmpty }), let index = orders[spare].popLast() {
-                chosen.append(Self.fill(bank.pools[spare][index], topic: topic))
+            guard let (pool, index) = Self.take(from: position, &first) ?? Self.take(from: position, &last) else {
+                continue
             }
+            chosen.append(Self.fill(bank.pools[pool][index], topic: topic))
         }
         return chosen
+    }
+
+    /// A template position from `position`'s list, or from the first list with one left.
+    private static func take(from position: Int, _ lists: inout [[Int]]) -> (pool: Int, index: Int)? {
+        if let index = lists[position].popLast() { return (position, index) }
+        guard let spare = lists.firstIndex(where: { !$0.isEmpty }), let index = lists[spare].popLast() else {
+            return nil
+        }
+        return (spare, index)
     }
 
     /// The categories of an interview of `count` questions, in order.
@@ -76,7 +112,7 @@ public struct TemplateQuestionGenerator: QuestionGenerator {
 
     /// First words that read in lower case inside a question.
     private static let ordinaryFirstWords: Set<String> = [
-        "My", "The", "A", "An", "Our", "Your", "His", "Her", "Their", "Learning", "Starting", "Moving", "Being",
+        "My", "The", "A", "An", "Our", "Your", "You", "His", "Her", "Their", "Learning", "Starting", "Moving", "Being",
         "Growing", "Working", "Becoming", "Raising", "Leaving", "Building", "Losing", "Finding", "Living",
     ]
 
