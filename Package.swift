@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "inkra-emulator", targets: ["inkra-emulator"]),
         .executable(name: "bootstrap", targets: ["Bootstrap"]),
         .library(name: "LambdaRuntimeAPI", targets: ["LambdaRuntimeAPI"]),
+        .library(name: "InkraTesting", targets: ["InkraTesting"]),
         .executable(name: "inkra-fuzz", targets: ["inkra-fuzz"]),
     ],
     dependencies: [
@@ -70,6 +71,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "LambdaRuntimeAPI", swiftSettings: strictSettings),
+        // What a package's own tests of the functions need (events, a clock, a seeded store, a scripted
+        // generator, tokens, results); nothing of the emulator.
+        .target(
+            name: "InkraTesting",
+            dependencies: ["InkraHandlers", "InkraUsage", "InkraAuth", "SingleTable", "InkraJSON"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "OutboundHTTP",
             dependencies: [
@@ -236,7 +244,8 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "InkraUsageTests", dependencies: ["InkraUsage"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "InkraUsageTests", dependencies: ["InkraUsage", "InkraTesting"], swiftSettings: strictSettings),
         .testTarget(name: "InkraJSONTests", dependencies: ["InkraJSON"], swiftSettings: strictSettings),
         .testTarget(
             name: "InkraFuzzTargetsTests", dependencies: ["InkraFuzzTargets", "InkraTestSupport"],
@@ -252,10 +261,16 @@ let package = Package(
         .testTarget(
             name: "InkraHandlersTests",
             dependencies: [
-                "InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable",
+                "InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable", "InkraTesting",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             ],
             exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            // Imports only what a package using InkraTesting imports.
+            name: "InkraTestingTests",
+            dependencies: ["InkraTesting", "InkraHandlers", "InkraUsage", "InkraAuth", "SingleTable"],
             swiftSettings: strictSettings
         ),
         .testTarget(

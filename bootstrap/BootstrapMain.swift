@@ -55,6 +55,7 @@ enum BootstrapMain {
             MetricsSetup.bootstrap(function: environment["_HANDLER"] ?? "unknown", namespace: "Inkra", now: systemClock)
             logger = Logger(label: "inkra.\(environment["_HANDLER"] ?? "bootstrap")")
             function = try await Dependencies.function(
+            logger.info("bootstrap \(InkraVersion.current) serving \(environment["_HANDLER"] ?? "no _HANDLER")")
                 named: environment["_HANDLER"],
                 configuration: configuration,
                 environment: environment,

@@ -2,12 +2,14 @@ import ArgumentParser
 import EmulatorKit
 import EmulatorServer
 import Foundation
+import InkraHandlers
 
 /// `inkra-emulator`: the local emulator of the Inkra stack.
 struct InkraEmulator: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inkra-emulator",
         abstract: "Replay, invoke and serve the Inkra functions locally, without Docker.",
+        version: InkraVersion.current,
         subcommands: [
             ReplayCommand.self, InvokeCommand.self, TokenCommand.self, GenerateEventCommand.self, UsageCommand.self,
             CreateTableCommand.self, RunRuntimeCommand.self, ServeCommand.self,

@@ -1,5 +1,6 @@
 import Foundation
 import InkraHandlers
+import InkraTesting
 import InkraUsage
 import SingleTable
 import Testing

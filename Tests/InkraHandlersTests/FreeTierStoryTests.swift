@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTesting
 import InkraUsage
 import SingleTable
 import Testing

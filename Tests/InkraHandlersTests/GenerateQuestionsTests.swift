@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTesting
 import InkraUsage
 import SingleTable
 import Testing
@@ -138,7 +139,7 @@ struct GenerateQuestionsTests {
     @Test("50 concurrent requests with one Idempotency-Key consume one unit; each answer is the first or 409")
     func idempotencyUnderLoad() async throws {
         var slow = Harness()
-        slow.generator = SlowGenerator(delay: .milliseconds(30))
+        slow.generator = ScriptedGenerator(repeating: .delayed(.milliseconds(30), .template))
         let harness = slow
         let event = Fixtures.rest(
             body: #"{"topic":"x","count":3}"#, authorizer: caller, headers: ["Idempotency-Key": "burst-1"])
@@ -191,7 +192,7 @@ struct GenerateQuestionsTests {
     @Test("A generator failure is 502 and the unit is given back")
     func generatorFailure() async throws {
         var harness = Harness()
-        harness.generator = FailingGenerator()
+        harness.generator = ScriptedGenerator(repeating: .failure)
         let reply = try await harness.generate(
             Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller, headers: ["Idempotency-Key": "g1"])
         )

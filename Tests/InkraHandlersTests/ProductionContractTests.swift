@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTesting
 import InkraUsage
 import SingleTable
 import Testing
@@ -14,7 +15,7 @@ struct ProductionContractTests {
     @Test("Past the request's deadline the answer is 503 with Retry-After, and the unit is given back")
     func deadline() async throws {
         var harness = Harness()
-        harness.generator = SlowGenerator(delay: .seconds(120))
+        harness.generator = ScriptedGenerator(repeating: .delayed(.seconds(120), .template))
         let event = Fixtures.rest(body: #"{"topic":"a slow model"}"#, authorizer: caller)
         let started = ContinuousClock.now
         let reply = try await RequestDeadline.$current.withValue(started.advanced(by: .milliseconds(300))) {
@@ -41,7 +42,7 @@ struct ProductionContractTests {
     @Test("The same Idempotency-Key with another body is 422; a concurrent one with the same body is 409")
     func idempotencyCodes() async throws {
         var slow = Harness()
-        slow.generator = SlowGenerator(delay: .milliseconds(200))
+        slow.generator = ScriptedGenerator(repeating: .delayed(.milliseconds(200), .template))
         let harness = slow
         let first = Fixtures.rest(body: #"{"topic":"one"}"#, authorizer: caller, headers: ["Idempotency-Key": "k"])
         let other = Fixtures.rest(body: #"{"topic":"two"}"#, authorizer: caller, headers: ["Idempotency-Key": "k"])

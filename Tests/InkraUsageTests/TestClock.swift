@@ -1,12 +1,8 @@
 import Foundation
+import InkraTesting
 
 /// Parses `2026-03-10T10:00:00Z` for tests.
-func instant(_ text: String) -> Date {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime]
-    guard let date = formatter.date(from: text) else { fatalError("bad test date \(text)") }
-    return date
-}
+func instant(_ text: String) -> Date { Date(iso8601: text) }
 
 /// Epoch seconds of an ISO-8601 instant.
 func epoch(_ text: String) -> Int {

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTesting
 import InkraUsage
 import SingleTable
 
@@ -33,40 +34,7 @@ struct Harness {
 }
 
 /// A proxy response, with its body parsed.
-struct Reply: CustomStringConvertible {
-    let statusCode: Int
-    let headers: JSONObject
-    let body: JSONValue
-
-    init(_ json: JSONValue) throws {
-        guard let response = ProxyResponse(json: json) else { throw ReplyError.notAProxyResponse(json.jsonString) }
-        statusCode = response.statusCode
-        headers = response.headers
-        body = try JSONParser.parse(response.body)
-    }
-
-    var error: String? { body["error"]?.string }
-    var description: String { "\(statusCode) \(body.jsonString)" }
-
-    enum ReplyError: Error {
-        case notAProxyResponse(String)
-    }
-}
-
-/// A generator that always fails, as an unreachable model endpoint would.
-struct FailingGenerator: QuestionGenerator {
-    struct Failure: Error {}
-    func questions(for request: QuestionRequest) async throws -> [String] { throw Failure() }
-}
-
-/// A generator that takes its time, so that concurrent requests overlap.
-struct SlowGenerator: QuestionGenerator {
-    let delay: Duration
-    func questions(for request: QuestionRequest) async throws -> [String] {
-        try await Task.sleep(for: delay)
-        return try await TemplateQuestionGenerator(seed: 7).questions(for: request)
-    }
-}
+typealias Reply = ProxyResult
 
 /// A table that reads but cannot write, as a throttled or failing DynamoDB.
 struct ReadOnlyTable: Table {

@@ -1,0 +1,20 @@
+import Foundation
+
+extension Date {
+    /// The instant an ISO 8601 date-time names, such as `2026-03-10T10:00:00Z` or
+    /// `2026-03-10T11:00:00.250+01:00`: for the literal instants of a test.
+    ///
+    /// A test's instants are literals in its source, so a malformed one is the test's own mistake:
+    /// it stops the test with a message naming the text, rather than returning an optional every
+    /// call site would unwrap.
+    /// - Parameter text: a date-time with seconds and a zone (`Z` or an offset), optionally with
+    ///   fractional seconds.
+    public init(iso8601 text: String) {
+        let plain = Date.ISO8601FormatStyle()
+        let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        guard let date = (try? plain.parse(text)) ?? (try? fractional.parse(text)) else {
+            preconditionFailure("not an ISO 8601 date-time such as 2026-03-10T10:00:00Z: \(text)")
+        }
+        self = date
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import InkraUsage
+import SingleTable
+
+/// The usage store a deployed function uses, `TableUsageStore`, over an in-memory
+/// table, optionally holding some usage already.
+///
+/// ```swift
+/// // ada has used 4 of the month's 5, 1 of the day's 3 and none of the hour's 2.
+/// let store = InMemoryUsageStore(seeded: ["ada": (month: 4, day: 1, hour: 0)], at: clock.now)
+/// ```
+///
+/// Every operation runs the real store's transactions against `InMemoryTable`, so the items a
+/// test reads back (``items``, ``item(user:sortKey:)``) are the ones the functions leave in
+/// DynamoDB.
+public struct InMemoryUsageStore: UsageStore {
+    /// The table's name.
+    public static let tableName = "inkra-usage"
+
+    /// The table, to read what the store wrote.
+    public let table: InMemoryTable
+    /// The store over it.
+    public let store: TableUsageStore
+
+    /// An empty store.
+    /// - Parameter now: the table's clock, which only expires DynamoDB client request tokens (the
+    ///   windows come from each request's instant).
+    public init(now: @escaping @Sendable () -> Date = { Date() }) {
+        self.init(items: [], now: now)
+    }
+
+    /// A store holding each user's usage in the month, day and hour of `instant`, written as the
+    /// store writes it (the month's `USAGE#` item, the day's and the hour's `RATELIMIT#` items).
+    ///
+    /// Only the windows of `instant` are written: a month count above the day's stands for calls
+    /// on earlier days, whose items no read of `instant`'s windows looks at.
+    /// - Parameters:
+    ///   - usage: user → units used in the month, day and hour of `instant`; each at least the
+    ///     next (a call in the hour is also in the day and the month).
+    ///   - instant: the instant whose windows hold the usage (the seeded calls' time).
+    ///   - limits: the limits the seeded calls were made under (the month item's `quotaLimit`).
+    ///   - now: the table's clock, which only expires DynamoDB client request tokens.
+    public init(
+        seeded usage: [String: (month: Int, day: Int, hour: Int)],
+        at instant: Date,
+        limits: Limits = .free,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        let windows = UsageWindows(at: instant)
+        var items: [Item] = []
+        for (user, counts) in usage.sorted(by: { $0.key < $1.key }) {
+            precondition(
+                counts.month >= counts.day && counts.day >= counts.hour && counts.hour >= 0,
+                "seeded usage of \(user) must have month >= day >= hour >= 0, not \(counts)")
+            items += Self.items(user: user, counts, windows, limits: limits)
+        }
+        self.init(items: items, now: now)
+    }
+
+    private init(items: [Item], now: @escaping @Sendable () -> Date) {
+        table = InMemoryTable(schema: .singleTable(named: Self.tableName), items: items, now: now)
+        store = TableUsageStore(table: table, tableName: Self.tableName)
+    }
+
+    /// Every item in the table, by key.
+    public var items: [Item] { table.snapshot() }
+
+    /// One item: `item(user: "ada", sortKey: "USAGE#2026-03")`, `"RATELIMIT#2026-03-10T10"`.
+    public func item(user: String, sortKey: String) async throws -> Item? {
+        let key: Item = ["PK": .s("USER#\(user)"), "SK": .s(sortKey)]
+        return try await table.getItem(GetItemRequest(tableName: Self.tableName, key: key, consistentRead: true)).item
+    }
+
+    // MARK: UsageStore
+
+    public func consume(_ request: ConsumeRequest) async throws -> ConsumeOutcome {
+        try await store.consume(request)
+    }
+
+    public func release(_ consumption: Consumption) async throws {
+        try await store.release(consumption)
+    }
+
+    public func complete(_ consumption: Consumption, with response: StoredResponse) async throws {
+        try await store.complete(consumption, with: response)
+    }
+
+    public func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport {
+        try await store.usage(for: userID, at: instant, limits: limits)
+    }
+
+    public func refusedUsers(on day: String) async throws -> [String] {
+        try await store.refusedUsers(on: day)
+    }
+
+    public func refusals(on day: String) async throws -> [RefusedUser] {
+        try await store.refusals(on: day)
+    }
+
+    public func refund(_ units: Int, to userID: String, at instant: Date, reference: String?) async throws
+        -> UsageRefund
+    {
+        try await store.refund(units, to: userID, at: instant, reference: reference)
+    }
+
+    public func reset(_ window: UsageWindow, of userID: String, at instant: Date) async throws -> WindowChange {
+        try await store.reset(window, of: userID, at: instant)
+    }
+
+    public func erase(user userID: String) async throws -> UsageErasure {
+        try await store.erase(user: userID)
+    }
+
+    // MARK: Seeding
+
+    /// How long the store keeps each item after its window starts (its `expiresAt`, for DynamoDB
+    /// TTL), in seconds: as `TableUsageStore` writes them, which a test holds.
+    static let monthRetention = 400 * 86_400
+    static let dayRetention = 3 * 86_400
+    static let hourRetention = 2 * 86_400
+
+    static func items(
+        user: String, _ counts: (month: Int, day: Int, hour: Int), _ windows: UsageWindows, limits: Limits
+    ) -> [Item] {
+        let epoch = Int(windows.instant.timeIntervalSince1970)
+        func key(_ sort: String) -> Item { ["PK": .s("USER#\(user)"), "SK": .s(sort)] }
+        var items: [Item] = []
+        if counts.month > 0 {
+            var month = key("USAGE#\(windows.month)")
+            month["interviewCount"] = .n(counts.month)
+            month["lastInterviewDate"] = .s(windows.timestamp)
+            month["quotaLimit"] = .n(limits.monthly)
+            month["resetDate"] = .s(windows.resetDate)
+            month["expiresAt"] = .n(epoch + monthRetention)
+            items.append(month)
+        }
+        if counts.day > 0 {
+            var day = key("RATELIMIT#\(windows.day)")
+            day["requestCount"] = .n(counts.day)
+            day["firstRequestTime"] = .s(windows.timestamp)
+            day["expiresAt"] = .n(epoch + dayRetention)
+            items.append(day)
+        }
+        if counts.hour > 0 {
+            var hour = key("RATELIMIT#\(windows.hour)")
+            hour["requestCount"] = .n(counts.hour)
+            hour["expiresAt"] = .n(epoch + hourRetention)
+            items.append(hour)
+        }
+        return items
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import InkraUsage
+import Synchronization
+
+/// A clock a test moves by hand, for the functions' `now:`.
+///
+/// The functions read the time only through the closure they are given, so a test decides which
+/// hour, day and month each call falls in and steps across the windows' edges without waiting:
+///
+/// ```swift
+/// let clock = ManualClock("2026-03-10T10:00:00Z")
+/// let generate = GenerateQuestions(store: store, generator: generator, now: clock.closure)
+/// clock.advance(by: .seconds(600))           // 10:10
+/// clock.advance(toStartOfNext: .hour)        // 11:00, a new hourly window
+/// clock.set("2026-04-01T00:00:00Z")          // a new month
+/// ```
+///
+/// It is safe to read and move from any task.
+public final class ManualClock: Sendable {
+    private let instant: Mutex<Date>
+
+    /// A clock showing `start`.
+    public init(_ start: Date) {
+        instant = Mutex(start)
+    }
+
+    /// A clock showing an ISO 8601 instant (`Date(iso8601:)`); by default
+    /// 2026-03-10T10:00:00Z, a Tuesday morning, the instant the event builders stamp by default.
+    public convenience init(_ start: String = "2026-03-10T10:00:00Z") {
+        self.init(Date(iso8601: start))
+    }
+
+    /// The time the clock shows.
+    public var now: Date { instant.withLock { $0 } }
+
+    /// The clock as the functions take it: `GenerateQuestions(…, now: clock.closure)`.
+    public var closure: @Sendable () -> Date { { [self] in now } }
+
+    /// Shows another instant, earlier or later.
+    public func set(_ date: Date) {
+        instant.withLock { $0 = date }
+    }
+
+    /// Shows an ISO 8601 instant (`Date(iso8601:)`).
+    public func set(_ text: String) {
+        set(Date(iso8601: text))
+    }
+
+    /// Moves the clock on (or back, for a negative duration).
+    public func advance(by duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let interval = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+        instant.withLock { $0 = $0.addingTimeInterval(interval) }
+    }
+
+    /// Moves the clock to the first second of the next UTC hour, day or month: the instant a full
+    /// window of that kind opens again.
+    public func advance(toStartOfNext window: UsageWindow) {
+        instant.withLock { $0 = UsageWindows(at: $0).resetsAt(window) }
+    }
+}

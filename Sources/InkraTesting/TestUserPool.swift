@@ -1,0 +1,126 @@
+import Foundation
+import InkraAuth
+import InkraHandlers
+import InkraUsage
+
+/// A Cognito user pool for authorizer tests: a signing key generated when the pool is made (never
+/// one from a file), its JWKS, and tokens carrying exactly the claims Cognito puts in the pool's ID
+/// and access tokens (`DevelopmentClaims`).
+///
+/// ```swift
+/// let pool = try TestUserPool()
+/// let authorizer = pool.authorizer(now: clock.closure)
+/// let token = try pool.token(for: Caller("ada", tier: .premium), at: clock.now)
+/// let answer = try AuthorizerResult(await authorizer.handle(AuthorizerEvent.token("Bearer \(token)")))
+/// #expect(answer.context["tier"] == "premium")
+/// ```
+///
+/// Making a pool generates a 2048-bit RSA key, which takes a moment in a debug build: share one
+/// pool between a module's tests (`let pool = try! TestUserPool()` at file scope).
+public struct TestUserPool: Sendable {
+    /// The pool's issuer, `https://cognito-idp.<region>.amazonaws.com/<pool id>`.
+    public let issuer: String
+    /// The app client the tokens are for (`aud` of an ID token, `client_id` of an access token).
+    public let clientID: String
+    /// The pool's signing key.
+    public let signer: TokenSigner
+
+    /// A pool with a freshly generated signing key.
+    /// - Throws: When the key cannot be generated.
+    public init(
+        poolID: String = "us-east-1_InkraTest",
+        clientID: String = "inkra-test-client",
+        keyID: String = "inkra-test-key"
+    ) throws {
+        let region = poolID.split(separator: "_").first.map(String.init) ?? "us-east-1"
+        issuer = "https://cognito-idp.\(region).amazonaws.com/\(poolID)"
+        self.clientID = clientID
+        signer = try TokenSigner.generate(kid: keyID)
+    }
+
+    /// The pool's public keys as Cognito publishes them (`/.well-known/jwks.json`).
+    public var jwks: Data { signer.jwks }
+
+    /// The claims of the caller's token, issued at `instant`, before signing: change them to make
+    /// an expired, foreign or odd token.
+    ///
+    /// An ID token carries the caller's email, `custom:subscription_tier` (their ``Caller/tier``),
+    /// `custom:monthly_quota` and groups. An access token carries no email and no custom
+    /// attribute, as Cognito's do not: a tier becomes the `premium_tier` or `free_tier` group.
+    /// - Parameters:
+    ///   - caller: the user.
+    ///   - tokenUse: `id` (what the app sends, and the authorizer's default) or `access`.
+    ///   - instant: `iat` and `auth_time`.
+    ///   - lifetime: from `iat` to `exp`; Cognito's default is an hour.
+    /// - Throws: `DevelopmentClaims.Refusal` for an access token of a caller with a
+    ///   quota, which only a custom attribute can carry, or for `tokenUse` `.any`.
+    public func claims(
+        for caller: Caller, tokenUse: TokenUse = .id, at instant: Date, lifetime: Duration = .seconds(3600)
+    ) throws(DevelopmentClaims.Refusal) -> DevelopmentClaims {
+        var claims = DevelopmentClaims(
+            sub: caller.sub, tokenUse: tokenUse.rawValue, clientId: clientID, issuer: issuer, issuedAt: instant,
+            expiresAt: instant.addingTimeInterval(TimeInterval(lifetime.components.seconds)))
+        var groups = caller.groups
+        switch tokenUse {
+        case .id:
+            claims.email = caller.email
+            claims.subscriptionTier = caller.tier?.rawValue
+            claims.monthlyQuota = caller.quota.map(String.init)
+        case .access:
+            if caller.quota != nil {
+                throw DevelopmentClaims.Refusal(
+                    claim: "custom:monthly_quota", reason: DevelopmentClaims.Refusal.noCustomAttributes)
+            }
+            if let tier = caller.tier {
+                let group = tier == .premium ? Tier.premiumGroup : Tier.freeGroup
+                if !groups.contains(group) { groups.append(group) }
+            }
+        case .any:
+            throw DevelopmentClaims.Refusal(claim: "token_use", reason: "a token is either id or access, not any")
+        }
+        claims.groups = groups
+        return claims
+    }
+
+    /// A signed token for the caller, issued at `instant` (see ``claims(for:tokenUse:at:lifetime:)``).
+    /// - Throws: As ``claims(for:tokenUse:at:lifetime:)``, or when signing fails.
+    public func token(
+        for caller: Caller, tokenUse: TokenUse = .id, at instant: Date, lifetime: Duration = .seconds(3600)
+    ) throws -> String {
+        try sign(claims(for: caller, tokenUse: tokenUse, at: instant, lifetime: lifetime))
+    }
+
+    /// Signs claims with the pool's key.
+    /// - Throws: `DevelopmentClaims.Refusal` when the claims do not fit their token
+    ///   use's claim set, or when signing fails.
+    public func sign(_ claims: DevelopmentClaims) throws -> String {
+        try signer.sign(claims)
+    }
+
+    /// A verifier that trusts this pool's key, for tokens of its app client.
+    /// - Parameters:
+    ///   - tokenUse: the tokens accepted (`id`, as template.yaml deploys).
+    ///   - now: the clock `exp` is checked against.
+    public func verifier(tokenUse: TokenUse = .id, now: @escaping @Sendable () -> Date) -> TokenVerifier {
+        let configuration = CognitoConfiguration(issuer: issuer, clientIds: [clientID], tokenUse: tokenUse)
+        // The JWKS was made from the pool's own key, so reading it back cannot fail.
+        let keys = try! JWKSKeySource(jwks: jwks)
+        return TokenVerifier(configuration: configuration, keys: keys, now: now)
+    }
+
+    /// The `authorizer` function, trusting this pool.
+    /// - Parameters:
+    ///   - tokenUse: the tokens accepted (`id`, as template.yaml deploys).
+    ///   - limits: the tiers' limits (the context's `quota`).
+    ///   - simpleResponses: answer HTTP API payload 2.0 events with `{"isAuthorized":…}`.
+    ///   - now: the clock `exp` is checked against.
+    public func authorizer(
+        tokenUse: TokenUse = .id,
+        limits: TierLimits = TierLimits(),
+        simpleResponses: Bool = true,
+        now: @escaping @Sendable () -> Date
+    ) -> Authorizer {
+        Authorizer(
+            verifier: verifier(tokenUse: tokenUse, now: now), limits: limits, simpleResponses: simpleResponses)
+    }
+}
