@@ -143,21 +143,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // C wrappers that keep the packaged bootstrap on provided.al2023's glibc 2.34: inert unless
+        // scripts/package-bootstrap.sh links with --wrap (see Sources/GlibcCompat/GlibcCompat.c).
+        .target(name: "GlibcCompat"),
         .executableTarget(
             name: "Bootstrap",
             dependencies: [
+                "GlibcCompat",
                 "LambdaRuntimeAPI",
                 "InkraHandlers",
                 "InkraJSON",
                 "InkraAuth",
                 "InkraUsage",
-        // C wrappers that keep the packaged bootstrap on provided.al2023's glibc 2.34: inert unless
-        // scripts/package-bootstrap.sh links with --wrap (see Sources/GlibcCompat/GlibcCompat.c).
-        .target(name: "GlibcCompat"),
                 "InkraLLM",
                 "SingleTable",
                 "DynamoDBTable",
-                "GlibcCompat",
                 "OutboundHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -277,6 +277,7 @@ let package = Package(
             name: "LambdaRuntimeAPITests",
             dependencies: [
                 "LambdaRuntimeAPI", "EmulatorKit", "InkraJSON", "InkraTestSupport", "Bootstrap", "inkra-emulator",
+                "DynamoDBTable", "OutboundHTTP",
             ],
             swiftSettings: strictSettings
         ),

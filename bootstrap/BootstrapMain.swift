@@ -2,6 +2,7 @@ import InkraHandlers
 import InkraJSON
 import LambdaRuntimeAPI
 import Logging
+import Metrics
 import SingleTable
 
 #if canImport(FoundationEssentials)
@@ -54,14 +55,15 @@ enum BootstrapMain {
             }
             MetricsSetup.bootstrap(function: environment["_HANDLER"] ?? "unknown", namespace: "Inkra", now: systemClock)
             logger = Logger(label: "inkra.\(environment["_HANDLER"] ?? "bootstrap")")
-            function = try await Dependencies.function(
             logger.info("bootstrap \(InkraVersion.current) serving \(environment["_HANDLER"] ?? "no _HANDLER")")
+            function = try await Dependencies.function(
                 named: environment["_HANDLER"],
                 configuration: configuration,
                 environment: environment,
                 clock: systemClock,
                 logger: logger
             )
+            Counter(label: MetricName.coldStart.rawValue).increment()
         } catch {
             let message = "\(error)"
             Console.error("bootstrap: cannot start: \(message)")

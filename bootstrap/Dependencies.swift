@@ -1,3 +1,4 @@
+import DynamoDBTable
 import InkraAuth
 import InkraHandlers
 import InkraLLM
@@ -23,10 +24,11 @@ enum Dependencies {
         logger: Logger
     ) async throws -> any EventHandler {
         guard let handler, !handler.isEmpty else {
-            throw ConfigurationError("_HANDLER", "is required: authorizer, checkUsage or generateQuestions")
+            throw ConfigurationError(
+                "_HANDLER", "is required: authorizer, checkUsage, generateQuestions or deleteAccount")
         }
         let name = handler.split(separator: ".").last.map(String.init) ?? handler
-        let limits = try tierLimits(configuration)
+        let limits = try await tierLimits(configuration, environment, clock: clock)
         let now = InvocationClock.closure(system: clock)
         switch name.lowercased() {
         case "authorizer":
@@ -41,10 +43,12 @@ enum Dependencies {
             return CheckUsage(
                 store: try await store(configuration, environment, clock: clock), limits: limits, now: now,
                 logger: logger)
+        case "deleteaccount":
+            return DeleteAccount(store: try await store(configuration, environment, clock: clock), logger: logger)
         case "generatequestions":
             return GenerateQuestions(
                 store: try await store(configuration, environment, clock: clock),
-                generator: try generator(environment),
+                generator: try await generator(environment, clock: clock),
                 limits: limits,
                 upgradeURL: configuration.upgradeURL,
                 now: now,
@@ -52,11 +56,23 @@ enum Dependencies {
             )
         default:
             throw ConfigurationError(
-                "_HANDLER", "must be authorizer, checkUsage or generateQuestions, got \"\(handler)\"")
+                "_HANDLER", "must be authorizer, checkUsage, generateQuestions or deleteAccount, got \"\(handler)\"")
         }
     }
 
-    private static func generator(_ environment: [String: String]) throws -> any QuestionGenerator {
+    private static func generator(_ environment: [String: String], clock: @escaping @Sendable () -> Date)
+        async throws -> any QuestionGenerator
+    {
+        var environment = environment
+        // The key lives in Secrets Manager; the function's configuration holds only its ARN.
+        if let arn = environment["INKRA_LLM_API_KEY_SECRET_ARN"], !arn.isEmpty {
+            do {
+                environment["INKRA_LLM_API_KEY"] = try await AWSJSONService.secretsManager(environment, now: clock)
+                    .secretString(id: arn)
+            } catch {
+                throw ConfigurationError("INKRA_LLM_API_KEY_SECRET_ARN", "cannot read the secret: \(error)")
+            }
+        }
         let settings: ChatCompletionsGenerator.Settings?
         do {
             settings = try ChatCompletionsGenerator.Settings.fromEnvironment(environment)
@@ -67,12 +83,40 @@ enum Dependencies {
         return ChatCompletionsGenerator(settings: settings)
     }
 
-    private static func tierLimits(_ configuration: Configuration) throws(ConfigurationError) -> TierLimits {
+    /// The tiers' limits: from the SSM parameter `INKRA_LIMITS_PARAMETER`, else the JSON of
+    /// `INKRA_LIMITS`, else the file `INKRA_LIMITS_FILE`, else the built-in ones; a malformed one
+    /// stops start-up naming the setting and the field, so an owner changes the free tier
+    /// without building a new zip.
+    private static func tierLimits(
+        _ configuration: Configuration, _ environment: [String: String], clock: @escaping @Sendable () -> Date
+    ) async throws(ConfigurationError) -> TierLimits {
+        if let name = configuration.limitsParameter {
+            let text: String
+            do {
+                text = try await AWSJSONService.ssm(environment, now: clock).parameter(named: name)
+            } catch {
+                throw ConfigurationError("INKRA_LIMITS_PARAMETER", "cannot read the parameter \"\(name)\": \(error)")
+            }
+            return try limits(json: text, setting: "INKRA_LIMITS_PARAMETER", source: "SSM parameter \(name)")
+        }
+        if let json = configuration.limitsJSON {
+            return try limits(json: json, setting: "INKRA_LIMITS", source: "INKRA_LIMITS")
+        }
         guard let file = configuration.limitsFile else { return TierLimits() }
         do {
             return try TierLimits(contentsOf: URL(fileURLWithPath: file))
         } catch {
             throw ConfigurationError("INKRA_LIMITS_FILE", "\(error)")
+        }
+    }
+
+    private static func limits(json: String, setting: String, source: String) throws(ConfigurationError)
+        -> TierLimits
+    {
+        do {
+            return try TierLimits(json: Data(json.utf8), source: source)
+        } catch {
+            throw ConfigurationError(setting, "\(error)")
         }
     }
 

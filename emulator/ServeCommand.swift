@@ -10,8 +10,9 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the stack on loopback: API Gateway, the Lambda Invoke and Runtime APIs, and DynamoDB.",
         discussion: """
-            API Gateway (--port): POST /questions -> generateQuestions, GET /usage -> checkUsage, the \
-            authorizer in front with its answers cached per token. Lambda (--lambda-port): the Invoke API, \
+            API Gateway (--port): POST /questions -> generateQuestions, GET /usage -> checkUsage, \
+            DELETE /account -> deleteAccount, the authorizer in front with its answers cached per token. \
+            Lambda (--lambda-port): the Invoke API, \
             for aws lambda invoke --endpoint-url and boto3. Runtime API (--runtime-api-port): a real bootstrap \
             (started by --bootstrap, or by you with AWS_LAMBDA_RUNTIME_API pointing here) serves \
             --runtime-function while it polls; with --bootstrap it keeps usage in the DynamoDB endpoint, so \

@@ -258,6 +258,10 @@ def main():
                    "token_use": "id", "iss": ISSUER, "aud": CLIENT}
     }
 
+    # deleteAccount/
+    add("deleteAccount/01-rest-delete-account", rest("DELETE", "/account", t("09:30"), bearer("d-leaving", t("09:30")), name="d1"))
+    add("deleteAccount/02-rest-no-token", rest("DELETE", "/account", t("09:31"), name="d2"))
+
     # generateQuestions/
     g = lambda n, hm, **k: rest("POST", "/questions", t(hm), name=f"g{n}", **k)
     add("generateQuestions/01-rest-free-user", g(1, "10:00", bearer=bearer("g-free", t("10:00")), body=topic))

@@ -8,9 +8,9 @@ import SingleTable
 #endif
 
 /// The `Table` protocol over DynamoDB's JSON protocol (`POST /`, `X-Amz-Target`), signed with
-/// SigV4. DynamoDB's errors become the same ``TableError`` values the in-memory table throws;
+/// SigV4. DynamoDB's errors become the same `TableError` values the in-memory table throws;
 /// throttling, 5xx and dropped connections are retried with capped exponential backoff and full
-/// jitter, within ``Options/deadline`` and the request's ``RequestDeadline``; every transaction
+/// jitter, within ``Options/deadline`` and the request's `RequestDeadline`; every transaction
 /// carries a `ClientRequestToken`, reused on retries, so a retry can never apply twice. A cancelled
 /// transaction is not retried here: whether it may be, and under which token, is the caller's call.
 public struct DynamoDBTable: Table {
@@ -25,7 +25,7 @@ public struct DynamoDBTable: Table {
         /// The largest backoff cap.
         public var maximumDelay: TimeInterval = 1
         /// The most time a call may take, all attempts included; never past the request's
-        /// ``RequestDeadline``, when it has one.
+        /// `RequestDeadline`, when it has one.
         public var deadline: TimeInterval = 10
 
         /// The defaults.
@@ -50,6 +50,7 @@ public struct DynamoDBTable: Table {
     ///   - options: timeouts and retries.
     ///   - sleep: waits between retries (injected so tests do not wait).
     ///   - jitter: a random fraction in 0..<1 for the backoff.
+    ///   - now: the clock requests are signed with and a call's ``Options/deadline`` is counted on.
     public init(
         endpoint: URL,
         region: String,

@@ -40,10 +40,13 @@ struct CrashSafeStateTests {
         }
         #expect(answered.count >= 60)
 
-        let restarted = try EmulatorStack(options: Repository.options(state: state))
-        for user in answered {
-            let usage = try await restarted.store.usage(for: user, at: Self.when, limits: .free)
-            #expect(usage.monthly.used == 1, "\(user) was answered 200 before the kill but its usage is gone")
+        do {
+            // This process holds the state file while the stack lives: the commands below run after.
+            let restarted = try EmulatorStack(options: Repository.options(state: state))
+            for user in answered {
+                let usage = try await restarted.store.usage(for: user, at: Self.when, limits: .free)
+                #expect(usage.monthly.used == 1, "\(user) was answered 200 before the kill but its usage is gone")
+            }
         }
         let reread = try await runEmulator(
             ["usage", "--sub", try #require(answered.last), "--state", state.path, "--now", "2027-01-15T08:00:00Z"])

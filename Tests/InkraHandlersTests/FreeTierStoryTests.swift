@@ -84,7 +84,7 @@ struct FreeTierStoryTests {
                 "PK": .s("USER#user-1"), "SK": .s("RATELIMIT#2026-03-10"), "requestCount": .n(3),
                 "firstRequestTime": .s("2026-03-10T10:00:00Z"),
                 "expiresAt": .n(Int(instant("2026-03-10T11:00:00Z").timeIntervalSince1970) + 3 * 86_400),
-                "blockedUntil": .s("2026-03-11T00:00:00Z"),
+                "blockedUntil": .s("2026-03-11T00:00:00Z"), "refusedWindow": .s("day"), "tier": .s("free"),
                 "GSI1PK": .s("DATE#2026-03-10"), "GSI1SK": .s("USER#user-1"),
             ]
         )

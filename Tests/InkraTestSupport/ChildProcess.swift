@@ -174,6 +174,9 @@ public final class RunningChild: Sendable {
     /// The lines printed so far.
     public var lines: [String] { output.state.withLock { $0.printed } }
 
+    /// The child's process id.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// The first printed line containing `needle`, once it comes; `nil` when the output ends without it.
     public func line(containing needle: String) async -> String? {
         await withCheckedContinuation { continuation in

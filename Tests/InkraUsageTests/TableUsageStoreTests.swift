@@ -29,7 +29,7 @@ struct TableUsageStoreTests {
         }
     }
 
-    @Test("A consume writes the month, day and hour items of SPEC §7")
+    @Test("A consume writes the month, day and hour items of docs/table.md")
     func consumeWritesItems() async throws {
         let outcome = try await consume("u1", at: "2026-03-10T10:00:00Z")
         guard case .consumed(let consumption, let monthly) = outcome else {

@@ -1,5 +1,6 @@
 import Foundation
 import InkraAuth
+import InkraHandlers
 
 #if canImport(Glibc)
     import Glibc
@@ -82,7 +83,12 @@ public final class LocalRuntime: Sendable {
         logLevel: String,
         developmentJWKS: URL?
     ) throws(EmulatorError) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
+        // The shell's environment, less the INKRA_* variables the runtime does not read (a test
+        // suite's INKRA_TEST_*, say): inside Lambda an unknown INKRA_* setting stops start-up, and a
+        // function's environment holds only what its configuration sets.
+        var environment = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("INKRA_") || Configuration.knownSettings.contains($0.key)
+        }
         environment["AWS_LAMBDA_RUNTIME_API"] = address
         environment["_HANDLER"] = function.rawValue
         environment["AWS_LAMBDA_FUNCTION_NAME"] = function.rawValue

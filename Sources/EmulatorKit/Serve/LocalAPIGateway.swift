@@ -2,9 +2,10 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 
-/// The deployed API on loopback: `POST /questions` → `generateQuestions` and `GET /usage` →
-/// `checkUsage`, the authorizer in front with its answers cached per token, CORS, and API
-/// Gateway's own answers for unknown routes, refused tokens and failed functions.
+/// The deployed API on loopback: `POST /questions` → `generateQuestions`, `GET /usage` →
+/// `checkUsage` and `DELETE /account` → `deleteAccount`, the authorizer in front with its answers
+/// cached per token, CORS, and API Gateway's own answers for unknown routes, refused tokens and
+/// failed functions.
 public struct LocalAPIGateway: Sendable {
     /// How the API is set up.
     public struct Configuration: Sendable {
@@ -31,6 +32,7 @@ public struct LocalAPIGateway: Sendable {
     static let routes = [
         Route(method: "POST", resource: "/questions", function: .generateQuestions),
         Route(method: "GET", resource: "/usage", function: .checkUsage),
+        Route(method: "DELETE", resource: "/account", function: .deleteAccount),
     ]
 
     /// The setup.

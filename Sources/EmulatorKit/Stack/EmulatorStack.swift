@@ -10,7 +10,7 @@ import SingleTable
     import FoundationNetworking
 #endif
 
-/// The three functions wired as they are deployed — one usage table, one key source, one clock —
+/// The functions wired as they are deployed — one usage table, one key source, one clock —
 /// with API Gateway's chain in front.
 public struct EmulatorStack: Sendable {
     /// What the stack was built with.
@@ -27,14 +27,19 @@ public struct EmulatorStack: Sendable {
     public let checkUsage: CheckUsage
     /// `generateQuestions`.
     public let generateQuestions: GenerateQuestions
+    /// `deleteAccount`.
+    public let deleteAccount: DeleteAccount
     /// The state file, when one was named.
     public let state: StateFile?
     /// The state file's write-ahead log, when one was named.
     public private(set) var journal: StateJournal?
+    /// The state file's lock, held while this stack (or a copy of it) lives.
+    public private(set) var stateLock: StateFileLock?
 
     /// Builds the stack on the in-memory table, loading `--state` when named — or on DynamoDB when
-    /// `--dynamodb-endpoint` is given.
-    /// - Throws: ``EmulatorError`` naming the file or flag at fault.
+    /// `--dynamodb-endpoint` is given. A state file is locked first (``StateFileLock``): another
+    /// process that holds it makes this throw, naming the holder.
+    /// - Throws: ``EmulatorError`` naming the file or flag at fault, or the state file's holder.
     public init(options: EmulatorOptions, logger: Logger = Logger(label: "inkra.emulator")) throws(EmulatorError) {
         if let endpoint = options.dynamoDBEndpoint {
             guard options.stateFile == nil else {
@@ -43,6 +48,7 @@ public struct EmulatorStack: Sendable {
             try self.init(options: options, table: Self.dynamoDB(endpoint, now: options.clock), logger: logger)
             return
         }
+        let lock = try options.stateFile.map { url throws(EmulatorError) in try StateFileLock.acquire(for: url) }
         let state = options.stateFile.map { StateFile(url: $0, tableName: options.tableName) }
         let items = try state?.load() ?? []
         let journal = try state?.openJournal()
@@ -50,6 +56,7 @@ public struct EmulatorStack: Sendable {
             schema: .singleTable(named: options.tableName), items: items, journal: journal, now: options.clock)
         try self.init(options: options, table: table, memoryTable: table, state: state, logger: logger)
         self.journal = journal
+        self.stateLock = lock
     }
 
     /// Builds the stack over any table (such as DynamoDB).
@@ -98,6 +105,7 @@ public struct EmulatorStack: Sendable {
             now: now,
             logger: logger
         )
+        deleteAccount = DeleteAccount(store: store, logger: logger)
     }
 
     /// The function of a name.
@@ -106,6 +114,7 @@ public struct EmulatorStack: Sendable {
         case .authorizer: authorizer
         case .checkUsage: checkUsage
         case .generateQuestions: generateQuestions
+        case .deleteAccount: deleteAccount
         }
     }
 

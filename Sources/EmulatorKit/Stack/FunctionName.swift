@@ -1,8 +1,9 @@
-/// The three functions of the stack, by their deployed names.
+/// The functions of the stack, by their deployed names.
 public enum FunctionName: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case authorizer
     case checkUsage
     case generateQuestions
+    case deleteAccount
 
     /// The name as written in events folders, flags and `_HANDLER`.
     public var description: String { rawValue }

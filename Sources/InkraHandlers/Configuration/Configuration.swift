@@ -62,6 +62,10 @@ public struct Configuration: Sendable, Hashable {
     public var clockSkew: TimeInterval = 0
     /// `INKRA_LIMITS_FILE`.
     public var limitsFile: String?
+    /// `INKRA_LIMITS`: the tiers' limits as JSON.
+    public var limitsJSON: String?
+    /// `INKRA_LIMITS_PARAMETER`: an SSM parameter holding that JSON, read at start.
+    public var limitsParameter: String?
     /// `INKRA_UPGRADE_URL`.
     public var upgradeURL: String = "https://inkra.app/premium"
     /// `AWS_LAMBDA_LOG_FORMAT`.
@@ -153,6 +157,8 @@ public struct Configuration: Sendable, Hashable {
             clockSkew = seconds
         }
         limitsFile = value("INKRA_LIMITS_FILE")
+        limitsJSON = value("INKRA_LIMITS")
+        limitsParameter = value("INKRA_LIMITS_PARAMETER")
         if let url = value("INKRA_UPGRADE_URL") {
             guard let parsed = URL(string: url), parsed.scheme != nil, parsed.host != nil else {
                 throw ConfigurationError("INKRA_UPGRADE_URL", "must be an absolute URL, got \"\(url)\"")
@@ -196,9 +202,10 @@ public struct Configuration: Sendable, Hashable {
 
     /// Every `INKRA_*` setting the runtime reads.
     public static let knownSettings = [
-        "INKRA_CLOCK", "INKRA_CLOCK_SKEW", "INKRA_GATEWAY_TIMEOUT", "INKRA_JWKS_FILE", "INKRA_LIMITS_FILE",
-        "INKRA_LLM_API_KEY", "INKRA_LLM_BASE_URL", "INKRA_LLM_MODEL", "INKRA_LLM_TIMEOUT", "INKRA_STORE",
-        "INKRA_TABLE_NAME", "INKRA_TOKEN_USE", "INKRA_UPGRADE_URL",
+        "INKRA_CLOCK", "INKRA_CLOCK_SKEW", "INKRA_GATEWAY_TIMEOUT", "INKRA_JWKS_FILE", "INKRA_LIMITS",
+        "INKRA_LIMITS_FILE", "INKRA_LIMITS_PARAMETER", "INKRA_LLM_API_KEY", "INKRA_LLM_API_KEY_SECRET_ARN",
+        "INKRA_LLM_BASE_URL", "INKRA_LLM_MODEL", "INKRA_LLM_TIMEOUT", "INKRA_STORE", "INKRA_TABLE_NAME",
+        "INKRA_TOKEN_USE", "INKRA_UPGRADE_URL",
     ]
 
     private static func isUnknownSetting(_ name: String) -> Bool {

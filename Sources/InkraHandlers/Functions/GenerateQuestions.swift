@@ -76,12 +76,12 @@ public struct GenerateQuestions: EventHandler {
             outcome = try await store.consume(
                 ConsumeRequest(
                     userID: caller.userID, instant: instant, limits: callerLimits, idempotencyKey: idempotencyKey,
-                    requestBody: idempotencyKey == nil ? [] : bodyBytes ?? [])
+                    requestBody: idempotencyKey == nil ? [] : bodyBytes ?? [], tier: caller.tier.rawValue)
             )
         } catch {
             logger.error(
                 "usage store failed; refusing rather than generating unmetered", metadata: ["error": "\(error)"])
-            Counter(label: "UsageStoreFailure").increment()
+            Counter(label: MetricName.usageStoreFailure.rawValue).increment()
             throw HTTPError.storeUnavailable
         }
         switch outcome {
@@ -93,9 +93,10 @@ public struct GenerateQuestions: EventHandler {
                 ]
             )
             if refusal.window == .month {
-                Counter(label: "QuotaExceeded").increment()
+                Counter(label: MetricName.quotaExceeded.rawValue).increment()
             } else {
-                Counter(label: "RateLimitHit", dimensions: [("window", refusal.window.rawValue)]).increment()
+                Counter(label: MetricName.rateLimitHit.rawValue, dimensions: [("window", refusal.window.rawValue)])
+                    .increment()
             }
             throw HTTPError.refusal(refusal, upgradeURL: upgradeURL)
         case .repeated(let stored):

@@ -167,7 +167,11 @@ public struct TableUsageStore: UsageStore {
     }
 
     public func refusedUsers(on day: String) async throws -> [String] {
-        var users: [String] = []
+        try await refusals(on: day).map(\.userID)
+    }
+
+    public func refusals(on day: String) async throws -> [RefusedUser] {
+        var users: [RefusedUser] = []
         var start: Item?
         repeat {
             let page: QueryResponse
@@ -186,7 +190,14 @@ public struct TableUsageStore: UsageStore {
             }
             for item in page.items {
                 if let sort = item["GSI1SK"]?.stringValue, sort.hasPrefix("USER#") {
-                    users.append(String(sort.dropFirst(5)))
+                    users.append(
+                        RefusedUser(
+                            userID: String(sort.dropFirst(5)),
+                            tier: item["tier"]?.stringValue,
+                            window: item["refusedWindow"]?.stringValue.flatMap(UsageWindow.init(rawValue:)),
+                            blockedUntil: item["blockedUntil"]?.stringValue
+                        )
+                    )
                 }
             }
             start = page.lastEvaluatedKey
@@ -207,6 +218,10 @@ public struct TableUsageStore: UsageStore {
             + "ADD requestCount :one"
         static let hourUpdate = "SET expiresAt = :expires ADD requestCount :one"
         static let requestCondition = "attribute_not_exists(requestCount) OR requestCount < :limit"
+        static let markRefused =
+            "SET GSI1PK = :date, GSI1SK = :user, blockedUntil = :until, refusedWindow = :window, "
+            + "expiresAt = if_not_exists(expiresAt, :expires)"
+        static let markRefusedWithTier = markRefused + ", tier = :tier"
     }
 
     private func monthUpdate(_ request: ConsumeRequest, _ windows: UsageWindows, _ epoch: Int) -> UpdateItemRequest {
@@ -320,27 +335,29 @@ public struct TableUsageStore: UsageStore {
                 retryAfter: windows.secondsUntilReset(window),
                 resetDate: windows.resetDate
             )
-            try await markRefused(request.userID, windows, until: refusal.resetsAt)
+            try await markRefused(request, windows, refusal)
             return .refused(refusal)
         }
         throw UsageStoreError(operation: "consume", underlying: error)
     }
 
-    /// Marks the user's day item so the GSI1 query "who was refused on a date" finds them.
-    private func markRefused(_ userID: String, _ windows: UsageWindows, until: Date) async throws {
+    /// Marks the user's day item so the GSI1 query "who was refused on a date" finds them, with
+    /// the refusing window and the caller's tier.
+    private func markRefused(_ consume: ConsumeRequest, _ windows: UsageWindows, _ refusal: Refusal) async throws {
         let epoch = Int(windows.instant.timeIntervalSince1970)
+        var values: [String: AttributeValue] = [
+            ":date": .s(UsageKeys.date(windows.day)),
+            ":user": .s(UsageKeys.user(consume.userID)),
+            ":until": .s(UsageWindows.iso8601(refusal.resetsAt)),
+            ":window": .s(refusal.window.rawValue),
+            ":expires": .n(epoch + UsageKeys.Retention.day),
+        ]
+        if let tier = consume.tier { values[":tier"] = .s(tier) }
         let request = UpdateItemRequest(
             tableName: tableName,
-            key: UsageKeys.key(user: userID, sort: UsageKeys.rateLimit(windows.day)),
-            updateExpression:
-                "SET GSI1PK = :date, GSI1SK = :user, blockedUntil = :until, "
-                + "expiresAt = if_not_exists(expiresAt, :expires)",
-            expressionAttributes: ExpressionAttributes(values: [
-                ":date": .s(UsageKeys.date(windows.day)),
-                ":user": .s(UsageKeys.user(userID)),
-                ":until": .s(UsageWindows.iso8601(until)),
-                ":expires": .n(epoch + UsageKeys.Retention.day),
-            ])
+            key: UsageKeys.key(user: consume.userID, sort: UsageKeys.rateLimit(windows.day)),
+            updateExpression: consume.tier == nil ? Expressions.markRefused : Expressions.markRefusedWithTier,
+            expressionAttributes: ExpressionAttributes(values: values)
         )
         do {
             _ = try await update(request)

@@ -21,6 +21,24 @@ public protocol UsageStore: Sendable {
     func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport
     /// The users refused at least once on a UTC day (`YYYY-MM-DD`), in user order.
     func refusedUsers(on day: String) async throws -> [String]
+    /// The users refused at least once on a UTC day (`YYYY-MM-DD`), in user order, each with the
+    /// tier and the window of the day's last refusal.
+    func refusals(on day: String) async throws -> [RefusedUser]
+    /// Gives back up to `units` in each of the month, day and hour windows of `instant`, never
+    /// below zero (what support does after an incident), once per `reference`: a refund whose
+    /// reference the user already has changes nothing.
+    /// - Parameters:
+    ///   - units: at least 1.
+    ///   - userID: the user.
+    ///   - instant: the instant whose windows get the units back.
+    ///   - reference: names the refund (an incident or a ticket); `nil` names it after the hour
+    ///     of `instant` and `units` (``UsageRefund/defaultReference(units:at:)``).
+    func refund(_ units: Int, to userID: String, at instant: Date, reference: String?) async throws -> UsageRefund
+    /// Sets one window of `instant` back to zero; a window already at zero is left alone.
+    func reset(_ window: UsageWindow, of userID: String, at instant: Date) async throws -> WindowChange
+    /// Deletes every item of a user (usage, rate limits, idempotency records, refunds, and so the
+    /// user's refusal marks in GSI1); erasing a user with no items removes nothing.
+    func erase(user userID: String) async throws -> UsageErasure
 }
 
 /// A request to consume one unit.
@@ -36,16 +54,20 @@ public struct ConsumeRequest: Sendable, Hashable {
     /// The request's body, with an idempotency key: kept only as a digest keyed by the
     /// idempotency key, to tell a reused key with another body from a repeat.
     public var requestBody: [UInt8]
+    /// The caller's tier (`free`, `premium`), recorded with a refusal for ``UsageStore/refusals(on:)``.
+    public var tier: String?
 
     /// Creates a request.
     public init(
-        userID: String, instant: Date, limits: Limits, idempotencyKey: String? = nil, requestBody: [UInt8] = []
+        userID: String, instant: Date, limits: Limits, idempotencyKey: String? = nil, requestBody: [UInt8] = [],
+        tier: String? = nil
     ) {
         self.userID = userID
         self.instant = instant
         self.limits = limits
         self.idempotencyKey = idempotencyKey
         self.requestBody = requestBody
+        self.tier = tier
     }
 }
 

@@ -1,0 +1,129 @@
+import InkraJSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// One call to an AWS service's JSON protocol (`POST /`, `X-Amz-Target`, SigV4), for what the
+/// runtime reads once at start: an SSM parameter (the tier limits) and a Secrets Manager secret
+/// (the model's API key). It shares the table client's signer and transport.
+public struct AWSJSONService: Sendable {
+    /// The service's endpoint.
+    public let endpoint: URL
+    let signer: SigV4Signer
+    let targetPrefix: String
+    let transport: any DynamoDBTransport
+    let now: @Sendable () -> Date
+
+    /// SSM (`AmazonSSM.*`), at `AWS_ENDPOINT_URL_SSM`, else `AWS_ENDPOINT_URL`, else AWS's.
+    /// - Throws: ``DynamoDBConfigurationError`` naming a missing or malformed variable.
+    public static func ssm(
+        _ environment: [String: String], transport: any DynamoDBTransport = HTTPClientTransport(),
+        now: @escaping @Sendable () -> Date
+    ) throws -> AWSJSONService {
+        try service(
+            "ssm", target: "AmazonSSM", endpointVariable: "AWS_ENDPOINT_URL_SSM", environment, transport, now)
+    }
+
+    /// Secrets Manager (`secretsmanager.*`), at `AWS_ENDPOINT_URL_SECRETS_MANAGER`, else
+    /// `AWS_ENDPOINT_URL`, else AWS's.
+    /// - Throws: ``DynamoDBConfigurationError`` naming a missing or malformed variable.
+    public static func secretsManager(
+        _ environment: [String: String], transport: any DynamoDBTransport = HTTPClientTransport(),
+        now: @escaping @Sendable () -> Date
+    ) throws -> AWSJSONService {
+        try service(
+            "secretsmanager", target: "secretsmanager", endpointVariable: "AWS_ENDPOINT_URL_SECRETS_MANAGER",
+            environment, transport, now)
+    }
+
+    private static func service(
+        _ name: String, target: String, endpointVariable: String, _ environment: [String: String],
+        _ transport: any DynamoDBTransport, _ now: @escaping @Sendable () -> Date
+    ) throws -> AWSJSONService {
+        func value(_ key: String) -> String? { environment[key].flatMap { $0.isEmpty ? nil : $0 } }
+        guard let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") else {
+            throw DynamoDBConfigurationError("AWS_REGION is required to reach \(name)")
+        }
+        guard let accessKey = value("AWS_ACCESS_KEY_ID"), let secret = value("AWS_SECRET_ACCESS_KEY") else {
+            throw DynamoDBConfigurationError("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are required to sign \(name)")
+        }
+        var endpoint = URL(string: "https://\(name).\(region).amazonaws.com")!
+        for variable in [endpointVariable, "AWS_ENDPOINT_URL"] {
+            guard let text = value(variable) else { continue }
+            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw DynamoDBConfigurationError("\(variable) must be an http or https URL, got \"\(text)\"")
+            }
+            endpoint = url
+            break
+        }
+        let credentials = AWSCredentials(
+            accessKeyID: accessKey, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN"))
+        return AWSJSONService(
+            endpoint: endpoint, signer: SigV4Signer(credentials: credentials, region: region, service: name),
+            targetPrefix: target, transport: transport, now: now)
+    }
+
+    /// Calls `operation` with a JSON body and returns the answer's JSON.
+    /// - Throws: ``AWSServiceError`` with the service's error type and message.
+    public func call(_ operation: String, _ body: JSONValue, timeout: TimeInterval = 5) async throws -> JSONValue {
+        let bytes = body.jsonBytes
+        let headers = [
+            ("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "\(targetPrefix).\(operation)"),
+        ]
+        let signed = signer.sign(method: "POST", url: endpoint, headers: headers, body: bytes, date: now())
+        let request = DynamoDBHTTPRequest(
+            operation: operation, url: endpoint, headers: headers + signed.headers, body: bytes, timeout: timeout)
+        let response: DynamoDBHTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            throw AWSServiceError(
+                type: "RequestFailed", message: "\(operation) to \(endpoint.absoluteString): \(error)")
+        }
+        let json = (try? JSONParser.parse(response.body)) ?? .null
+        guard response.status == 200 else {
+            let type = (json["__type"]?.string ?? "HTTP \(response.status)").split(separator: "#").last.map(String.init)
+            throw AWSServiceError(
+                type: type ?? "HTTP \(response.status)",
+                message: json["message"]?.string ?? json["Message"]?.string ?? "")
+        }
+        return json
+    }
+
+    /// An SSM parameter's value (`GetParameter`, decrypted when it is a SecureString).
+    public func parameter(named name: String) async throws -> String {
+        let answer = try await call("GetParameter", ["Name": .string(name), "WithDecryption": true])
+        guard let value = answer["Parameter"]?["Value"]?.string else {
+            throw AWSServiceError(type: "MalformedAnswer", message: "GetParameter answered no Parameter.Value")
+        }
+        return value
+    }
+
+    /// A secret's `SecretString` (`GetSecretValue`).
+    public func secretString(id: String) async throws -> String {
+        let answer = try await call("GetSecretValue", ["SecretId": .string(id)])
+        guard let value = answer["SecretString"]?.string else {
+            throw AWSServiceError(type: "MalformedAnswer", message: "the secret has no SecretString")
+        }
+        return value
+    }
+}
+
+/// An AWS service's error answer: its type (`ParameterNotFound`) and message.
+public struct AWSServiceError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The error type, without its namespace.
+    public var type: String
+    /// The service's message.
+    public var message: String
+
+    /// Creates an error.
+    public init(type: String, message: String) {
+        self.type = type
+        self.message = message
+    }
+
+    public var description: String { message.isEmpty ? type : "\(type): \(message)" }
+}

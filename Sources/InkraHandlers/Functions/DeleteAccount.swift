@@ -1,0 +1,47 @@
+import InkraUsage
+import Logging
+
+/// `deleteAccount` (`DELETE /account`): erases every usage item of the caller (their month, day and
+/// hour counters, idempotency records, refunds and refusal marks), as App Store Review Guideline
+/// 5.1.1(v) asks of an app that lets people create an account.
+///
+/// Answers 204 with an empty body, also when there was nothing to erase, so a repeat answers the
+/// same; no other user's items are touched. Without a caller, 401 `unauthorized`; when the usage
+/// store fails, 503 `unavailable` (items erased before the failure stay erased, and a retry erases
+/// the rest). The Cognito user itself is not deleted here.
+public struct DeleteAccount: EventHandler {
+    let store: any UsageStore
+    let logger: Logger
+
+    /// Creates the function with its dependencies.
+    /// - Parameters:
+    ///   - store: where usage is counted.
+    ///   - logger: where erasures and failures are logged.
+    public init(store: any UsageStore, logger: Logger = Logger(label: "inkra.deleteAccount")) {
+        self.store = store
+        self.logger = logger
+    }
+
+    public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
+        await respond(to: try ProxyRequest(event: event)).json
+    }
+
+    /// Answers one proxy request.
+    public func respond(to request: ProxyRequest) async -> ProxyResponse {
+        guard let caller = CallerIdentity(authorizer: request.authorizer) else {
+            return HTTPError.unauthorized.response
+        }
+        let erasure: UsageErasure
+        do {
+            erasure = try await store.erase(user: caller.userID)
+        } catch {
+            logger.error("usage store failed; the account's usage is not erased", metadata: ["error": "\(error)"])
+            return HTTPError.storeUnavailable.response
+        }
+        logger.info(
+            "account usage erased",
+            metadata: ["user": "\(caller.userID)", "items": "\(erasure.removed)"]
+        )
+        return ProxyResponse(statusCode: 204, body: "")
+    }
+}

@@ -1,0 +1,17 @@
+/// The names of the metrics the functions emit (CloudWatch Embedded Metric Format lines in
+/// `bootstrap`, namespace `Inkra`, dimension `function`): the one source of truth that
+/// template.yaml's alarms are held to by a test.
+public enum MetricName: String, Sendable, CaseIterable {
+    /// The usage store failed; the caller got 503 and nothing was generated (`generateQuestions`).
+    case usageStoreFailure = "UsageStoreFailure"
+    /// A caller's month was full (`generateQuestions`).
+    case quotaExceeded = "QuotaExceeded"
+    /// A caller's day or hour was full; dimension `window` (`day`, `hour`) (`generateQuestions`).
+    case rateLimitHit = "RateLimitHit"
+    /// A token was refused (`authorizer`).
+    case authFailure = "AuthFailure"
+    /// The pool's keys could not be fetched; the authorizer failed rather than answer 401.
+    case authorizerKeySourceFailure = "AuthorizerKeySourceFailure"
+    /// A sandbox started (each function, once per cold start).
+    case coldStart = "ColdStart"
+}

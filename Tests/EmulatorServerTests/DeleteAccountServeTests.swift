@@ -1,0 +1,118 @@
+import EmulatorKit
+import EmulatorServer
+import Foundation
+import InkraHandlers
+import InkraJSON
+import InkraTestSupport
+import InkraUsage
+import NIOHTTP1
+import SingleTable
+import Testing
+
+/// `DELETE /account` (deleteAccount) through `serve`'s API Gateway, and through the Runtime API
+/// served by the built `bootstrap`: 204, nothing left under the caller, 204 again, others untouched.
+@Suite("DELETE /account: serve and the runtime", .serialized)
+struct DeleteAccountServeTests {
+    static func items(of user: String, _ served: ServeFixture) -> [Item] {
+        (served.stack.memoryTable?.snapshot() ?? []).filter { $0["PK"] == .s("USER#\(user)") }
+    }
+
+    static func describe(_ outcome: RuntimeOutcome) -> String {
+        guard case .initializationFailed(let type, let body) = outcome else { return "\(outcome)" }
+        return "\(type): \(String(decoding: body, as: UTF8.self))"
+    }
+
+    func delete(_ served: ServeFixture, token: String?) async throws -> Answer {
+        try await served.send(
+            .DELETE, served.endpoints.api, path: "/account",
+            headers: token.map { [("Authorization", "Bearer \($0)")] } ?? [])
+    }
+
+    @Test("Through the local API Gateway, REST and HTTP API payloads: 204, then 204 again; no token 401")
+    func throughTheGateway() async throws {
+        for payload in [ProxyRequest.Version.v1, .v2] {
+            try await ServeFixture.run(ServeFixture.settings(payload: payload)) { served in
+                let ada = try ServeFixture.token("leaving-ada")
+                #expect(try await served.generate(token: ada).status == 200)
+                #expect(try await served.generate(token: try ServeFixture.token("staying-bob")).status == 200)
+                #expect(Self.items(of: "leaving-ada", served).count == 3)
+                let bob = Self.items(of: "staying-bob", served)
+
+                let first = try await delete(served, token: ada)
+                #expect(first.status == 204)
+                #expect(first.body.isEmpty)
+                #expect(Self.items(of: "leaving-ada", served).isEmpty)
+                #expect(Self.items(of: "staying-bob", served) == bob)
+                let second = try await delete(served, token: ada)
+                #expect(second.status == 204)
+                #expect(second.body.isEmpty)
+                #expect(Self.items(of: "staying-bob", served) == bob)
+
+                #expect(try await delete(served, token: nil).status == 401)
+                let usage = try await served.send(
+                    .GET, served.endpoints.api, path: "/usage", headers: [("Authorization", "Bearer \(ada)")])
+                #expect(try usage.json["used"] == 0)
+                #expect(
+                    served.accessLog.lines.contains { $0.contains("\"DELETE /account") && $0.contains("deleteAccount") }
+                )
+            }
+        }
+    }
+
+    @Test("Through the Runtime API, the built bootstrap as deleteAccount on the shared table: 204, again 204")
+    func throughTheRuntime() async throws {
+        try await ServeFixture.run { served in
+            let endpoint = try #require(served.endpoints.dynamoDB)
+            let store = served.stack.store
+            for user in ["runtime-ada", "runtime-bob"] {
+                _ = try await store.consume(
+                    ConsumeRequest(userID: user, instant: ServeFixture.when, limits: .free, idempotencyKey: "k"))
+            }
+            #expect(Self.items(of: "runtime-ada", served).count == 4)
+            let bob = Self.items(of: "runtime-bob", served)
+
+            let runtime = try await RuntimeAPIServer(functionName: "deleteAccount", clock: { Date() })
+            // Inside Lambda the runtime refuses INKRA_* settings it does not know (the test run's own).
+            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
+            environment["AWS_LAMBDA_RUNTIME_API"] = runtime.address
+            environment["AWS_LAMBDA_FUNCTION_NAME"] = "deleteAccount"
+            environment["_HANDLER"] = "deleteAccount"
+            environment["INKRA_STORE"] = "dynamodb"
+            environment["INKRA_TABLE_NAME"] = "inkra-usage"
+            environment["AWS_ENDPOINT_URL_DYNAMODB"] = endpoint.absoluteString
+            environment["AWS_REGION"] = "us-east-1"
+            environment["AWS_ACCESS_KEY_ID"] = "local"
+            environment["AWS_SECRET_ACCESS_KEY"] = "local"
+            environment["AWS_SESSION_TOKEN"] = nil
+            let process = Task {
+                try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment)
+            }
+            // What API Gateway passes on for DELETE /account after the authorizer's Allow.
+            let event: JSONValue = [
+                "resource": "/account", "path": "/account", "httpMethod": "DELETE", "headers": [:], "body": .null,
+                "requestContext": [
+                    "httpMethod": "DELETE", "resourcePath": "/account", "stage": "prod",
+                    "authorizer": ["principalId": "runtime-ada", "userId": "runtime-ada", "tier": "free"],
+                ],
+            ]
+            var answers: [JSONValue] = []
+            for _ in 0..<2 {
+                let outcome = await runtime.invoke(event.jsonBytes, timeout: 20)
+                guard case .response(let bytes) = outcome else {
+                    Issue.record("the runtime did not answer: \(Self.describe(outcome))")
+                    break
+                }
+                answers.append(try JSONParser.parse(bytes))
+                #expect(Self.items(of: "runtime-ada", served).isEmpty)
+                #expect(Self.items(of: "runtime-bob", served) == bob)
+            }
+            await runtime.shutdown()
+            let log = try await process.value.standardError
+            #expect(answers.count == 2, "\(log)")
+            for answer in answers {
+                #expect(answer["statusCode"] == 204, "\(answer.jsonString)\n\(log)")
+                #expect(answer["body"] == "")
+            }
+        }
+    }
+}

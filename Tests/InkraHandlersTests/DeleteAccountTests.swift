@@ -1,0 +1,70 @@
+import Foundation
+import InkraHandlers
+import InkraTesting
+import InkraUsage
+import SingleTable
+import Testing
+
+@Suite("deleteAccount (DELETE /account)")
+struct DeleteAccountTests {
+    static let now = ManualClock("2026-03-10T10:00:00Z")
+
+    /// ada has used 4 of her month, 2 of the day, 1 of the hour, one call with an idempotency key,
+    /// and was refused once; bob has usage of his own.
+    static func seededStore() async throws -> InMemoryUsageStore {
+        let store = InMemoryUsageStore(
+            seeded: ["ada": (month: 3, day: 2, hour: 1), "bob": (month: 2, day: 1, hour: 1)], at: now.now)
+        let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator(), now: now.closure)
+        let keyed = ProxyEvent.rest(
+            caller: Caller("ada"), body: #"{"topic":"a lighthouse"}"#, headers: ["Idempotency-Key": "k-1"])
+        #expect(try await ProxyResult(generate.handle(keyed)).statusCode == 200)
+        let refused = try await ProxyResult(
+            generate.handle(ProxyEvent.rest(caller: Caller("ada"), body: #"{"topic":"again"}"#)))
+        #expect(refused.code == "rate_limited")
+        return store
+    }
+
+    static func items(of user: String, in store: InMemoryUsageStore) -> [Item] {
+        store.items.filter { $0["PK"] == .s("USER#\(user)") }
+    }
+
+    @Test("204 with an empty body, nothing left under the caller, another user untouched; again 204")
+    func deletes() async throws {
+        let store = try await Self.seededStore()
+        #expect(Self.items(of: "ada", in: store).count == 4)  // month, day (with its refusal mark), hour, idempotency
+        let bob = Self.items(of: "bob", in: store)
+        let delete = DeleteAccount(store: store)
+        for event in [
+            ProxyEvent.rest("DELETE", "/account", caller: Caller("ada")),
+            ProxyEvent.http("DELETE", "/account", caller: Caller("ada")),
+        ] {
+            let result = try await ProxyResult(delete.handle(event))
+            #expect(result.statusCode == 204)
+            #expect(result.text.isEmpty)
+            #expect(result.body == .null)
+            #expect(Self.items(of: "ada", in: store).isEmpty)
+            #expect(Self.items(of: "bob", in: store) == bob)
+        }
+        #expect(try await store.refusedUsers(on: "2026-03-10").isEmpty)
+        // The account starts again from zero.
+        let usage = try await store.usage(for: "ada", at: Self.now.now, limits: .free)
+        #expect(usage.monthly.used == 0)
+    }
+
+    @Test("Without a caller 401 unauthorized; a failing store 503 unavailable with Retry-After")
+    func failures() async throws {
+        let store = try await Self.seededStore()
+        let anonymous = try await ProxyResult(
+            DeleteAccount(store: store).handle(ProxyEvent.rest("DELETE", "/account")))
+        #expect(anonymous.statusCode == 401)
+        #expect(anonymous.code == "unauthorized")
+        #expect(Self.items(of: "ada", in: store).count == 4)
+
+        let broken = DeleteAccount(store: TableUsageStore(table: BrokenTable(), tableName: "inkra-usage"))
+        let failed = try await ProxyResult(
+            broken.handle(ProxyEvent.rest("DELETE", "/account", caller: Caller("ada"))))
+        #expect(failed.statusCode == 503)
+        #expect(failed.code == "unavailable")
+        #expect(failed.retryAfter == 2)
+    }
+}

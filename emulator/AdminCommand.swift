@@ -1,0 +1,250 @@
+import ArgumentParser
+import EmulatorKit
+import Foundation
+import InkraUsage
+
+/// `admin`: support's tools on the usage table, a state file or DynamoDB alike, through the same
+/// `UsageStore` the functions use.
+struct AdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin",
+        abstract: "Support's tools: refund, reset, erase a user's usage; list who was refused on a date.",
+        discussion: """
+            Each works on a state file (--state) or on DynamoDB (--dynamodb-endpoint, --table): the deployed \
+            table, DynamoDB Local, moto, or a running `serve` through its DynamoDB endpoint (its banner prints \
+            the address; serve holds its state file, so go through the endpoint while it runs). Each is \
+            idempotent and prints what it changed; one that writes to DynamoDB asks for --yes first.
+
+            Examples, from the repository root:
+              swift run inkra-emulator admin refund alice 2 --state /tmp/inkra-state.json
+              swift run inkra-emulator admin reset alice --window day --dynamodb-endpoint http://127.0.0.1:8000 --yes
+              swift run inkra-emulator admin erase alice --state /tmp/inkra-state.json
+              swift run inkra-emulator admin refused 2026-11-17 --state /tmp/inkra-state.json
+            """,
+        subcommands: [Refund.self, Reset.self, Erase.self, Refused.self]
+    )
+
+    /// Where the usage is: `--state` or `--dynamodb-endpoint`, `--table`, and `--yes`.
+    struct StoreOptions: ParsableArguments {
+        @Option(help: "The emulator's state file to read or change (no other process may hold it meanwhile).")
+        var state: String?
+
+        @Option(
+            name: .customLong("dynamodb-endpoint"),
+            help: "A DynamoDB endpoint: AWS's, a running serve's (its banner's DynamoDB line), DynamoDB Local, moto.")
+        var dynamoDBEndpoint: String?
+
+        @Option(help: "The usage table's name.")
+        var table: String = "inkra-usage"
+
+        @Flag(help: "Go ahead and write to DynamoDB (a state file needs no --yes).")
+        var yes = false
+
+        func validate() throws {
+            guard (state == nil) != (dynamoDBEndpoint == nil) else {
+                throw ValidationError("give either --state FILE or --dynamodb-endpoint URL (with --table)")
+            }
+            if let dynamoDBEndpoint {
+                guard let url = URL(string: dynamoDBEndpoint), url.scheme == "http" || url.scheme == "https",
+                    url.host != nil
+                else {
+                    throw ValidationError(
+                        "--dynamodb-endpoint must be an http or https URL, not \"\(dynamoDBEndpoint)\"")
+                }
+            }
+        }
+
+        /// Where the command works, for its first line.
+        var target: String {
+            if let state { return "table \(table) in state file \(state)" }
+            return "table \(table) at \(dynamoDBEndpoint ?? "")"
+        }
+
+        /// The store, on the state file (locked for this process's life) or on DynamoDB.
+        /// - Throws: ``UsageFailure`` when `writes` and DynamoDB is named without `--yes`; an
+        ///   ``EmulatorError`` when the state file is held by another process or unreadable.
+        func open(_ command: String, writes: Bool) throws -> EmulatorStack {
+            if writes, let dynamoDBEndpoint, !yes {
+                throw UsageFailure(
+                    "admin \(command) writes to the table \(table) at \(dynamoDBEndpoint): "
+                        + "add --yes to go ahead (nothing was changed)")
+            }
+            var options = EmulatorOptions(clock: { Date() })
+            options.stateFile = state.map { URL(fileURLWithPath: $0) }
+            options.dynamoDBEndpoint = dynamoDBEndpoint.flatMap(URL.init(string:))
+            options.tableName = table
+            options.developmentKey = try DevelopmentKeyLocator.load()
+            return try EmulatorStack(options: options)
+        }
+    }
+
+    /// `--at`, or now.
+    static func instant(_ at: String?) -> Date {
+        at.flatMap(ISO8601.parse) ?? Date()
+    }
+
+    static func validateInstant(_ at: String?) throws {
+        if let at, ISO8601.parse(at) == nil {
+            throw ValidationError("--at must be an ISO-8601 instant such as 2026-11-17T12:00:00Z, not \"\(at)\"")
+        }
+    }
+
+    static func validateUser(_ user: String) throws {
+        guard !user.isEmpty else { throw ValidationError("USER must be a user id (the token's sub), not empty") }
+    }
+
+    static func line(_ change: WindowChange) -> String {
+        let name = "\(change.window.rawValue) \(change.period)"
+        return change.changed
+            ? "  \(name): \(change.before) -> \(change.after)" : "  \(name): \(change.before) (unchanged)"
+    }
+
+    struct Refund: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give N units back to a user in the month, day and hour of now (or --at), never below zero.",
+            discussion: """
+                What support does after an incident. A refund is applied once per reference (--reference, \
+                default: the hour and N), so running the same command again changes nothing.
+                """
+        )
+
+        @Argument(help: "The user id (the token's sub).")
+        var user: String
+
+        @Argument(help: "How many units to give back in each window.")
+        var units: Int
+
+        @Option(help: "The instant whose windows get the units back (ISO-8601; default: now).")
+        var at: String?
+
+        @Option(help: "A name for this refund, such as an incident or ticket id (default: the hour and N).")
+        var reference: String?
+
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            try AdminCommand.validateUser(user)
+            guard units >= 1 else { throw ValidationError("N must be a whole number of units, at least 1") }
+            try AdminCommand.validateInstant(at)
+            if let reference, reference.isEmpty { throw ValidationError("--reference must not be empty") }
+        }
+
+        func run() async throws {
+            let stack = try store.open("refund", writes: true)
+            let refund = try await stack.store.refund(
+                units, to: user, at: AdminCommand.instant(at), reference: reference)
+            try stack.saveState()
+            Output.out("admin refund: \(user), \(units) unit(s), reference \(refund.reference), \(store.target)")
+            if refund.alreadyApplied {
+                Output.out("  refund \(refund.reference) was given to \(user) before: nothing changed")
+            } else if !refund.changes.contains(where: \.changed) {
+                Output.out("  \(user) has used nothing in these windows: nothing to give back")
+            }
+            for change in refund.changes { Output.out(AdminCommand.line(change)) }
+        }
+    }
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set one window of a user (of now, or --at) back to zero.")
+
+        @Argument(help: "The user id (the token's sub).")
+        var user: String
+
+        @Option(help: "month, day or hour.")
+        var window: String
+
+        @Option(help: "The instant whose window is reset (ISO-8601; default: now).")
+        var at: String?
+
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            try AdminCommand.validateUser(user)
+            guard UsageWindow(rawValue: window) != nil else {
+                throw ValidationError("--window must be month, day or hour, not \"\(window)\"")
+            }
+            try AdminCommand.validateInstant(at)
+        }
+
+        func run() async throws {
+            let stack = try store.open("reset", writes: true)
+            let change = try await stack.store.reset(
+                UsageWindow(rawValue: window) ?? .day, of: user, at: AdminCommand.instant(at))
+            try stack.saveState()
+            Output.out("admin reset: \(user), \(store.target)")
+            if !change.changed { Output.out("  the \(window) window is at zero already: nothing changed") }
+            Output.out(AdminCommand.line(change))
+        }
+    }
+
+    struct Erase: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete every item of a user (USER#<sub>), and so their refusal marks in GSI1.",
+            discussion: """
+                Removes the user's month, day and hour counters, idempotency records and refunds, and prints \
+                how many of each. The Cognito user is not deleted by this tool (nor by --user-pool-id, which \
+                it does not take): delete it with aws cognito-idp admin-delete-user --user-pool-id POOL \
+                --username SUB.
+                """
+        )
+
+        @Argument(help: "The user id (the token's sub).")
+        var user: String
+
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws { try AdminCommand.validateUser(user) }
+
+        func run() async throws {
+            let stack = try store.open("erase", writes: true)
+            let erasure = try await stack.store.erase(user: user)
+            try stack.saveState()
+            Output.out("admin erase: \(user), \(store.target)")
+            guard erasure.removed > 0 else {
+                Output.out("  nothing under USER#\(user): nothing removed")
+                return
+            }
+            let order = ["month", "day", "hour", "idempotency", "refund"]
+            let kinds = erasure.removedByKind.keys.sorted {
+                (order.firstIndex(of: $0) ?? order.count, $0) < (order.firstIndex(of: $1) ?? order.count, $1)
+            }
+            let counts = kinds.map { "\($0) \(erasure.removedByKind[$0] ?? 0)" }.joined(separator: ", ")
+            Output.out("  removed \(erasure.removed) item(s): \(counts)")
+            Output.out("  refusal marks removed from GSI1: \(erasure.refusalMarks)")
+        }
+    }
+
+    struct Refused: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the users refused on a UTC date, with their tier and the window that refused them.",
+            discussion: """
+                Reads GSI1. The window and tier are those of the user's last refusal that day; marks written \
+                before they were recorded show "unknown".
+                """
+        )
+
+        @Argument(help: "A UTC date, YYYY-MM-DD.")
+        var date: String
+
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            let parts = date.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+                parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
+            else { throw ValidationError("DATE must be a date YYYY-MM-DD, not \"\(date)\"") }
+        }
+
+        func run() async throws {
+            let stack = try store.open("refused", writes: false)
+            let users = try await stack.store.refusals(on: date)
+            Output.out("admin refused: \(date), \(store.target): \(users.count) user(s)")
+            for user in users {
+                Output.out(
+                    "  \(user.userID)  tier \(user.tier ?? "unknown")  window \(user.window?.rawValue ?? "unknown")"
+                        + "  until \(user.blockedUntil ?? "unknown")")
+            }
+        }
+    }
+}
