@@ -62,7 +62,8 @@ public enum ChildProcess {
                 DispatchQueue.global().async(group: drained) {
                     errData = errors.fileHandleForReading.readDataToEndOfFile()
                 }
-                if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
+                // A child that ends without reading its input closes the pipe: that is its answer, not a crash.
+                if let input { try? standardInput.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
                 try? standardInput.fileHandleForWriting.close()
                 drained.wait()
                 process.waitUntilExit()
