@@ -80,37 +80,11 @@ public struct DynamoDBTable: Table {
         options: Options = Options(),
         now: @escaping @Sendable () -> Date
     ) throws -> DynamoDBTable {
-        func value(_ name: String) -> String? {
-            guard let text = environment[name], !text.isEmpty else { return nil }
-            return text
-        }
-        guard let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") else {
-            throw DynamoDBConfigurationError("AWS_REGION is required to reach DynamoDB")
-        }
-        guard let accessKey = value("AWS_ACCESS_KEY_ID") else {
-            throw DynamoDBConfigurationError("AWS_ACCESS_KEY_ID is required to sign DynamoDB requests")
-        }
-        guard let secret = value("AWS_SECRET_ACCESS_KEY") else {
-            throw DynamoDBConfigurationError("AWS_SECRET_ACCESS_KEY is required to sign DynamoDB requests")
-        }
-        var endpoint = URL(string: "https://dynamodb.\(region).amazonaws.com")!
-        for name in ["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"] {
-            guard let text = value(name) else { continue }
-            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
-                throw DynamoDBConfigurationError("\(name) must be an http or https URL, got \"\(text)\"")
-            }
-            endpoint = url
-            break
-        }
+        let aws = try AWSEnvironment(
+            environment, service: "dynamodb", name: "DynamoDB", endpointVariable: "AWS_ENDPOINT_URL_DYNAMODB")
         return DynamoDBTable(
-            endpoint: endpoint,
-            region: region,
-            credentials: AWSCredentials(
-                accessKeyID: accessKey, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN")),
-            transport: transport,
-            options: options,
-            now: now
-        )
+            endpoint: aws.endpoint, region: aws.region, credentials: aws.credentials, transport: transport,
+            options: options, now: now)
     }
 
     public func getItem(_ request: GetItemRequest) async throws -> GetItemResponse {

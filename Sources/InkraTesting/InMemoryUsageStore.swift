@@ -23,9 +23,9 @@ public struct InMemoryUsageStore: UsageStore {
     public let store: TableUsageStore
 
     /// An empty store.
-    /// - Parameter now: the table's clock, which only expires DynamoDB client request tokens (the
-    ///   windows come from each request's instant).
-    public init(now: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameter now: the table's clock (a ``ManualClock``'s `closure`, say), which only expires
+    ///   DynamoDB client request tokens (the windows come from each request's instant).
+    public init(now: @escaping @Sendable () -> Date) {
         self.init(items: [], now: now)
     }
 
@@ -39,12 +39,13 @@ public struct InMemoryUsageStore: UsageStore {
     ///     next (a call in the hour is also in the day and the month).
     ///   - instant: the instant whose windows hold the usage (the seeded calls' time).
     ///   - limits: the limits the seeded calls were made under (the month item's `quotaLimit`).
-    ///   - now: the table's clock, which only expires DynamoDB client request tokens.
+    ///   - now: the table's clock, which only expires DynamoDB client request tokens; `instant`
+    ///     when not given.
     public init(
         seeded usage: [String: (month: Int, day: Int, hour: Int)],
         at instant: Date,
         limits: Limits = .free,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: (@Sendable () -> Date)? = nil
     ) {
         let windows = UsageWindows(at: instant)
         var items: [Item] = []
@@ -54,7 +55,7 @@ public struct InMemoryUsageStore: UsageStore {
                 "seeded usage of \(user) must have month >= day >= hour >= 0, not \(counts)")
             items += Self.items(user: user, counts, windows, limits: limits)
         }
-        self.init(items: items, now: now)
+        self.init(items: items, now: now ?? { instant })
     }
 
     private init(items: [Item], now: @escaping @Sendable () -> Date) {

@@ -12,7 +12,7 @@ struct InMemoryUsageStoreTests {
 
     @Test("A seeded store holds the items the real store writes for the same calls", arguments: [1, 2, 3])
     func seededItemsAreTheStoresOwn(calls: Int) async throws {
-        let real = InMemoryUsageStore()
+        let real = InMemoryUsageStore(now: { Self.at })
         for _ in 0..<calls {
             let outcome = try await real.consume(ConsumeRequest(userID: "ada", instant: Self.at, limits: Self.limits))
             guard case .consumed = outcome else { throw StoreTestError("call refused: \(outcome)") }

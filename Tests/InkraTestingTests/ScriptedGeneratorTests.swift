@@ -30,10 +30,10 @@ struct ScriptedGeneratorTests {
 
     @Test("Through generateQuestions: a failure is 502 and the unit is given back; the retry succeeds")
     func failureThenSuccess() async throws {
-        let store = InMemoryUsageStore()
+        let clock = ManualClock("2026-03-10T10:00:00Z")
+        let store = InMemoryUsageStore(now: clock.closure)
         let generator = ScriptedGenerator([.failure, .questions(["Where?", "When?"])])
-        let generate = GenerateQuestions(
-            store: store, generator: generator, now: { Date(iso8601: "2026-03-10T10:00:00Z") })
+        let generate = GenerateQuestions(store: store, generator: generator, now: clock.closure)
         let event = ProxyEvent.http(caller: Caller("ada"), body: #"{"topic":"x","count":2}"#)
         let failed = try await ProxyResult(generate.handle(event))
         #expect(failed.statusCode == 502)

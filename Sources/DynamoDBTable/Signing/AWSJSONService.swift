@@ -43,26 +43,10 @@ public struct AWSJSONService: Sendable {
         _ name: String, target: String, endpointVariable: String, _ environment: [String: String],
         _ transport: any DynamoDBTransport, _ now: @escaping @Sendable () -> Date
     ) throws -> AWSJSONService {
-        func value(_ key: String) -> String? { environment[key].flatMap { $0.isEmpty ? nil : $0 } }
-        guard let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") else {
-            throw DynamoDBConfigurationError("AWS_REGION is required to reach \(name)")
-        }
-        guard let accessKey = value("AWS_ACCESS_KEY_ID"), let secret = value("AWS_SECRET_ACCESS_KEY") else {
-            throw DynamoDBConfigurationError("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are required to sign \(name)")
-        }
-        var endpoint = URL(string: "https://\(name).\(region).amazonaws.com")!
-        for variable in [endpointVariable, "AWS_ENDPOINT_URL"] {
-            guard let text = value(variable) else { continue }
-            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
-                throw DynamoDBConfigurationError("\(variable) must be an http or https URL, got \"\(text)\"")
-            }
-            endpoint = url
-            break
-        }
-        let credentials = AWSCredentials(
-            accessKeyID: accessKey, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN"))
+        let aws = try AWSEnvironment(environment, service: name, name: name, endpointVariable: endpointVariable)
         return AWSJSONService(
-            endpoint: endpoint, signer: SigV4Signer(credentials: credentials, region: region, service: name),
+            endpoint: aws.endpoint,
+            signer: SigV4Signer(credentials: aws.credentials, region: aws.region, service: name),
             targetPrefix: target, transport: transport, now: now)
     }
 
