@@ -205,7 +205,7 @@ let package = Package(
         .target(
             name: "InkraTestSupport",
             dependencies: [
-                "DynamoDBTable", "EmulatorKit",
+                "DynamoDBTable", "EmulatorKit", "InkraJSON", "OutboundHTTP",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -44,7 +44,10 @@ enum Dependencies {
                 store: try await store(configuration, environment, clock: clock), limits: limits, now: now,
                 logger: logger)
         case "deleteaccount":
-            return DeleteAccount(store: try await store(configuration, environment, clock: clock), logger: logger)
+            return DeleteAccount(
+                store: try await store(configuration, environment, clock: clock),
+                users: try CognitoUserDirectory.fromConfiguration(configuration, environment, clock: clock),
+                logger: logger)
         case "generatequestions":
             return GenerateQuestions(
                 store: try await store(configuration, environment, clock: clock),

@@ -32,3 +32,24 @@ enum DynamoDBStore {
         }
     }
 }
+
+/// The Cognito user pool whose users `deleteAccount` deletes.
+struct CognitoUserDirectory: UserDirectory {
+    let admin: CognitoUserAdmin
+
+    static func fromConfiguration(
+        _ configuration: Configuration, _ environment: [String: String], clock: @escaping @Sendable () -> Date
+    ) throws -> CognitoUserDirectory? {
+        guard let pool = try configuration.accountPool() else { return nil }
+        do {
+            return CognitoUserDirectory(
+                admin: try CognitoUserAdmin(userPoolID: pool, environment: environment, now: clock))
+        } catch {
+            throw ConfigurationError("INKRA_DELETE_COGNITO_USER", "\(error)")
+        }
+    }
+
+    func deleteUser(_ userID: String) async throws -> Bool {
+        try await admin.deleteUser(userID)
+    }
+}

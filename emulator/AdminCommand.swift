@@ -1,4 +1,5 @@
 import ArgumentParser
+import DynamoDBTable
 import EmulatorKit
 import Foundation
 import InkraUsage
@@ -37,7 +38,7 @@ struct AdminCommand: AsyncParsableCommand {
         @Option(help: "The usage table's name.")
         var table: String = "inkra-usage"
 
-        @Flag(help: "Go ahead and write to DynamoDB (a state file needs no --yes).")
+        @Flag(help: "Go ahead and write to DynamoDB or Cognito (a state file needs no --yes).")
         var yes = false
 
         func validate() throws {
@@ -183,24 +184,84 @@ struct AdminCommand: AsyncParsableCommand {
             abstract: "Delete every item of a user (USER#<sub>), and so their refusal marks in GSI1.",
             discussion: """
                 Removes the user's month, day and hour counters, idempotency records and refunds, and prints \
-                how many of each. The Cognito user is not deleted by this tool (nor by --user-pool-id, which \
-                it does not take): delete it with aws cognito-idp admin-delete-user --user-pool-id POOL \
-                --username SUB.
+                how many of each. With --user-pool-id it then deletes the Cognito user too (AdminDeleteUser, \
+                signed with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY; at --cognito-endpoint, else \
+                AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER, else Cognito in the pool's region), which asks for \
+                --yes; a user already gone from the pool is reported, not an error.
+
+                Example: swift run inkra-emulator admin erase SUB --dynamodb-endpoint URL \
+                --user-pool-id us-east-1_AbCdEf123 --yes
                 """
         )
 
         @Argument(help: "The user id (the token's sub).")
         var user: String
 
+        @Option(name: .customLong("user-pool-id"), help: "Also delete the user from this Cognito user pool.")
+        var userPoolID: String?
+
+        @Option(name: .customLong("cognito-endpoint"), help: "Cognito's endpoint (moto, a local pool); default AWS's.")
+        var cognitoEndpoint: String?
+
         @OptionGroup var store: StoreOptions
 
-        func validate() throws { try AdminCommand.validateUser(user) }
+        func validate() throws {
+            try AdminCommand.validateUser(user)
+            if let userPoolID {
+                guard userPoolID.contains("_"), !userPoolID.hasPrefix("_"), !userPoolID.hasSuffix("_") else {
+                    throw ValidationError("--user-pool-id must look like us-east-1_AbCdEf123, not \"\(userPoolID)\"")
+                }
+            }
+            if let cognitoEndpoint {
+                guard userPoolID != nil else { throw ValidationError("--cognito-endpoint needs --user-pool-id") }
+                guard let url = URL(string: cognitoEndpoint), url.scheme == "http" || url.scheme == "https",
+                    url.host != nil
+                else {
+                    throw ValidationError("--cognito-endpoint must be an http or https URL, not \"\(cognitoEndpoint)\"")
+                }
+            }
+        }
 
         func run() async throws {
+            let pool = try cognitoPool()
             let stack = try store.open("erase", writes: true)
             let erasure = try await stack.store.erase(user: user)
             try stack.saveState()
             Output.out("admin erase: \(user), \(store.target)")
+            report(erasure)
+            guard let pool else { return }
+            let deleted: Bool
+            do {
+                deleted = try await pool.deleteUser(user)
+            } catch {
+                throw UsageFailure(
+                    "admin erase: the usage of \(user) is erased, but the Cognito user was not deleted from "
+                        + "\(pool.userPoolID) at \(pool.endpoint.absoluteString): \(error); run the command again")
+            }
+            Output.out(
+                deleted
+                    ? "  Cognito user \(user) deleted from \(pool.userPoolID)"
+                    : "  no Cognito user \(user) in \(pool.userPoolID): nothing to delete")
+        }
+
+        /// The pool to delete the user from, checked before anything is written.
+        private func cognitoPool() throws -> CognitoUserAdmin? {
+            guard let userPoolID else { return nil }
+            guard store.yes else {
+                throw UsageFailure(
+                    "admin erase deletes the Cognito user \(user) from \(userPoolID): add --yes to go ahead "
+                        + "(nothing was changed)")
+            }
+            var environment = ProcessInfo.processInfo.environment
+            if let cognitoEndpoint { environment["AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"] = cognitoEndpoint }
+            do {
+                return try CognitoUserAdmin(userPoolID: userPoolID, environment: environment, now: { Date() })
+            } catch {
+                throw UsageFailure("admin erase --user-pool-id \(userPoolID): \(error)")
+            }
+        }
+
+        private func report(_ erasure: UsageErasure) {
             guard erasure.removed > 0 else {
                 Output.out("  nothing under USER#\(user): nothing removed")
                 return

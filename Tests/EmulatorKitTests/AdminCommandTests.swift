@@ -239,4 +239,57 @@ struct AdminDynamoDBTests {
 
     @Test("refused DATE: each user with the tier and the window that refused them")
     func refused() async throws { try await AdminScenarios.refused(AdminTarget.moto()) }
+
+    @Test("erase --user-pool-id: the usage, then the Cognito user (moto); again, neither is there; others stay")
+    func eraseWithTheCognitoUser() async throws {
+        let pool = try await MotoCognito.pool()
+        let leaving = try await pool.createUser(email: "leaving@example.com")
+        let staying = try await pool.createUser(email: "staying@example.com")
+        let target = try await AdminTarget.moto()
+        let table: any Table = PatientDynamoDB.client(try #require(MotoEndpoint.url))
+        let name = try #require(target.flags.firstIndex(of: "--table").map { target.flags[$0 + 1] })
+        _ = try await TableUsageStore(table: table, tableName: name).consume(
+            ConsumeRequest(userID: leaving, instant: AdminTarget.now, limits: .free, tier: "free"))
+        let cognito = ["--user-pool-id", pool.userPoolID, "--cognito-endpoint", pool.endpoint.absoluteString]
+
+        let first = try await target.run(["erase", leaving] + cognito)
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(
+            first.standardOutput == """
+                admin erase: \(leaving), \(target.described)
+                  removed 3 item(s): month 1, day 1, hour 1
+                  refusal marks removed from GSI1: 0
+                  Cognito user \(leaving) deleted from \(pool.userPoolID)
+
+                """)
+        #expect(try await target.items(of: leaving).isEmpty)
+        #expect(try await pool.hasUser(leaving) == false)
+        #expect(try await pool.hasUser(staying))
+
+        let second = try await target.run(["erase", leaving] + cognito)
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(
+            second.standardOutput.hasSuffix("  no Cognito user \(leaving) in \(pool.userPoolID): nothing to delete\n"))
+        #expect(try await pool.hasUser(staying))
+    }
+
+    @Test("erase --user-pool-id without --yes changes nothing, even on a state file; a pool that is not there fails")
+    func eraseWithTheCognitoUserRefused() async throws {
+        let state = try await AdminTarget.stateFile()
+        let before = try await state.read()
+        let unconfirmed = try await state.run(["erase", "ada", "--user-pool-id", "us-east-1_Missing1"])
+        #expect(unconfirmed.status == 2)
+        #expect(
+            unconfirmed.standardError.contains(
+                "admin erase deletes the Cognito user ada from us-east-1_Missing1: add --yes to go ahead"))
+        #expect(try await state.read() == before)
+
+        let endpoint = try #require(MotoEndpoint.url).absoluteString
+        let missing = try await state.run([
+            "erase", "ada", "--user-pool-id", "us-east-1_Missing1", "--cognito-endpoint", endpoint, "--yes",
+        ])
+        #expect(missing.status != 0)
+        #expect(missing.standardError.contains("the usage of ada is erased, but the Cognito user was not deleted"))
+        #expect(missing.standardError.contains("ResourceNotFoundException"), "\(missing.standardError)")
+    }
 }

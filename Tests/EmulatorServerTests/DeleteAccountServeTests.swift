@@ -62,57 +62,109 @@ struct DeleteAccountServeTests {
     @Test("Through the Runtime API, the built bootstrap as deleteAccount on the shared table: 204, again 204")
     func throughTheRuntime() async throws {
         try await ServeFixture.run { served in
-            let endpoint = try #require(served.endpoints.dynamoDB)
-            let store = served.stack.store
-            for user in ["runtime-ada", "runtime-bob"] {
-                _ = try await store.consume(
-                    ConsumeRequest(userID: user, instant: ServeFixture.when, limits: .free, idempotencyKey: "k"))
-            }
-            #expect(Self.items(of: "runtime-ada", served).count == 4)
-            let bob = Self.items(of: "runtime-bob", served)
+            try await deleteThroughTheRuntime(
+                served, users: ("runtime-ada", "runtime-bob"), environment: ["INKRA_DELETE_COGNITO_USER": "false"])
+        }
+    }
 
-            let runtime = try await RuntimeAPIServer(functionName: "deleteAccount", clock: { Date() })
-            // Inside Lambda the runtime refuses INKRA_* settings it does not know (the test run's own).
-            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
-            environment["AWS_LAMBDA_RUNTIME_API"] = runtime.address
-            environment["AWS_LAMBDA_FUNCTION_NAME"] = "deleteAccount"
-            environment["_HANDLER"] = "deleteAccount"
-            environment["INKRA_STORE"] = "dynamodb"
-            environment["INKRA_TABLE_NAME"] = "inkra-usage"
-            environment["AWS_ENDPOINT_URL_DYNAMODB"] = endpoint.absoluteString
-            environment["AWS_REGION"] = "us-east-1"
-            environment["AWS_ACCESS_KEY_ID"] = "local"
-            environment["AWS_SECRET_ACCESS_KEY"] = "local"
-            environment["AWS_SESSION_TOKEN"] = nil
-            let process = Task {
-                try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment)
-            }
-            // What API Gateway passes on for DELETE /account after the authorizer's Allow.
-            let event: JSONValue = [
-                "resource": "/account", "path": "/account", "httpMethod": "DELETE", "headers": [:], "body": .null,
-                "requestContext": [
-                    "httpMethod": "DELETE", "resourcePath": "/account", "stage": "prod",
-                    "authorizer": ["principalId": "runtime-ada", "userId": "runtime-ada", "tier": "free"],
+    @Test(
+        "Through the Runtime API with a Cognito pool (moto): the usage and the Cognito user go, the other user stays",
+        .enabled(if: MotoEndpoint.url != nil, "\(MotoEndpoint.skipReason)"))
+    func withTheCognitoUser() async throws {
+        let pool = try await MotoCognito.pool()
+        let ada = try await pool.createUser(email: "leaving@example.com")
+        let bob = try await pool.createUser(email: "staying@example.com")
+        var environment = pool.environment
+        environment["INKRA_DELETE_COGNITO_USER"] = "true"
+        environment["COGNITO_USER_POOL_ID"] = pool.userPoolID
+        try await ServeFixture.run { served in
+            try await deleteThroughTheRuntime(served, users: (ada, bob), environment: environment)
+        }
+        #expect(try await pool.hasUser(ada) == false)
+        #expect(try await pool.hasUser(bob))
+    }
+
+    @Test("Inside Lambda, deleteAccount without INKRA_DELETE_COGNITO_USER stops start-up naming it")
+    func failsClosed() async throws {
+        let runtime = try await RuntimeAPIServer(functionName: "deleteAccount", clock: { Date() })
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
+        environment["AWS_LAMBDA_RUNTIME_API"] = runtime.address
+        environment["AWS_LAMBDA_FUNCTION_NAME"] = "deleteAccount"
+        environment["_HANDLER"] = "deleteAccount"
+        environment["INKRA_STORE"] = "memory"
+        let process = Task {
+            try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment)
+        }
+        let outcome = await runtime.invoke(Array("{}".utf8), timeout: 20)
+        await runtime.shutdown()
+        _ = try await process.value
+        guard case .initializationFailed(_, let body) = outcome else {
+            Issue.record("start-up did not fail: \(outcome)")
+            return
+        }
+        let message = String(decoding: body, as: UTF8.self)
+        #expect(message.contains("INKRA_DELETE_COGNITO_USER must be set for deleteAccount inside Lambda"), "\(message)")
+    }
+
+    /// Seeds usage for both users in serve's table, runs the built bootstrap as deleteAccount on
+    /// its DynamoDB endpoint with `environment` added, and sends `DELETE /account` for the first
+    /// user twice: 204 both times, nothing left under them, the second user untouched.
+    func deleteThroughTheRuntime(
+        _ served: ServeFixture, users: (leaving: String, staying: String), environment extra: [String: String]
+    ) async throws {
+        let endpoint = try #require(served.endpoints.dynamoDB)
+        let store = served.stack.store
+        for user in [users.leaving, users.staying] {
+            _ = try await store.consume(
+                ConsumeRequest(userID: user, instant: ServeFixture.when, limits: .free, idempotencyKey: "k"))
+        }
+        #expect(Self.items(of: users.leaving, served).count == 4)
+        let staying = Self.items(of: users.staying, served)
+
+        let runtime = try await RuntimeAPIServer(functionName: "deleteAccount", clock: { Date() })
+        // Inside Lambda the runtime refuses INKRA_* settings it does not know (the test run's own).
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
+        environment["AWS_LAMBDA_RUNTIME_API"] = runtime.address
+        environment["AWS_LAMBDA_FUNCTION_NAME"] = "deleteAccount"
+        environment["_HANDLER"] = "deleteAccount"
+        environment["INKRA_STORE"] = "dynamodb"
+        environment["INKRA_TABLE_NAME"] = "inkra-usage"
+        environment["AWS_ENDPOINT_URL_DYNAMODB"] = endpoint.absoluteString
+        environment["AWS_REGION"] = "us-east-1"
+        environment["AWS_ACCESS_KEY_ID"] = "local"
+        environment["AWS_SECRET_ACCESS_KEY"] = "local"
+        environment["AWS_SESSION_TOKEN"] = nil
+        environment.merge(extra) { _, new in new }
+        let process = Task {
+            try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment)
+        }
+        // What API Gateway passes on for DELETE /account after the authorizer's Allow.
+        let event: JSONValue = [
+            "resource": "/account", "path": "/account", "httpMethod": "DELETE", "headers": [:], "body": .null,
+            "requestContext": [
+                "httpMethod": "DELETE", "resourcePath": "/account", "stage": "prod",
+                "authorizer": [
+                    "principalId": .string(users.leaving), "userId": .string(users.leaving), "tier": "free",
                 ],
-            ]
-            var answers: [JSONValue] = []
-            for _ in 0..<2 {
-                let outcome = await runtime.invoke(event.jsonBytes, timeout: 20)
-                guard case .response(let bytes) = outcome else {
-                    Issue.record("the runtime did not answer: \(Self.describe(outcome))")
-                    break
-                }
-                answers.append(try JSONParser.parse(bytes))
-                #expect(Self.items(of: "runtime-ada", served).isEmpty)
-                #expect(Self.items(of: "runtime-bob", served) == bob)
+            ],
+        ]
+        var answers: [JSONValue] = []
+        for _ in 0..<2 {
+            let outcome = await runtime.invoke(event.jsonBytes, timeout: 20)
+            guard case .response(let bytes) = outcome else {
+                Issue.record("the runtime did not answer: \(Self.describe(outcome))")
+                break
             }
-            await runtime.shutdown()
-            let log = try await process.value.standardError
-            #expect(answers.count == 2, "\(log)")
-            for answer in answers {
-                #expect(answer["statusCode"] == 204, "\(answer.jsonString)\n\(log)")
-                #expect(answer["body"] == "")
-            }
+            answers.append(try JSONParser.parse(bytes))
+            #expect(Self.items(of: users.leaving, served).isEmpty)
+            #expect(Self.items(of: users.staying, served) == staying)
+        }
+        await runtime.shutdown()
+        let log = try await process.value.standardError
+        #expect(answers.count == 2, "\(log)")
+        for answer in answers {
+            #expect(answer["statusCode"] == 204, "\(answer.jsonString)\n\(log)")
+            #expect(answer["body"] == "")
         }
     }
 }

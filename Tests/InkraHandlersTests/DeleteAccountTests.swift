@@ -67,4 +67,71 @@ struct DeleteAccountTests {
         #expect(failed.code == "unavailable")
         #expect(failed.retryAfter == 2)
     }
+
+    @Test("With a user directory: the usage first, then the account; an account already gone is still 204")
+    func deletesTheAccount() async throws {
+        let store = try await Self.seededStore()
+        let directory = RecordingDirectory(users: ["ada", "bob"])
+        let delete = DeleteAccount(store: store, users: directory)
+        for _ in 0..<2 {
+            let result = try await ProxyResult(
+                delete.handle(ProxyEvent.rest("DELETE", "/account", caller: Caller("ada"))))
+            #expect(result.statusCode == 204)
+            #expect(Self.items(of: "ada", in: store).isEmpty)
+        }
+        #expect(await directory.users == ["bob"])
+        #expect(await directory.calls == ["ada", "ada"])
+    }
+
+    @Test("A failing directory: 503 unavailable with Retry-After, the usage erased; a retry deletes the account")
+    func directoryFailure() async throws {
+        let store = try await Self.seededStore()
+        let directory = RecordingDirectory(users: ["ada"], failures: 1)
+        let delete = DeleteAccount(store: store, users: directory)
+        let event = ProxyEvent.rest("DELETE", "/account", caller: Caller("ada"))
+        let failed = try await ProxyResult(delete.handle(event))
+        #expect(failed.statusCode == 503)
+        #expect(failed.code == "unavailable")
+        #expect(failed.error == "User directory unavailable")
+        #expect(failed.retryAfter == 2)
+        #expect(Self.items(of: "ada", in: store).isEmpty)
+        #expect(await directory.users == ["ada"])
+        #expect(try await ProxyResult(delete.handle(event)).statusCode == 204)
+        #expect(await directory.users.isEmpty)
+    }
+
+    @Test("A failing store: 503, and the account is left for the retry (the directory is not called)")
+    func storeFailureKeepsTheAccount() async throws {
+        let directory = RecordingDirectory(users: ["ada"])
+        let broken = DeleteAccount(
+            store: TableUsageStore(table: BrokenTable(), tableName: "inkra-usage"), users: directory)
+        let failed = try await ProxyResult(broken.handle(ProxyEvent.rest("DELETE", "/account", caller: Caller("ada"))))
+        #expect(failed.statusCode == 503)
+        #expect(await directory.calls.isEmpty)
+        #expect(await directory.users == ["ada"])
+    }
+}
+
+/// A user directory in memory that records the deletions asked of it and fails the first
+/// `failures` of them.
+actor RecordingDirectory: UserDirectory {
+    private(set) var users: Set<String>
+    private(set) var calls: [String] = []
+    private var failures: Int
+
+    init(users: Set<String>, failures: Int = 0) {
+        self.users = users
+        self.failures = failures
+    }
+
+    func deleteUser(_ userID: String) async throws -> Bool {
+        calls.append(userID)
+        if failures > 0 {
+            failures -= 1
+            throw DirectoryDown()
+        }
+        return users.remove(userID) != nil
+    }
+
+    struct DirectoryDown: Error {}
 }

@@ -26,7 +26,11 @@ struct BootstrapTests {
 
     @Test("A malformed setting is named too")
     func malformedSetting() async throws {
-        for (name, value) in [("INKRA_STORE", "postgres"), ("_HANDLER", "deleteAll"), ("INKRA_CLOCK_SKEW", "-5")] {
+        for (name, value) in [
+            ("INKRA_STORE", "postgres"), ("_HANDLER", "deleteAll"), ("INKRA_CLOCK_SKEW", "-5"),
+            ("INKRA_CLOCK", "request"),
+            ("INKRA_DELETE_COGNITO_USER", "yes"),
+        ] {
             let server = try await RuntimeAPIServer(clock: { Date() })
             var environment = ProcessInfo.processInfo.environment
             environment["AWS_LAMBDA_RUNTIME_API"] = server.address

@@ -39,6 +39,18 @@ public struct AWSJSONService: Sendable {
             environment, transport, now)
     }
 
+    /// Cognito user pools (`AWSCognitoIdentityProviderService.*`, signed as `cognito-idp`), at
+    /// `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, else `AWS_ENDPOINT_URL`, else AWS's.
+    /// - Throws: ``DynamoDBConfigurationError`` naming a missing or malformed variable.
+    public static func cognitoIdentityProvider(
+        _ environment: [String: String], transport: any DynamoDBTransport = HTTPClientTransport(),
+        now: @escaping @Sendable () -> Date
+    ) throws -> AWSJSONService {
+        try service(
+            "cognito-idp", target: "AWSCognitoIdentityProviderService",
+            endpointVariable: "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", environment, transport, now)
+    }
+
     private static func service(
         _ name: String, target: String, endpointVariable: String, _ environment: [String: String],
         _ transport: any DynamoDBTransport, _ now: @escaping @Sendable () -> Date

@@ -111,6 +111,8 @@ public final class LocalRuntime: Sendable {
         environment["COGNITO_REGION"] = cognito.region ?? "us-east-1"
         environment["COGNITO_CLIENT_IDS"] = cognito.clientIds.joined(separator: ",")
         environment["INKRA_TOKEN_USE"] = cognito.tokenUse.rawValue
+        // The development pool is not a Cognito pool a runtime could call: deleteAccount erases usage only.
+        environment["INKRA_DELETE_COGNITO_USER"] = "false"
         if let jwks = options.jwksFile {
             environment["INKRA_JWKS_FILE"] = jwks.path
         } else if let key = options.developmentKey, let file = developmentJWKS {

@@ -66,6 +66,12 @@ public struct Configuration: Sendable, Hashable {
     public var limitsJSON: String?
     /// `INKRA_LIMITS_PARAMETER`: an SSM parameter holding that JSON, read at start.
     public var limitsParameter: String?
+    /// `INKRA_CLOCK`: `request-time` runs each event at the instant API Gateway received it (for
+    /// replaying recorded events), `system` (the default) at the real time.
+    public var requestClock = false
+    /// `INKRA_DELETE_COGNITO_USER`: whether `deleteAccount` also deletes the caller's user in
+    /// `COGNITO_USER_POOL_ID` (`true` or `false`); `deleteAccount` requires it inside Lambda.
+    public var deleteCognitoUser: Bool?
     /// `INKRA_UPGRADE_URL`.
     public var upgradeURL: String = "https://inkra.app/premium"
     /// `AWS_LAMBDA_LOG_FORMAT`.
@@ -162,6 +168,19 @@ public struct Configuration: Sendable, Hashable {
         if let url = value("INKRA_UPGRADE_URL") {
             guard let parsed = URL(string: url), parsed.scheme != nil, parsed.host != nil else {
                 throw ConfigurationError("INKRA_UPGRADE_URL", "must be an absolute URL, got \"\(url)\"")
+        if let clock = value("INKRA_CLOCK") {
+            switch clock.lowercased() {
+            case "request-time": requestClock = true
+            case "system": requestClock = false
+            default: throw ConfigurationError("INKRA_CLOCK", "must be system or request-time, got \"\(clock)\"")
+            }
+        }
+        if let delete = value("INKRA_DELETE_COGNITO_USER") {
+            guard let parsed = Bool(delete.lowercased()) else {
+                throw ConfigurationError("INKRA_DELETE_COGNITO_USER", "must be true or false, got \"\(delete)\"")
+            }
+            deleteCognitoUser = parsed
+        }
             }
             upgradeURL = url
         }
@@ -202,7 +221,8 @@ public struct Configuration: Sendable, Hashable {
 
     /// Every `INKRA_*` setting the runtime reads.
     public static let knownSettings = [
-        "INKRA_CLOCK", "INKRA_CLOCK_SKEW", "INKRA_GATEWAY_TIMEOUT", "INKRA_JWKS_FILE", "INKRA_LIMITS",
+        "INKRA_CLOCK", "INKRA_CLOCK_SKEW", "INKRA_DELETE_COGNITO_USER", "INKRA_GATEWAY_TIMEOUT", "INKRA_JWKS_FILE",
+        "INKRA_LIMITS",
         "INKRA_LIMITS_FILE", "INKRA_LIMITS_PARAMETER", "INKRA_LLM_API_KEY", "INKRA_LLM_API_KEY_SECRET_ARN",
         "INKRA_LLM_BASE_URL", "INKRA_LLM_MODEL", "INKRA_LLM_TIMEOUT", "INKRA_STORE", "INKRA_TABLE_NAME",
         "INKRA_TOKEN_USE", "INKRA_UPGRADE_URL",
@@ -210,6 +230,27 @@ public struct Configuration: Sendable, Hashable {
 
     private static func isUnknownSetting(_ name: String) -> Bool {
         name.hasPrefix("INKRA_") && !knownSettings.contains(name)
+    }
+
+    /// The pool whose user `deleteAccount` deletes, or `nil` when it erases usage only.
+    /// - Throws: ``ConfigurationError`` when inside Lambda `INKRA_DELETE_COGNITO_USER` is not set
+    ///   (it is never assumed either way there), or when it is `true` without a pool.
+    public func accountPool() throws(ConfigurationError) -> String? {
+        guard let deleteCognitoUser else {
+            guard !insideLambda else {
+                throw ConfigurationError(
+                    "INKRA_DELETE_COGNITO_USER",
+                    "must be set for deleteAccount inside Lambda: true deletes the caller's Cognito user "
+                        + "with their usage (as template.yaml deploys), false erases usage only")
+            }
+            return nil
+        }
+        guard deleteCognitoUser else { return nil }
+        guard let userPoolID else {
+            throw ConfigurationError(
+                "COGNITO_USER_POOL_ID", "is required by deleteAccount when INKRA_DELETE_COGNITO_USER is true")
+        }
+        return userPoolID
     }
 
     /// The instant a request's work must end: the earlier of Lambda's deadline and API Gateway's

@@ -40,6 +40,8 @@ public struct HTTPError: Error, Sendable, Hashable {
     public static let unauthorized = HTTPError(.unauthorized, "Unauthorized")
     /// 503: the usage store failed, so nothing was generated unmetered.
     public static let storeUnavailable = unavailable("Usage store unavailable")
+    /// 503 when the user directory (Cognito) could not delete an account.
+    public static let directoryUnavailable = unavailable("User directory unavailable")
     /// 500 that reveals nothing internal.
     public static let internalServer = HTTPError(.internalError, "Internal server error")
 

@@ -2,23 +2,31 @@ import InkraUsage
 import Logging
 
 /// `deleteAccount` (`DELETE /account`): erases every usage item of the caller (their month, day and
-/// hour counters, idempotency records, refunds and refusal marks), as App Store Review Guideline
-/// 5.1.1(v) asks of an app that lets people create an account.
+/// hour counters, idempotency records, refunds and refusal marks) and then their account in the
+/// user directory (the Cognito user), as App Store Review Guideline 5.1.1(v) asks of an app that
+/// lets people create an account.
 ///
 /// Answers 204 with an empty body, also when there was nothing to erase, so a repeat answers the
 /// same; no other user's items are touched. Without a caller, 401 `unauthorized`; when the usage
-/// store fails, 503 `unavailable` (items erased before the failure stay erased, and a retry erases
-/// the rest). The Cognito user itself is not deleted here.
+/// store or the directory fails, 503 `unavailable` (what was erased before the failure stays
+/// erased, and a retry erases the rest). The account goes last, so the caller's token still works
+/// for that retry.
 public struct DeleteAccount: EventHandler {
     let store: any UsageStore
+    let users: (any UserDirectory)?
     let logger: Logger
 
     /// Creates the function with its dependencies.
     /// - Parameters:
     ///   - store: where usage is counted.
+    ///   - users: the directory whose account is deleted after the usage; `nil` erases usage only.
     ///   - logger: where erasures and failures are logged.
-    public init(store: any UsageStore, logger: Logger = Logger(label: "inkra.deleteAccount")) {
+    public init(
+        store: any UsageStore, users: (any UserDirectory)? = nil,
+        logger: Logger = Logger(label: "inkra.deleteAccount")
+    ) {
         self.store = store
+        self.users = users
         self.logger = logger
     }
 
@@ -42,6 +50,19 @@ public struct DeleteAccount: EventHandler {
             "account usage erased",
             metadata: ["user": "\(caller.userID)", "items": "\(erasure.removed)"]
         )
+        guard let users else { return ProxyResponse(statusCode: 204, body: "") }
+        do {
+            let deleted = try await users.deleteUser(caller.userID)
+            logger.info(
+                deleted
+                    ? "account deleted from the user directory" : "account was already gone from the user directory",
+                metadata: ["user": "\(caller.userID)"])
+        } catch {
+            logger.error(
+                "user directory failed; the account is not deleted (its usage is erased)",
+                metadata: ["user": "\(caller.userID)", "error": "\(error)"])
+            return HTTPError.directoryUnavailable.response
+        }
         return ProxyResponse(statusCode: 204, body: "")
     }
 }

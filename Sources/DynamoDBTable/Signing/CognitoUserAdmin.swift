@@ -1,0 +1,57 @@
+import InkraJSON
+import SingleTable
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// An administrator's calls on one Cognito user pool (`AWSCognitoIdentityProviderService.*`),
+/// signed with the function's or operator's credentials: what account deletion needs.
+public struct CognitoUserAdmin: Sendable {
+    /// The pool, `us-east-1_AbCdEf123`.
+    public let userPoolID: String
+    let service: AWSJSONService
+
+    /// The pool `userPoolID` at `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, else
+    /// `AWS_ENDPOINT_URL`, else Cognito's endpoint in the pool's region (its id's prefix).
+    /// - Throws: ``DynamoDBConfigurationError`` naming a missing or malformed variable.
+    public init(
+        userPoolID: String, environment: [String: String], transport: any DynamoDBTransport = HTTPClientTransport(),
+        now: @escaping @Sendable () -> Date
+    ) throws {
+        var environment = environment
+        if let region = userPoolID.split(separator: "_").first, userPoolID.contains("_") {
+            environment["AWS_REGION"] = String(region)
+        }
+        self.userPoolID = userPoolID
+        service = try AWSJSONService.cognitoIdentityProvider(environment, transport: transport, now: now)
+    }
+
+    /// The endpoint calls go to.
+    public var endpoint: URL { service.endpoint }
+
+    /// Deletes a user (`AdminDeleteUser`). `username` may be the user's `sub`, which Cognito accepts
+    /// in a pool where email is the user name attribute. The call's timeout is cut to what remains
+    /// of the request's `RequestDeadline`.
+    /// - Returns: `true` when a user was deleted, `false` when the pool has no such user
+    ///   (`UserNotFoundException`), so a repeated deletion succeeds.
+    /// - Throws: ``AWSServiceError`` for any other answer (the pool missing, access denied,
+    ///   throttling) or when the endpoint cannot be reached.
+    public func deleteUser(_ username: String, timeout: TimeInterval = 5) async throws -> Bool {
+        do {
+            _ = try await service.call(
+                "AdminDeleteUser", ["UserPoolId": .string(userPoolID), "Username": .string(username)],
+                timeout: Self.seconds(RequestDeadline.bounded(.milliseconds(Int64(timeout * 1000)))))
+            return true
+        } catch let error as AWSServiceError where error.type == "UserNotFoundException" {
+            return false
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

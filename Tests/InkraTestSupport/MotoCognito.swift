@@ -1,0 +1,86 @@
+import DynamoDBTable
+import Foundation
+import InkraJSON
+import OutboundHTTP
+
+/// A Cognito user pool in moto_server (``MotoEndpoint``), shaped as template.yaml deploys it (email
+/// as the user name), for the tests of account deletion.
+public struct MotoCognito: Sendable {
+    /// The pool's id.
+    public let userPoolID: String
+    /// moto's endpoint.
+    public let endpoint: URL
+    let service: AWSJSONService
+
+    /// The environment that points a runtime or the emulator's admin tools at moto's Cognito.
+    public var environment: [String: String] {
+        [
+            "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": endpoint.absoluteString, "AWS_REGION": "us-east-1",
+            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+        ]
+    }
+
+    /// Its own connections: the test process's shared client is busy with the DynamoDB suites,
+    /// which queue on moto with a minute's patience.
+    static let transport = HTTPClientTransport(client: OutboundHTTPClient())
+    /// moto answers one request at a time while the whole test run queues on it.
+    public static let patience: TimeInterval = 60
+
+    /// A client of the pool for the code under test, on the same private connections.
+    public func admin() throws -> CognitoUserAdmin {
+        try CognitoUserAdmin(
+            userPoolID: userPoolID, environment: environment, transport: Self.transport, now: { Date() })
+    }
+
+    /// A new pool in moto.
+    public static func pool() async throws -> MotoCognito {
+        let endpoint = try MotoEndpoint.url.unwrapped(MotoEndpoint.skipReason)
+        var environment = ["AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": endpoint.absoluteString]
+        environment["AWS_REGION"] = "us-east-1"
+        environment["AWS_ACCESS_KEY_ID"] = "testing"
+        environment["AWS_SECRET_ACCESS_KEY"] = "testing"
+        let service = try AWSJSONService.cognitoIdentityProvider(environment, transport: transport, now: { Date() })
+        let created = try await service.call(
+            "CreateUserPool",
+            ["PoolName": .string("inkra-test-\(UUID().uuidString.prefix(8))"), "UsernameAttributes": ["email"]],
+            timeout: patience)
+        let id = try (created["UserPool"]?["Id"]?.string).unwrapped("CreateUserPool answered no UserPool.Id")
+        return MotoCognito(userPoolID: id, endpoint: endpoint, service: service)
+    }
+
+    /// Creates a user and returns their `sub`.
+    public func createUser(email: String) async throws -> String {
+        let answer = try await service.call(
+            "AdminCreateUser",
+            [
+                "UserPoolId": .string(userPoolID), "Username": .string(email),
+                "UserAttributes": [["Name": "email", "Value": .string(email)]],
+            ], timeout: Self.patience)
+        let attributes = answer["User"]?["Attributes"]?.array ?? []
+        let sub = attributes.first { $0["Name"]?.string == "sub" }?["Value"]?.string
+        return try sub.unwrapped("AdminCreateUser answered no sub")
+    }
+
+    /// Whether the pool has a user with this `sub` (`AdminGetUser`).
+    public func hasUser(_ sub: String) async throws -> Bool {
+        do {
+            _ = try await service.call(
+                "AdminGetUser", ["UserPoolId": .string(userPoolID), "Username": .string(sub)], timeout: Self.patience)
+            return true
+        } catch let error as AWSServiceError where error.type == "UserNotFoundException" {
+            return false
+        }
+    }
+}
+
+extension Optional {
+    fileprivate func unwrapped(_ reason: String) throws -> Wrapped {
+        guard let self else { throw MotoCognitoError(reason) }
+        return self
+    }
+}
+
+struct MotoCognitoError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
