@@ -217,6 +217,8 @@ let package = Package(
         .testTarget(
             name: "SingleTableTests",
             dependencies: ["SingleTable", "DynamoDBTable", "InkraTestSupport", "EmulatorKit"],
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             swiftSettings: strictSettings),
         .testTarget(
             name: "DynamoDBTableTests",
@@ -245,7 +247,8 @@ let package = Package(
             name: "InkraUsageTests", dependencies: ["InkraUsage", "InkraTesting"], swiftSettings: strictSettings),
         .testTarget(name: "InkraJSONTests", dependencies: ["InkraJSON"], swiftSettings: strictSettings),
         .testTarget(
-            name: "InkraFuzzTargetsTests", dependencies: ["InkraFuzzTargets", "InkraTestSupport"],
+            name: "InkraFuzzTargetsTests",
+            dependencies: ["InkraFuzzTargets", "InkraTestSupport", "InkraAuth", "SingleTable"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "InkraAuthTests",

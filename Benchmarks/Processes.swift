@@ -2,7 +2,27 @@ import Foundation
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
+
+/// A TCP socket (IPv4).
+func tcpSocket() -> Int32 {
+    #if canImport(Glibc)
+        Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #elseif canImport(Darwin)
+        Darwin.socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+}
+
+/// `connect(2)`, which Foundation's `connect` names would shadow.
+func systemConnect(_ socket: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    #if canImport(Glibc)
+        Glibc.connect(socket, address, length)
+    #elseif canImport(Darwin)
+        Darwin.connect(socket, address, length)
+    #endif
+}
 
 /// A child process started with `posix_spawn`, so that its resource usage (peak resident memory)
 /// can be read with `wait4` when it ends — which Foundation's `Process` does not expose.
@@ -96,7 +116,7 @@ final class FirstRequestListener: @unchecked Sendable {
     private let socket: Int32
 
     init() throws {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = tcpSocket()
         self.socket = socket
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -179,14 +199,14 @@ extension FirstRequestListener {
 enum Loopback {
     /// A connected socket to a loopback port, or `nil` when nothing accepts there.
     static func connect(port: Int) -> Int32? {
-        let client = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let client = tcpSocket()
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                systemConnect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
         guard connected == 0 else {

@@ -17,7 +17,7 @@ enum Console {
     static func exit(_ status: Int32) -> Never {
         #if canImport(Glibc)
             Glibc.exit(status)
-        #else
+        #elseif canImport(Darwin)
             Darwin.exit(status)
         #endif
     }
@@ -30,7 +30,7 @@ enum Console {
             while offset < buffer.count {
                 #if canImport(Glibc)
                     let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                #else
+                #elseif canImport(Darwin)
                     let written = Darwin.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 #endif
                 if written < 0 && errno == EINTR { continue }

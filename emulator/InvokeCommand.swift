@@ -20,7 +20,7 @@ struct InvokeCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "authorizer, checkUsage or generateQuestions.")
+    @Argument(help: "authorizer, checkUsage, generateQuestions or deleteAccount.")
     var function: String
 
     @Option(help: "The event file, or - for standard input (default: standard input).")
@@ -30,7 +30,7 @@ struct InvokeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard FunctionName(caseInsensitive: function) != nil else {
-            throw ValidationError("FUNCTION must be authorizer, checkUsage or generateQuestions, not \"\(function)\"")
+            throw ValidationError("FUNCTION must be \(FunctionName.names), not \"\(function)\"")
         }
     }
 

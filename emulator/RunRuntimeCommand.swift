@@ -30,7 +30,7 @@ struct RunRuntimeCommand: AsyncParsableCommand {
     @Argument(help: "The runtime executable (e.g. .build/release/bootstrap).")
     var executable: String
 
-    @Option(help: "authorizer, checkUsage or generateQuestions.")
+    @Option(help: "authorizer, checkUsage, generateQuestions or deleteAccount.")
     var function: String
 
     @Argument(help: "Event files and folders (default: events).")
@@ -49,7 +49,7 @@ struct RunRuntimeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard FunctionName(caseInsensitive: function) != nil else {
-            throw ValidationError("--function must be authorizer, checkUsage or generateQuestions, not \"\(function)\"")
+            throw ValidationError("--function must be \(FunctionName.names), not \"\(function)\"")
         }
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ValidationError("\(executable) is not an executable file")

@@ -78,7 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard FunctionName(caseInsensitive: runtimeFunction) != nil else {
             throw ValidationError(
-                "--runtime-function must be authorizer, checkUsage or generateQuestions, not \"\(runtimeFunction)\"")
+                "--runtime-function must be \(FunctionName.names), not \"\(runtimeFunction)\"")
         }
         for (flag, value) in [
             ("--port", port), ("--lambda-port", lambdaPort), ("--runtime-api-port", runtimeAPIPort),

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import InkraAuth
 import InkraHandlers
@@ -5,17 +6,20 @@ import InkraJSON
 import InkraUsage
 import Logging
 import SingleTable
+import _CryptoExtras
 
 /// What the fuzzers feed arbitrary bytes to, each with the invariant a run must keep. A broken
 /// invariant is a ``FuzzFailure``; the fuzzing driver turns it into a crash that libFuzzer records.
 public enum FuzzTarget: String, Sendable, CaseIterable {
     /// The JSON parser: no crash; whatever parses serialises back to the same value.
     case json
-    /// The token verifier: no crash; garbage is refused with an ``AuthError``.
+    /// The token verifier: no crash; what it accepts the development key signed; a refusal is an
+    /// ``AuthError`` that does not repeat the token.
     case token
-    /// Condition and update expressions on the in-memory table: no crash; a refused write changes nothing.
+    /// Condition and update expressions on the in-memory table: no crash; a refused write changes
+    /// nothing, a condition that holds writes, a write leaves the image it returns.
     case expression
-    /// API Gateway events to the three functions: no crash; an answer other than 200 stores nothing.
+    /// API Gateway events to the functions: no crash; an answer other than 200 stores nothing.
     case event
 
     /// Runs one input.
@@ -23,7 +27,7 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
     public func run(_ bytes: [UInt8]) async throws(FuzzFailure) {
         switch self {
         case .json: try JSONRoundTrip.run(bytes)
-        case .token: await TokenGarbage.run(bytes)
+        case .token: try await TokenGarbage.run(bytes)
         case .expression: try await ExpressionAtomicity.run(bytes)
         case .event: try await EventSafety.run(bytes)
         }
@@ -58,9 +62,10 @@ enum JSONRoundTrip {
 }
 
 enum TokenGarbage {
+    static let jwks = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("emulator/dev-keys/dev-jwks.json")
+
     static let verifier: TokenVerifier = {
-        let jwks = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("emulator/dev-keys/dev-jwks.json")
         let keys: any KeySource
         do { keys = try JWKSKeySource(contentsOf: jwks) } catch { fatalError("cannot read \(jwks.path): \(error)") }
         return TokenVerifier(
@@ -68,7 +73,58 @@ enum TokenGarbage {
             keys: keys, now: { fuzzInstant }, logger: silent)
     }()
 
-    static func run(_ bytes: [UInt8]) async {
-        _ = try? await verifier.verify(String(decoding: bytes, as: UTF8.self))
+    static func run(_ bytes: [UInt8]) async throws(FuzzFailure) {
+        let token = String(decoding: bytes, as: UTF8.self)
+        var refusal: AuthError?
+        do {
+            _ = try await verifier.verify(token)
+        } catch {
+            refusal = error
+        }
+        try check(token, refusal: refusal)
+    }
+
+    /// The invariant, given the verifier's answer: a token it accepts carries an RS256 signature
+    /// by the development key over its first two parts (checked here without InkraAuth's decoding);
+    /// a refusal is an ``AuthError`` whose message never repeats the token.
+    static func check(_ token: String, refusal: AuthError?) throws(FuzzFailure) {
+        guard let refusal else {
+            guard signedByDevelopmentKey(token) else {
+                throw FuzzFailure("accepted a token the development key did not sign: \(token.prefix(200))")
+            }
+            return
+        }
+        if token.utf8.count >= 16, refusal.description.contains(token) {
+            throw FuzzFailure("the refusal repeats the token: \(refusal.description.prefix(200))")
+        }
+    }
+
+    /// The development key of emulator/dev-keys, read with Foundation and swift-crypto alone.
+    static let developmentKey: _RSA.Signing.PublicKey? = {
+        guard let data = try? Data(contentsOf: jwks),
+            let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let key = (root["keys"] as? [[String: Any]])?.first,
+            let n = (key["n"] as? String).flatMap(base64URL), let e = (key["e"] as? String).flatMap(base64URL)
+        else { return nil }
+        return try? _RSA.Signing.PublicKey(n: n, e: e)
+    }()
+
+    static func signedByDevelopmentKey(_ token: String) -> Bool {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let key = developmentKey, let signature = base64URL(String(parts[2])),
+            let header = base64URL(String(parts[0])),
+            let fields = try? JSONSerialization.jsonObject(with: header) as? [String: Any],
+            fields["alg"] as? String == "RS256"
+        else { return false }
+        let input = Data("\(parts[0]).\(parts[1])".utf8)
+        return key.isValidSignature(
+            _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: input),
+            padding: .insecurePKCS1v1_5)
+    }
+
+    static func base64URL(_ text: String) -> Data? {
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
+        return Data(base64Encoded: standard)
     }
 }

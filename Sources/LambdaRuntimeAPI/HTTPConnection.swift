@@ -82,7 +82,7 @@ final class HTTPConnection {
             let socketDescriptor = socket(
                 address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
             if socketDescriptor >= 0 {
-                if Glibc.connect(socketDescriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 {
+                if systemConnect(socketDescriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 {
                     var one: Int32 = 1
                     setsockopt(
                         socketDescriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -101,7 +101,7 @@ final class HTTPConnection {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { raw in
-                Glibc.send(descriptor, raw.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                systemSend(descriptor, raw.baseAddress! + offset, bytes.count - offset)
             }
             if written < 0 {
                 if errno == EINTR { continue }
@@ -213,8 +213,30 @@ final class HTTPConnection {
 private func systemClose(_ descriptor: Int32) -> Int32 {
     #if canImport(Glibc)
         Glibc.close(descriptor)
-    #else
+    #elseif canImport(Darwin)
         Darwin.close(descriptor)
+    #endif
+}
+
+private func systemConnect(_ descriptor: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t)
+    -> Int32
+{
+    #if canImport(Glibc)
+        Glibc.connect(descriptor, address, length)
+    #elseif canImport(Darwin)
+        Darwin.connect(descriptor, address, length)
+    #endif
+}
+
+/// `send` that never raises SIGPIPE when the peer has gone: Linux asks per call (`MSG_NOSIGNAL`),
+/// Darwin per socket (`SO_NOSIGPIPE`).
+private func systemSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+        Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL))
+    #elseif canImport(Darwin)
+        var one: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        return Darwin.send(descriptor, bytes, count, 0)
     #endif
 }
 

@@ -19,6 +19,30 @@ struct ReplayTests {
         #expect(functions == Set(FunctionName.allCases))
     }
 
+    @Test("Recorded events (named after their instant) replay in time order across function folders; others by name")
+    func recordedOrder() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-order-\(UUID().uuidString)")
+        let samples = [
+            ("generateQuestions/01-rest-free-user.json", "generateQuestions/2026-11-17T10-00-00.000Z-a.json"),
+            ("checkUsage/01-rest-new-user.json", "checkUsage/2026-11-17T10-30-00.000Z-b.json"),
+            ("generateQuestions/01-rest-free-user.json", "generateQuestions/2026-11-17T11-00-00.000Z-c.json"),
+            ("checkUsage/01-rest-new-user.json", "checkUsage/01-sample.json"),
+        ]
+        for (source, target) in samples {
+            let url = folder.appendingPathComponent(target)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Repository.events.appendingPathComponent(source), to: url)
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let records = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([folder])
+        #expect(
+            records.map { ($0.file as NSString).lastPathComponent } == [
+                "2026-11-17T10-00-00.000Z-a.json", "2026-11-17T10-30-00.000Z-b.json", "2026-11-17T11-00-00.000Z-c.json",
+                "01-sample.json",
+            ])
+    }
+
     @Test("Without kept results, each result is still reported, and the records keep only the verdicts")
     func verdictsOnly() async throws {
         var replayer = Replayer(stack: try EmulatorStack(options: Repository.options()))

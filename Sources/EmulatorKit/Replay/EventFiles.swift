@@ -1,7 +1,10 @@
 import Foundation
 
 /// Finds the event files to replay: files as named, folders searched recursively for `*.json`
-/// (not `*.expected.json`), in name order.
+/// (not `*.expected.json`), in name order — except that recorded events, whose names begin with
+/// the instant they were recorded (`2026-11-25T10-00-00.000Z-<request id>.json`, as `import`
+/// writes them), go in time order across the function folders, so a `GET /usage` made after a
+/// `POST /questions` replays after it, as it ran.
 enum EventFiles {
     static func collect(_ paths: [URL]) -> [EventFile] {
         var files: [EventFile] = []
@@ -24,13 +27,20 @@ enum EventFiles {
                 guard !name.hasPrefix(".") else { continue }
                 found.append(relative)
             }
-            for relative in found.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            for relative in found.sorted(by: { orderKey($0).utf8.lexicographicallyPrecedes(orderKey($1).utf8) }) {
                 let display = (path.relativePath as NSString).appendingPathComponent(relative)
                 files.append(
                     EventFile(url: URL(fileURLWithPath: root).appendingPathComponent(relative), display: display))
             }
         }
         return files
+    }
+
+    /// A file's place in its folder's order: a recorded event's name (its instant first), else its path.
+    static func orderKey(_ relative: String) -> String {
+        let name = (relative as NSString).lastPathComponent
+        let recorded = name.prefixMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T/) != nil
+        return recorded ? name + "\u{0}" + relative : relative
     }
 }
 

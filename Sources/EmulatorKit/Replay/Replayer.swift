@@ -80,7 +80,8 @@ public struct Replayer: Sendable {
         }
         let named = event["x-inkra-function"]?.string
         if let named, FunctionName(caseInsensitive: named) == nil {
-            record.problem = "x-inkra-function \"\(named)\" is not one of authorizer, checkUsage, generateQuestions"
+            record.problem =
+                "x-inkra-function \"\(named)\" is not one of \(FunctionName.allCases.map(\.rawValue).joined(separator: ", "))"
             return record
         }
         guard let function = named.flatMap(FunctionName.init(caseInsensitive:)) ?? file.functionFromFolder else {

@@ -5,6 +5,10 @@ public enum FunctionName: String, Sendable, Hashable, CaseIterable, CustomString
     case generateQuestions
     case deleteAccount
 
+    /// Every name, for messages and help: "authorizer, checkUsage, generateQuestions or deleteAccount".
+    public static let names =
+        allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (allCases.last?.rawValue ?? "")
+
     /// The name as written in events folders, flags and `_HANDLER`.
     public var description: String { rawValue }
 
