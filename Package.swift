@@ -129,6 +129,8 @@ let package = Package(
                 "EmulatorKit",
                 "InkraJSON",
                 "SingleTable",
+                "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
                 "InkraHandlers",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -136,6 +138,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+        // zlib, for `inkra-emulator import` of CloudWatch Logs' gzip'd exports to S3.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

@@ -72,7 +72,11 @@ enum BootstrapMain {
         }
 
         do {
-            let requestClock = environment["INKRA_CLOCK"] == "request-time"
+            let requestClock = configuration.requestClock
+            let recorder =
+                configuration.recordEvents
+                ? Recorder(handler: environment["_HANDLER"], json: configuration.logFormat == .json, clock: systemClock)
+                : nil
             try await loop.run { context, event in
                 // Every step of the request gets what remains before the earlier of Lambda's
                 // deadline and API Gateway's integration timeout, less a margin to answer in.
@@ -80,7 +84,11 @@ enum BootstrapMain {
                 let deadline = configuration.requestDeadline(lambdaDeadline: context.deadline, start: start)
                 let instant = ContinuousClock.now.advanced(by: .seconds(deadline.timeIntervalSince(start)))
                 return try await RequestDeadline.$current.withValue(instant) {
-                    try await invoke(function, event, requestClock: requestClock)
+                    if let recorder {
+                        return try await recorder.invoke(
+                            function, event, requestID: context.requestID, requestClock: requestClock)
+                    }
+                    return try await invoke(function, event, requestClock: requestClock)
                 }
             }
         } catch {

@@ -12,7 +12,7 @@ struct InkraEmulator: AsyncParsableCommand {
         version: InkraVersion.current,
         subcommands: [
             ReplayCommand.self, InvokeCommand.self, TokenCommand.self, GenerateEventCommand.self, UsageCommand.self,
-            CreateTableCommand.self, RunRuntimeCommand.self, ServeCommand.self, AdminCommand.self,
+            CreateTableCommand.self, RunRuntimeCommand.self, ServeCommand.self, AdminCommand.self, ImportCommand.self,
         ]
     )
 }

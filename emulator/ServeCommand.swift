@@ -31,6 +31,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address every endpoint binds.")
     var host = "127.0.0.1"
 
+            --record DIR writes each API request answered as an event and its expectation, so that \
+            `replay DIR` (with the same --limits and --seed) replays the session and checks every answer:
+              swift run inkra-emulator serve --record session/
+              swift run inkra-emulator replay session/
+
     @Option(help: "API Gateway's port.")
     var port = 3000
 
@@ -75,6 +80,31 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard ProxyRequest.Version(flag: payload) != nil else {
             throw ValidationError("--payload must be v1 or v2, not \"\(payload)\"")
+    @Option(name: .customLong("console-port"), help: "The console's port (open http://127.0.0.1:3002/ in a browser).")
+    var consolePort = 3002
+
+    @Flag(name: .customLong("no-console"), help: "Serve no console.")
+    var noConsole = false
+
+    @Option(
+        name: .customLong("cognito-port"),
+        help: """
+            The local Cognito user pool's port (aws cognito-idp … --endpoint-url http://127.0.0.1:9229); \
+            default 9229, or a free port when 9229 is taken.
+            """)
+    var cognitoPort: Int?
+
+    @Flag(name: .customLong("no-cognito"), help: "Serve no local Cognito user pool.")
+    var noCognito = false
+
+    @Option(
+        name: .customLong("state-from-scan"),
+        help: "Seed the table first from `aws dynamodb scan --output json` output (one or several pages).")
+    var stateFromScan: String?
+
+    @Option(help: "Write every API request answered as an event file and its expectation in this folder, for replay.")
+    var record: String?
+
         }
         guard FunctionName(caseInsensitive: runtimeFunction) != nil else {
             throw ValidationError(
@@ -98,6 +128,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+        if record != nil && common.userPoolID != nil {
+            throw ValidationError(
+                "--record keeps each request's token to replay it; it records development tokens, not a user pool's")
+        }
     func run() async throws {
         let options = try common.emulatorOptions()
         LogSetup.bootstrapCapturing(level: common.logLevel, now: options.clock)
@@ -139,6 +173,14 @@ struct ServeCommand: AsyncParsableCommand {
         Output.err("inkra-emulator: stopped\(options.stateFile.map { "; state written to \($0.path)" } ?? "")")
     }
 }
+        configuration.consolePort = noConsole ? nil : consolePort
+        configuration.cognitoPort = noCognito ? nil : cognitoPort ?? 9229
+        configuration.cognitoPortFallsBack = cognitoPort == nil
+        if let record {
+            let recorder = try ServeRecorder(directory: URL(fileURLWithPath: record))
+            configuration.gateway.observers.append { recorder.record($0) }
+            Output.err("inkra-emulator: recording every API request answered to \(recorder.directory.path)")
+        }
 
 extension ProxyRequest.Version {
     /// `v1` (REST API) or `v2` (HTTP API).

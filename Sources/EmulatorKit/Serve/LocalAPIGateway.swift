@@ -17,6 +17,9 @@ public struct LocalAPIGateway: Sendable {
         public var authorizerCacheTTL: TimeInterval = 300
         /// CORS.
         public var cors = CORSPolicy()
+        /// Called after each request with what came of it (the console, `--record`); none by
+        /// default, and with none nothing is gathered for them.
+        public var observers: [@Sendable (GatewayExchange) -> Void] = []
 
         /// The default setup: REST payloads at the root, a 300 s authorizer cache, CORS for any origin.
         public init() {}
@@ -69,6 +72,10 @@ public struct LocalAPIGateway: Sendable {
         served.response.headers.append(contentsOf: requestIDHeaders(requestID))
         if !served.isPreflight { configuration.cors.decorate(&served.response, for: request) }
         served.duration = ContinuousClock.now - started
+        if !configuration.observers.isEmpty {
+            let exchange = GatewayExchange(request: request, served: served)
+            for observer in configuration.observers { observer(exchange) }
+        }
         return served
     }
 
@@ -84,11 +91,13 @@ public struct LocalAPIGateway: Sendable {
         guard let route = matching.first(where: { $0.method == request.method }) else { return notFound() }
         record.function = route.function
         let event = builder.event(for: request, resource: route.resource, path: path, requestID: requestID, at: time)
+        if !configuration.observers.isEmpty { record.event = event }
         let caller = #isolation
         let invocation = await InvocationClock.$instant.withValue(time) {
             await isolated(to: caller) { await chain.invoke(route.function, event: event) }
         }
         record.authorizer = invocation.authorizer.map { $0.cached ? .cached : .invoked } ?? .notCalled
+        if !configuration.observers.isEmpty { record.authorizerStep = invocation.authorizer }
         return ProxyResponseReader.response(for: invocation.outcome, version: configuration.payload)
     }
 
@@ -152,6 +161,10 @@ public struct ServedRequest: Sendable {
     public var duration = Duration.zero
     /// Whether this was a CORS preflight, answered by API Gateway itself.
     public var isPreflight = false
+    /// The event sent to the function; kept only when the gateway has observers.
+    public var event: JSONValue?
+    /// The authorizer's event and answer; kept only when the gateway has observers.
+    public var authorizerStep: AuthorizerStep?
 
     /// The access-log line: `127.0.0.1 "POST /questions HTTP/1.1" 200 312 generateQuestions authorizer=cached 0.41ms id`.
     public func accessLogLine(for request: LocalHTTPRequest) -> String {

@@ -74,6 +74,9 @@ public struct Configuration: Sendable, Hashable {
     public var deleteCognitoUser: Bool?
     /// `INKRA_UPGRADE_URL`.
     public var upgradeURL: String = "https://inkra.app/premium"
+    /// `INKRA_RECORD_EVENTS`: `1` (or `true`) writes a redacted recording of every invocation to
+    /// the log for `inkra-emulator import`; off by default.
+    public var recordEvents = false
     /// `AWS_LAMBDA_LOG_FORMAT`.
     public var logFormat: LogFormat = .text
     /// `LOG_LEVEL` (or `AWS_LAMBDA_LOG_LEVEL`), default `info`.
@@ -165,9 +168,6 @@ public struct Configuration: Sendable, Hashable {
         limitsFile = value("INKRA_LIMITS_FILE")
         limitsJSON = value("INKRA_LIMITS")
         limitsParameter = value("INKRA_LIMITS_PARAMETER")
-        if let url = value("INKRA_UPGRADE_URL") {
-            guard let parsed = URL(string: url), parsed.scheme != nil, parsed.host != nil else {
-                throw ConfigurationError("INKRA_UPGRADE_URL", "must be an absolute URL, got \"\(url)\"")
         if let clock = value("INKRA_CLOCK") {
             switch clock.lowercased() {
             case "request-time": requestClock = true
@@ -181,8 +181,20 @@ public struct Configuration: Sendable, Hashable {
             }
             deleteCognitoUser = parsed
         }
+        if let url = value("INKRA_UPGRADE_URL") {
+            guard let parsed = URL(string: url), parsed.scheme != nil, parsed.host != nil else {
+                throw ConfigurationError("INKRA_UPGRADE_URL", "must be an absolute URL, got \"\(url)\"")
             }
             upgradeURL = url
+        }
+        if let record = value("INKRA_RECORD_EVENTS") {
+            switch record.lowercased() {
+            case "1", "true": recordEvents = true
+            case "0", "false": recordEvents = false
+            default:
+                throw ConfigurationError(
+                    "INKRA_RECORD_EVENTS", "must be 1 or 0 (true or false), got \"\(record)\"")
+            }
         }
         if let format = value("AWS_LAMBDA_LOG_FORMAT") {
             guard let parsed = LogFormat.allCases.first(where: { $0.rawValue.lowercased() == format.lowercased() })
@@ -219,19 +231,6 @@ public struct Configuration: Sendable, Hashable {
         )
     }
 
-    /// Every `INKRA_*` setting the runtime reads.
-    public static let knownSettings = [
-        "INKRA_CLOCK", "INKRA_CLOCK_SKEW", "INKRA_DELETE_COGNITO_USER", "INKRA_GATEWAY_TIMEOUT", "INKRA_JWKS_FILE",
-        "INKRA_LIMITS",
-        "INKRA_LIMITS_FILE", "INKRA_LIMITS_PARAMETER", "INKRA_LLM_API_KEY", "INKRA_LLM_API_KEY_SECRET_ARN",
-        "INKRA_LLM_BASE_URL", "INKRA_LLM_MODEL", "INKRA_LLM_TIMEOUT", "INKRA_STORE", "INKRA_TABLE_NAME",
-        "INKRA_TOKEN_USE", "INKRA_UPGRADE_URL",
-    ]
-
-    private static func isUnknownSetting(_ name: String) -> Bool {
-        name.hasPrefix("INKRA_") && !knownSettings.contains(name)
-    }
-
     /// The pool whose user `deleteAccount` deletes, or `nil` when it erases usage only.
     /// - Throws: ``ConfigurationError`` when inside Lambda `INKRA_DELETE_COGNITO_USER` is not set
     ///   (it is never assumed either way there), or when it is `true` without a pool.
@@ -251,6 +250,20 @@ public struct Configuration: Sendable, Hashable {
                 "COGNITO_USER_POOL_ID", "is required by deleteAccount when INKRA_DELETE_COGNITO_USER is true")
         }
         return userPoolID
+    }
+
+    /// Every `INKRA_*` setting the runtime reads.
+    public static let knownSettings = [
+        "INKRA_CLOCK", "INKRA_CLOCK_SKEW", "INKRA_DELETE_COGNITO_USER", "INKRA_GATEWAY_TIMEOUT", "INKRA_JWKS_FILE",
+        "INKRA_LIMITS",
+        "INKRA_LIMITS_FILE", "INKRA_LIMITS_PARAMETER", "INKRA_LLM_API_KEY", "INKRA_LLM_API_KEY_SECRET_ARN",
+        "INKRA_LLM_BASE_URL", "INKRA_LLM_MODEL", "INKRA_LLM_TIMEOUT", "INKRA_RECORD_EVENTS", "INKRA_STORE",
+        "INKRA_TABLE_NAME",
+        "INKRA_TOKEN_USE", "INKRA_UPGRADE_URL",
+    ]
+
+    private static func isUnknownSetting(_ name: String) -> Bool {
+        name.hasPrefix("INKRA_") && !knownSettings.contains(name)
     }
 
     /// The instant a request's work must end: the earlier of Lambda's deadline and API Gateway's

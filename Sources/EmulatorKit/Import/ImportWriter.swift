@@ -1,0 +1,120 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+
+/// Writes recordings as an events folder that `replay` reads as it reads `events/`:
+/// `DIR/<function>/<recorded time>-<request id>.json` and its `.expected.json`, and the
+/// authorizer's decisions, which cannot be replayed without their tokens, one JSON object a line
+/// in `DIR/authorizer-decisions.jsonl`.
+///
+/// The event gets the recorded instant as its time (`requestTimeEpoch` or `timeEpoch`, and
+/// `x-inkra-recorded-at`), so every reader of it runs it at the instant the function read.
+package struct ImportWriter: Sendable {
+    /// The folder written.
+    package var directory: URL
+    /// Replaces user ids, when `--pseudonymize` is given.
+    package var pseudonymizer: Pseudonymizer?
+
+    /// A writer into a folder.
+    package init(directory: URL, pseudonymizer: Pseudonymizer? = nil) {
+        self.directory = directory
+        self.pseudonymizer = pseudonymizer
+    }
+
+    /// The event file a recording is written to, relative to the folder.
+    package static func relativePath(of recording: Recording) -> String {
+        let time = Recording.iso8601(milliseconds: recording.epochMilliseconds).replacingOccurrences(of: ":", with: "-")
+        let id = String(
+            recording.requestID.unicodeScalars.map { scalar in
+                CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar)
+                    ? Character(scalar) : "_"
+            })
+        return "\(recording.function)/\(time)-\(id).json"
+    }
+
+    /// Writes one function recording (event and expectation).
+    /// - Throws: ``EmulatorError`` naming the file that cannot be written.
+    package func write(_ recording: Recording) throws(EmulatorError) {
+        guard var event = recording.event, event.object != nil else {
+            throw EmulatorError("recording \(recording.requestID) has no event to write")
+        }
+        if let pseudonymizer { event = pseudonymizer.event(event) }
+        let key = event["version"]?.string == "2.0" ? "timeEpoch" : "requestTimeEpoch"
+        event.set(.number(String(recording.epochMilliseconds)), at: ["requestContext", key])
+        event.set(.string(recording.function), at: ["x-inkra-function"])
+        event.set(.string(Recording.iso8601(milliseconds: recording.epochMilliseconds)), at: ["x-inkra-recorded-at"])
+        let url = directory.appendingPathComponent(Self.relativePath(of: recording))
+        try save(event, to: url)
+        try save(
+            Self.expectation(of: recording), to: url.deletingPathExtension().appendingPathExtension("expected.json"))
+    }
+
+    /// Appends the authorizer decisions to `authorizer-decisions.jsonl` (created anew each import).
+    package func writeDecisions(_ recordings: [Recording]) throws(EmulatorError) {
+        guard !recordings.isEmpty else { return }
+        var lines = ""
+        for recording in recordings {
+            var object: JSONObject = [
+                "requestId": .string(recording.requestID),
+                "at": .string(Recording.iso8601(milliseconds: recording.epochMilliseconds)),
+            ]
+            if var decision = recording.decision {
+                if let pseudonymizer { decision = pseudonymizer.context(decision) }
+                object["decision"] = decision
+            }
+            if let error = recording.error { object["error"] = error }
+            lines += JSONValue.object(object).jsonString + "\n"
+        }
+        let url = directory.appendingPathComponent("authorizer-decisions.jsonl")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data(lines.utf8).write(to: url, options: .atomic)
+        } catch {
+            throw EmulatorError("cannot write \(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// The expectation of a recorded response: its status, the headers that matter, its body (a
+    /// generated answer's questions only by their count, under `recorded`, which replay ignores),
+    /// or the invocation's error.
+    package static func expectation(of recording: Recording) -> JSONValue {
+        var recorded: JSONObject = [
+            "requestId": .string(recording.requestID),
+            "at": .string(Recording.iso8601(milliseconds: recording.epochMilliseconds)),
+        ]
+        if let error = recording.error {
+            return ["error": error, "recorded": .object(recorded)]
+        }
+        guard let response = recording.response, let status = response["statusCode"]?.int else {
+            return ["recorded": .object(recorded)]
+        }
+        var expected: JSONObject = ["statusCode": .number(status)]
+        var headers = JSONObject()
+        for (name, value) in response["headers"]?.object?.pairs ?? []
+        where ["retry-after", "idempotent-replayed", "x-amzn-errortype"].contains(name.lowercased()) {
+            headers[name] = value
+        }
+        if !headers.isEmpty { expected["headers"] = .object(headers) }
+        if let text = response["body"]?.string {
+            var body = (try? JSONParser.parse(text)) ?? .string(text)
+            if let count = body["questions"]?.int, var object = body.object {
+                object["questions"] = nil
+                body = .object(object)
+                recorded["questions"] = .number(count)
+            }
+            expected["body"] = body
+        }
+        expected["recorded"] = .object(recorded)
+        return .object(expected)
+    }
+
+    private func save(_ value: JSONValue, to url: URL) throws(EmulatorError) {
+        do {
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data((value.prettyJSONString + "\n").utf8).write(to: url, options: .atomic)
+        } catch {
+            throw EmulatorError("cannot write \(url.path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+
+/// One request the local API Gateway answered, as its observers (the console, `serve --record`)
+/// see it.
+///
+/// It carries the request's token (in the events) and body as sent: an observer that keeps or
+/// writes it out must redact them first.
+public struct GatewayExchange: Sendable {
+    /// The method, such as `POST`.
+    public var method: String
+    /// The path as sent, without the query string.
+    public var path: String
+    /// The raw query string, without `?`; empty when there is none.
+    public var query: String
+    /// API Gateway's request id.
+    public var requestID: String
+    /// The caller, when the authorizer named one (`userId` of its context, else `principalId`).
+    public var userID: String?
+    /// The function the route led to; `nil` for an unknown route or a preflight.
+    public var function: FunctionName?
+    /// The proxy event built for the function; `nil` when no route matched.
+    public var event: JSONValue?
+    /// The authorizer's event and answer; `nil` when it was not called.
+    public var authorizer: AuthorizerStep?
+    /// The response, headers as written.
+    public var response: LocalHTTPResponse
+    /// Usage units the request consumed: 1 for a `generateQuestions` answered 200 (docs/functions.md:
+    /// any other answer charges nothing or gives its unit back), 0 for any other routed request;
+    /// `nil` when no route matched.
+    public var unitsConsumed: Int?
+    /// When the request arrived, on the stack's clock.
+    public var started: Date
+    /// How long the answer took.
+    public var duration: Duration
+
+    /// Creates an exchange.
+    public init(
+        method: String, path: String, query: String = "", requestID: String, userID: String? = nil,
+        function: FunctionName? = nil, event: JSONValue? = nil, authorizer: AuthorizerStep? = nil,
+        response: LocalHTTPResponse, unitsConsumed: Int? = nil, started: Date, duration: Duration = .zero
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.requestID = requestID
+        self.userID = userID
+        self.function = function
+        self.event = event
+        self.authorizer = authorizer
+        self.response = response
+        self.unitsConsumed = unitsConsumed
+        self.started = started
+        self.duration = duration
+    }
+
+    /// The exchange of a request and what the gateway made of it.
+    init(request: LocalHTTPRequest, served: ServedRequest) {
+        var user: String?
+        if case .success(let answer) = served.authorizerStep?.result {
+            user = answer["context"]?["userId"]?.scalarText ?? answer["principalId"]?.scalarText
+        }
+        self.init(
+            method: request.method, path: request.path, query: request.query, requestID: served.requestID,
+            userID: user, function: served.function, event: served.event, authorizer: served.authorizerStep,
+            response: served.response,
+            unitsConsumed: served.function.map { $0 == .generateQuestions && served.response.status == 200 ? 1 : 0 },
+            started: served.time, duration: served.duration)
+    }
+}

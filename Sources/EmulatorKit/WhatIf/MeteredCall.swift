@@ -1,0 +1,69 @@
+import Foundation
+import InkraAuth
+import InkraHandlers
+
+/// One metered call of a what-if replay: who made it, what the recording says became of it, and
+/// what became of it under the new limits. It holds identifiers only, never the request's body.
+public struct MeteredCall: Sendable, Hashable {
+    /// The event file, as named in output.
+    public var file: String
+    /// API Gateway's request id (`requestContext.requestId`), when the event has one.
+    public var requestID: String?
+    /// The caller's user id, when the authorizer's context or the event names one.
+    public var userID: String?
+    /// The caller's tier (`free`, `premium`), or `unknown`.
+    public var tier: String
+    /// When the call was recorded.
+    public var recordedAt: Date?
+    /// What the recording says became of it.
+    public var recorded: Admission
+    /// What became of it in the replay.
+    public var replayed: Admission
+
+    /// Creates a call.
+    public init(
+        file: String, requestID: String? = nil, userID: String? = nil, tier: String, recordedAt: Date? = nil,
+        recorded: Admission, replayed: Admission
+    ) {
+        self.file = file
+        self.requestID = requestID
+        self.userID = userID
+        self.tier = tier
+        self.recordedAt = recordedAt
+        self.recorded = recorded
+        self.replayed = replayed
+    }
+
+    /// A call read from its event, its recorded expectation and its replay.
+    /// - Parameters:
+    ///   - file: the event file, as named in output.
+    ///   - event: the event as recorded.
+    ///   - recorded: the admission its expectation holds.
+    ///   - invocation: what replay got.
+    public init(file: String, event: JSONValue, recorded: Admission, invocation: Invocation) {
+        let identity = Self.identity(event: event, invocation: invocation)
+        self.init(
+            file: file,
+            requestID: event["requestContext"]?["requestId"]?.scalarText,
+            userID: identity?.userID,
+            tier: identity?.tier.rawValue ?? "unknown",
+            recordedAt: Replayer.recordedTime(event),
+            recorded: recorded,
+            replayed: Admission(invocation)
+        )
+    }
+
+    /// The caller: from the authorizer's answer when replay ran it, else from the event's own
+    /// authorizer section (a recording carries the context the authorizer gave).
+    static func identity(event: JSONValue, invocation: Invocation) -> CallerIdentity? {
+        if case .success(let answer)? = invocation.authorizer?.result,
+            let identity = CallerIdentity(authorizer: answer["context"]?.object)
+        {
+            return identity
+        }
+        return CallerIdentity(authorizer: event["requestContext"]?["authorizer"]?.object)
+    }
+
+    /// How the call is named in a report: its request id, else its file.
+    public var reference: String { requestID ?? file }
+}

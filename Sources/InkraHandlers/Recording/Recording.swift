@@ -1,0 +1,88 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// One recorded invocation (`INKRA_RECORD_EVENTS=1`), as `bootstrap` writes it to its log and
+/// `inkra-emulator import` reads it back: the function, Lambda's request id, the instant the
+/// function read from its clock (whole milliseconds), and either the redacted event and its
+/// response (or failure), or for the authorizer its decision only.
+package struct Recording: Sendable, Hashable {
+    /// The function (`checkUsage`, `generateQuestions`, `deleteAccount`, `authorizer`).
+    package var function: String
+    /// Lambda's request id of the invocation.
+    package var requestID: String
+    /// The instant the function read from its clock, in milliseconds since 1970.
+    package var epochMilliseconds: Int64
+    /// The event as it arrived, redacted (not for the authorizer).
+    package var event: JSONValue?
+    /// The function's result, redacted.
+    package var response: JSONValue?
+    /// `{"errorType":…,"errorMessage":…}` when the invocation failed.
+    package var error: JSONValue?
+    /// The authorizer's decision: principal, effect, context.
+    package var decision: JSONValue?
+
+    /// Creates a recording.
+    package init(
+        function: String, requestID: String, epochMilliseconds: Int64, event: JSONValue? = nil,
+        response: JSONValue? = nil, error: JSONValue? = nil, decision: JSONValue? = nil
+    ) {
+        self.function = function
+        self.requestID = requestID
+        self.epochMilliseconds = epochMilliseconds
+        self.event = event
+        self.response = response
+        self.error = error
+        self.decision = decision
+    }
+
+    /// The instant as a date.
+    package var instant: Date { Self.date(milliseconds: epochMilliseconds) }
+
+    /// A date from whole milliseconds, computed as every reader of `requestTimeEpoch` computes it.
+    package static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// A date's whole milliseconds (rounded down).
+    package static func milliseconds(of date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// `2026-11-16T10:02:00.123Z`, from the milliseconds themselves (no rounding of a `Double`).
+    package static func iso8601(milliseconds: Int64) -> String {
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let fraction = milliseconds - seconds * 1000
+        let date = Date(timeIntervalSince1970: Double(seconds))
+        let whole = date.formatted(Date.ISO8601FormatStyle())
+        let digits = String(fraction)
+        return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+    }
+
+    /// The recording as JSON (format version 1).
+    package var json: JSONValue {
+        var object: JSONObject = [
+            "v": 1, "function": .string(function), "requestId": .string(requestID),
+            "at": .string(Self.iso8601(milliseconds: epochMilliseconds)),
+            "epochMillis": .number(String(epochMilliseconds)),
+        ]
+        if let event { object["event"] = event }
+        if let response { object["response"] = response }
+        if let error { object["error"] = error }
+        if let decision { object["decision"] = decision }
+        return .object(object)
+    }
+
+    /// Reads a recording back from its JSON.
+    /// - Returns: `nil` when a required member is missing or of the wrong type.
+    package init?(json: JSONValue) {
+        guard json["v"]?.int == 1, let function = json["function"]?.string, let requestID = json["requestId"]?.string,
+            let millis = json["epochMillis"]?.double, millis.isFinite, abs(millis) < 1e15
+        else { return nil }
+        self.init(
+            function: function, requestID: requestID, epochMilliseconds: Int64(millis), event: json["event"],
+            response: json["response"], error: json["error"], decision: json["decision"])
+    }
+}

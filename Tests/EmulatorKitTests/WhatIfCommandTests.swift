@@ -1,0 +1,83 @@
+import EmulatorKit
+import Foundation
+import InkraJSON
+import InkraTestSupport
+import Testing
+
+@Suite("replay --report (spawned)")
+struct WhatIfCommandTests {
+    /// events/free-user-limits replayed under a free hourly limit of 1: the second call of hour 10
+    /// is refused by the hour, and the daily refusal at 12:00 admitted (one unit fewer was used).
+    @Test("replay --limits --report exits 0 and prints the changes, in text and as one JSON object")
+    func report() async throws {
+        let scratch = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let limits = scratch.appendingPathComponent("hourly-1.json")
+        try Data(#"{"free": {"hourly": 1}}"#.utf8).write(to: limits)
+        let folder = "events/free-user-limits"
+
+        let text = try await runEmulator(["replay", folder, "--limits", limits.path, "--report"])
+        #expect(text.status == 0, "\(text.standardError)")
+        let lines = text.standardOutput.split(separator: "\n").map(String.init)
+        #expect(
+            lines.first
+                == "What if: 10 events replayed under \(limits.path); 8 metered calls compared with their recording.")
+        #expect(lines.contains("  limits: free 5/month, 3/day, 1/hour; premium 999999/month, 100/day, 20/hour"))
+        #expect(lines.contains("    by the hour: 1 call, 1 user"))
+        #expect(
+            lines.contains(
+                "      Bq3Xr9f6c3135-f  user scenario-free-user  at 2026-11-17T10:10:00Z  admitted → refused (hour)"))
+        #expect(lines.contains("  refused → admitted: 1 call, 1 user"))
+        #expect(lines.last == "2 calls would be admitted or refused differently.")
+        #expect(!text.standardOutput.contains("my first job"))
+
+        let json = try await runEmulator(["replay", folder, "--limits", limits.path, "--report", "--json"])
+        #expect(json.status == 0, "\(json.standardError)")
+        let object = try JSONParser.parse(json.standardOutput)
+        #expect(object["events"] == 10)
+        #expect(object["compared"] == 8)
+        #expect(object["notMetered"] == 2)
+        #expect(object["changedCalls"] == 2)
+        #expect(object["tiers"]?["free"]?["admittedToRefused"]?["byWindow"]?["hour"]?["calls"] == 1)
+        #expect(object["tiers"]?["free"]?["refusedToAdmitted"]?["calls"] == 1)
+        #expect(object["tiers"]?["free"]?["usersAffected"] == 1)
+    }
+
+    @Test(
+        "A malformed limits file is refused with exit 2, naming the file and the fault",
+        arguments: [
+            (#"{"free": {"hourly": 0}}"#, "free.hourly must be a positive integer"),
+            (#"{"free": {"weekly": 3}}"#, "free.weekly is not a limit (expected monthly, daily or hourly)"),
+            (#"{"free": 3}"#, "free must be an object with monthly, daily, hourly"),
+            ("{ not json", "must be a JSON object of tier names to limits"),
+        ])
+    func malformedLimits(contents: String, fault: String) async throws {
+        let scratch = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let limits = scratch.appendingPathComponent("bad-limits.json")
+        try Data(contents.utf8).write(to: limits)
+        for flag in ["--limits", "--recorded-limits"] {
+            let result = try await runEmulator(["replay", "events/free-user-limits", "--report", flag, limits.path])
+            #expect(result.status == 2)
+            #expect(result.standardError.contains("\(flag): \(limits.path): \(fault)"), "\(result.standardError)")
+            #expect(result.standardOutput.isEmpty)
+        }
+    }
+
+    @Test("--report refuses --update, --recorded-limits needs --report, and an empty folder is a usage error")
+    func usageErrors() async throws {
+        let both = try await runEmulator(["replay", "events", "--report", "--update"])
+        #expect(both.status == 2)
+        #expect(both.standardError.contains("give --report or --update, not both"))
+
+        let alone = try await runEmulator(["replay", "events", "--recorded-limits", "x.json"])
+        #expect(alone.status == 2)
+        #expect(alone.standardError.contains("--recorded-limits goes with --report"))
+
+        let scratch = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let empty = try await runEmulator(["replay", scratch.path, "--report"])
+        #expect(empty.status == 2)
+        #expect(empty.standardError.contains("no events found in \(scratch.path)"))
+    }
+}

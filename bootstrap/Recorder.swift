@@ -1,0 +1,84 @@
+import InkraHandlers
+import InkraJSON
+import LambdaRuntimeAPI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `INKRA_RECORD_EVENTS=1`: runs each invocation at one instant read once from the clock, and
+/// writes a recording of it to standard output (docs/configuration.md): the redacted event and
+/// response of `checkUsage`, `generateQuestions` and `deleteAccount`, the decision of the
+/// authorizer. A recording is written after the answer is computed and never changes it.
+struct Recorder: Sendable {
+    /// The function's name as events folders write it.
+    let function: String
+    /// Lambda's JSON log format rather than text.
+    let json: Bool
+    /// The real time.
+    let clock: @Sendable () -> Date
+
+    /// The names `_HANDLER` may give, as recordings write them.
+    static let functions = ["authorizer", "checkUsage", "generateQuestions", "deleteAccount"]
+
+    /// A recorder for the function `_HANDLER` names.
+    init(handler: String?, json: Bool, clock: @escaping @Sendable () -> Date) {
+        let name = (handler ?? "").split(separator: ".").last.map(String.init) ?? ""
+        function = Self.functions.first { $0.lowercased() == name.lowercased() } ?? name
+        self.json = json
+        self.clock = clock
+    }
+
+    /// Runs one invocation at one instant (the event's recorded time under `INKRA_CLOCK=request-time`,
+    /// else the real time, in whole milliseconds) and records it.
+    /// - Throws: ``InvocationFailure`` when the function fails, as the runtime reports it.
+    func invoke(
+        _ handler: any EventHandler, _ event: [UInt8], requestID: String, requestClock: Bool
+    ) async throws -> [UInt8] {
+        let parsed = try? JSONParser.parse(event)
+        let start = (requestClock ? parsed.flatMap(InvocationClock.recordedTime(of:)) : nil) ?? clock()
+        let milliseconds = Recording.milliseconds(of: start)
+        let outcome = await InvocationClock.$instant.withValue(Recording.date(milliseconds: milliseconds)) {
+            () async -> Result<[UInt8], FunctionError> in
+            do throws(FunctionError) {
+                return .success(try await handler.handle(bytes: event))
+            } catch {
+                return .failure(error)
+            }
+        }
+        write(recording(of: parsed, outcome, requestID: requestID, milliseconds: milliseconds))
+        switch outcome {
+        case .success(let bytes): return bytes
+        case .failure(let error): throw InvocationFailure(errorType: error.errorType, errorMessage: error.errorMessage)
+        }
+    }
+
+    /// The recording of one invocation.
+    func recording(
+        of event: JSONValue?, _ outcome: Result<[UInt8], FunctionError>, requestID: String, milliseconds: Int64
+    ) -> Recording {
+        var recording = Recording(function: function, requestID: requestID, epochMilliseconds: milliseconds)
+        let result: JSONValue?
+        switch outcome {
+        case .success(let bytes):
+            result = (try? JSONParser.parse(bytes)) ?? .string(RecordingRedaction.marker)
+        case .failure(let error):
+            result = nil
+            recording.error = ["errorType": .string(error.errorType), "errorMessage": .string(error.errorMessage)]
+        }
+        if function == "authorizer" {
+            recording.decision = result.map(RecordingRedaction.decision)
+        } else {
+            recording.event = event.map(RecordingRedaction.event) ?? .string(RecordingRedaction.marker)
+            recording.response = result.map(RecordingRedaction.response)
+        }
+        return recording
+    }
+
+    private func write(_ recording: Recording) {
+        let timestamp = clock().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        for line in RecordingLines.lines(for: recording, json: json, timestamp: timestamp) { Console.out(line) }
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import EmulatorKit
+import Foundation
+import InkraHandlers
+import InkraJSON
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Turn captured Lambda logs with recordings (INKRA_RECORD_EVENTS=1) into an events folder.",
+        discussion: """
+            Reads what `aws logs filter-log-events --output json` or `aws logs get-log-events` printed (one page \
+            or several saved one after another), CloudWatch Logs' gzip'd exports to S3, or a plain capture of the \
+            runtime's output, and writes OUT/<function>/<recorded time>-<request id>.json with its \
+            .expected.json from the recorded response; `replay OUT/<function>` then runs each event at the \
+            instant the function read. The authorizer's decisions go to OUT/authorizer-decisions.jsonl. A \
+            recording seen twice is written once; lines that are not recordings are skipped; a broken one is \
+            reported with its file and line and the import goes on. Exit status 1 when any line was broken or \
+            any recording cut, 2 when nothing could be read.
+
+            --pseudonymize KEY replaces every user id with an HMAC-SHA256 of it under KEY, the same in the \
+            events, their expectations, the decisions and --scan, so the folder can leave the account.
+
+            Examples, from the repository root:
+              aws logs filter-log-events --log-group-name /aws/lambda/inkra-generateQuestions \\
+                --output json > logs.json
+              swift run inkra-emulator import logs.json --out recorded
+              swift run inkra-emulator replay recorded/generateQuestions
+              swift run inkra-emulator import logs.json --out shared --pseudonymize "$KEY" \\
+                --scan scan.json --scan-out shared/scan.json
+            """
+    )
+
+    @Argument(help: "Captured logs: aws logs JSON output, S3 export .gz files, or runtime output captures.")
+    var sources: [String] = []
+
+    @Option(help: "The events folder to write.")
+    var out: String
+
+    @Option(help: "Replace every user id with HMAC-SHA256(KEY, id), in hex, stable for a key.")
+    var pseudonymize: String?
+
+    @Option(help: "With --pseudonymize: an `aws dynamodb scan --output json` to pseudonymize alike.")
+    var scan: String?
+
+    @Option(name: .customLong("scan-out"), help: "Where to write the pseudonymized --scan.")
+    var scanOut: String?
+
+    func validate() throws {
+        if sources.isEmpty { throw ValidationError("name at least one log file to import") }
+        if (scan == nil) != (scanOut == nil) { throw ValidationError("--scan and --scan-out go together") }
+        if scan != nil && pseudonymize == nil { throw ValidationError("--scan goes with --pseudonymize") }
+        if pseudonymize?.isEmpty == true { throw ValidationError("--pseudonymize needs a non-empty key") }
+    }
+
+    func run() throws {
+        let pseudonymizer = pseudonymize.map(Pseudonymizer.init(key:))
+        var collector = RecordingCollector()
+        var unreadable = 0
+        for source in sources {
+            do {
+                let messages = try LogSource.messages(of: URL(fileURLWithPath: source), named: source)
+                for message in messages { collector.add(message) }
+                if messages.isEmpty { Output.err("\(source): no log lines in it") }
+            } catch {
+                Output.err("error: \(error.message)")
+                unreadable += 1
+            }
+        }
+        for broken in collector.broken { Output.err("broken: \(broken)") }
+        for cut in collector.cut {
+            Output.err(
+                "cut: \(cut.source):\(cut.line): recording \(cut.requestID) has parts \(cut.seen) of \(cut.of); "
+                    + "the rest never came")
+        }
+
+        let writer = ImportWriter(directory: URL(fileURLWithPath: out), pseudonymizer: pseudonymizer)
+        var written = 0
+        var decisions: [Recording] = []
+        let total = collector.recordings.count
+        for (index, recording) in collector.recordings.enumerated() {
+            if recording.function == "authorizer" {
+                decisions.append(recording)
+                continue
+            }
+            do {
+                try writer.write(recording)
+                written += 1
+            } catch {
+                Output.err("error: \(error.message)")
+            }
+            if total >= 1000, (index + 1) % 1000 == 0 { Output.err("  imported \(index + 1)/\(total) recordings") }
+        }
+        try writer.writeDecisions(decisions)
+        if let scan, let scanOut, let pseudonymizer {
+            var table = try TableScan(contentsOf: URL(fileURLWithPath: scan))
+            table.wireItems = table.wireItems.map(pseudonymizer.item)
+            try Data((table.json.prettyJSONString + "\n").utf8).write(to: URL(fileURLWithPath: scanOut))
+            Output.err("scan: \(table.wireItems.count) items pseudonymized into \(scanOut)")
+        }
+        Output.out(
+            "\(collector.found) recording lines found, \(written) events and \(decisions.count) authorizer "
+                + "decisions written, \(collector.duplicates) duplicates, \(collector.skipped) other lines skipped, "
+                + "\(collector.broken.count) broken, \(collector.cut.count) cut")
+        if unreadable == sources.count { throw ExitCode(2) }
+        if !collector.broken.isEmpty || !collector.cut.isEmpty || unreadable > 0 { throw ExitCode(1) }
+    }
+}
