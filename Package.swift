@@ -108,14 +108,29 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The local Cognito user pool `serve` runs: users, SRP-6a, tokens.
+        .target(
+            name: "LocalUserPool",
+            dependencies: [
+                "InkraJSON",
+                "InkraAuth",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "EmulatorKit",
             dependencies: [
+                "LocalUserPool",
                 "DynamoDBTable",
                 "InkraHandlers",
                 "InkraAuth",
                 "InkraUsage",
                 "SingleTable",
+                "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -123,25 +138,27 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // zlib, for `inkra-emulator import` of CloudWatch Logs' gzip'd exports to S3.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
             name: "EmulatorServer",
             dependencies: [
                 "EmulatorKit",
+                "LocalUserPool",
                 "InkraJSON",
                 "SingleTable",
-                "CZlib",
-                .product(name: "Crypto", package: "swift-crypto"),
                 "InkraHandlers",
+                "InkraUsage",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-        // zlib, for `inkra-emulator import` of CloudWatch Logs' gzip'd exports to S3.
-        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            // The console's page, as it is: no build step.
+            resources: [.copy("Console/Assets")],
             swiftSettings: strictSettings
         ),
         // C wrappers that keep the packaged bootstrap on provided.al2023's glibc 2.34: inert unless
@@ -200,6 +217,8 @@ let package = Package(
             name: "InkraFuzzTargets",
             dependencies: [
                 "InkraJSON", "InkraAuth", "InkraHandlers", "InkraUsage", "SingleTable",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -221,8 +240,6 @@ let package = Package(
         .testTarget(
             name: "SingleTableTests",
             dependencies: ["SingleTable", "DynamoDBTable", "InkraTestSupport", "EmulatorKit"],
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
             swiftSettings: strictSettings),
         .testTarget(
             name: "DynamoDBTableTests",
@@ -295,6 +312,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LocalUserPoolTests",
+            dependencies: [
+                "LocalUserPool", "InkraAuth", "InkraJSON", "EmulatorKit", "EmulatorServer", "InkraHandlers",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

@@ -18,6 +18,11 @@ struct ServeCommand: AsyncParsableCommand {
             --runtime-function while it polls; with --bootstrap it keeps usage in the DynamoDB endpoint, so \
             both share one table. \
             DynamoDB (--dynamodb-port): the in-memory table, for aws dynamodb --endpoint-url and boto3. \
+            Console (--console-port, off with --no-console): a read-only page in the browser with the live \
+            requests, each user's usage against the limits and the table's items. \
+            Cognito (--cognito-port, off with --no-cognito): a user pool with template.yaml's rules for \
+            aws cognito-idp --endpoint-url, boto3 and the app's SDK (SignUp, InitiateAuth with SRP, …); \
+            confirmation codes go to the log, and the authorizer trusts its id tokens. \
             Port 0 picks a free port. SIGINT or SIGTERM stops accepting, finishes what is under way, writes \
             --state and exits 0.
 
@@ -25,16 +30,16 @@ struct ServeCommand: AsyncParsableCommand {
               swift run inkra-emulator serve --state /tmp/inkra-serve.json
               curl -X POST localhost:3000/questions -d '{"topic":"my first job"}' \\
                 -H "Authorization: Bearer $(swift run inkra-emulator token --sub alice)"
-            """
-    )
-
-    @Option(help: "The address every endpoint binds.")
-    var host = "127.0.0.1"
 
             --record DIR writes each API request answered as an event and its expectation, so that \
             `replay DIR` (with the same --limits and --seed) replays the session and checks every answer:
               swift run inkra-emulator serve --record session/
               swift run inkra-emulator replay session/
+            """
+    )
+
+    @Option(help: "The address every endpoint binds.")
+    var host = "127.0.0.1"
 
     @Option(help: "API Gateway's port.")
     var port = 3000
@@ -75,11 +80,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-access-log"), help: "Write no access-log line per API request.")
     var noAccessLog = false
 
-    @OptionGroup var common: CommonOptions
-
-    func validate() throws {
-        guard ProxyRequest.Version(flag: payload) != nil else {
-            throw ValidationError("--payload must be v1 or v2, not \"\(payload)\"")
     @Option(name: .customLong("console-port"), help: "The console's port (open http://127.0.0.1:3002/ in a browser).")
     var consolePort = 3002
 
@@ -105,6 +105,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Write every API request answered as an event file and its expectation in this folder, for replay.")
     var record: String?
 
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard ProxyRequest.Version(flag: payload) != nil else {
+            throw ValidationError("--payload must be v1 or v2, not \"\(payload)\"")
         }
         guard FunctionName(caseInsensitive: runtimeFunction) != nil else {
             throw ValidationError(
@@ -112,7 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         for (flag, value) in [
             ("--port", port), ("--lambda-port", lambdaPort), ("--runtime-api-port", runtimeAPIPort),
-            ("--dynamodb-port", dynamoDBPort),
+            ("--dynamodb-port", dynamoDBPort), ("--console-port", consolePort), ("--cognito-port", cognitoPort ?? 0),
         ] where !(0...65_535).contains(value) {
             throw ValidationError("\(flag) must be a port from 0 to 65535, not \(value)")
         }
@@ -123,15 +128,15 @@ struct ServeCommand: AsyncParsableCommand {
         if let bootstrap, !FileManager.default.isExecutableFile(atPath: bootstrap) {
             throw ValidationError("--bootstrap \(bootstrap) is not an executable file")
         }
+        if record != nil && common.userPoolID != nil {
+            throw ValidationError(
+                "--record keeps each request's token to replay it; it records development tokens, not a user pool's")
+        }
         if let stage, stage.isEmpty || stage.contains("/") {
             throw ValidationError("--stage must be a name without '/', not \"\(stage)\"")
         }
     }
 
-        if record != nil && common.userPoolID != nil {
-            throw ValidationError(
-                "--record keeps each request's token to replay it; it records development tokens, not a user pool's")
-        }
     func run() async throws {
         let options = try common.emulatorOptions()
         LogSetup.bootstrapCapturing(level: common.logLevel, now: options.clock)
@@ -148,6 +153,11 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         let stack = try EmulatorStack(options: options)
+        if let stateFromScan {
+            let scan = try TableScan(contentsOf: URL(fileURLWithPath: stateFromScan))
+            try await scan.seed(stack.table, tableName: stack.options.tableName)
+            Output.err("seeded \(scan.wireItems.count) items from \(stateFromScan)")
+        }
         var configuration = ServeConfiguration()
         configuration.host = host
         configuration.apiPort = port
@@ -163,6 +173,14 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.runtimeExecutable = bootstrap.map { URL(fileURLWithPath: $0) }
         configuration.runtimeLogLevel = common.logLevel
         configuration.accessLog = !noAccessLog
+        configuration.consolePort = noConsole ? nil : consolePort
+        configuration.cognitoPort = noCognito ? nil : cognitoPort ?? 9229
+        configuration.cognitoPortFallsBack = cognitoPort == nil
+        if let record {
+            let recorder = try ServeRecorder(directory: URL(fileURLWithPath: record))
+            configuration.gateway.observers.append { recorder.record($0) }
+            Output.err("inkra-emulator: recording every API request answered to \(recorder.directory.path)")
+        }
         let server = try await LocalServer(stack: stack, configuration: configuration) { Output.out($0) }
         let settings = configuration
         try await server.run(stopsOnSignals: true) { endpoints in
@@ -173,14 +191,6 @@ struct ServeCommand: AsyncParsableCommand {
         Output.err("inkra-emulator: stopped\(options.stateFile.map { "; state written to \($0.path)" } ?? "")")
     }
 }
-        configuration.consolePort = noConsole ? nil : consolePort
-        configuration.cognitoPort = noCognito ? nil : cognitoPort ?? 9229
-        configuration.cognitoPortFallsBack = cognitoPort == nil
-        if let record {
-            let recorder = try ServeRecorder(directory: URL(fileURLWithPath: record))
-            configuration.gateway.observers.append { recorder.record($0) }
-            Output.err("inkra-emulator: recording every API request answered to \(recorder.directory.path)")
-        }
 
 extension ProxyRequest.Version {
     /// `v1` (REST API) or `v2` (HTTP API).

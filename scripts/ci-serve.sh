@@ -18,7 +18,8 @@ cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
 echo "== inkra-emulator serve"
-"$emulator" serve --port 0 --lambda-port 0 --runtime-api-port 0 --dynamodb-port 0 --state "$work/state.json" \
+"$emulator" serve --port 0 --lambda-port 0 --runtime-api-port 0 --dynamodb-port 0 --no-console \
+    --state "$work/state.json" \
     > "$work/serve.out" 2> "$work/serve.err" &
 pid=$!
 for _ in $(seq 1 100); do grep -q "Press Ctrl-C" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
@@ -91,7 +92,7 @@ taken.bind(("127.0.0.1", 0))
 taken.listen()
 port = taken.getsockname()[1]
 run = subprocess.run([sys.argv[1], "serve", "--port", str(port), "--lambda-port", "0", "--runtime-api-port", "0",
-                      "--dynamodb-port", "0"], capture_output=True, text=True, timeout=30)
+                      "--dynamodb-port", "0", "--no-console"], capture_output=True, text=True, timeout=30)
 assert run.returncode == 2 and f"127.0.0.1:{port} (--port): the port is in use" in run.stderr, (run.returncode, run.stderr)
 print(f"refused: {run.stderr.strip()}")
 PY

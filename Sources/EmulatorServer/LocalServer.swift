@@ -26,6 +26,10 @@ public final class LocalServer: Sendable {
     public let runtimeAPI: RuntimeAPIServer
     /// The DynamoDB-compatible endpoint over the in-memory table, when it is on.
     public let dynamoDB: LocalDynamoDB?
+    /// The console in the browser, when it is on (`--console-port`).
+    public let console: ConsoleServer?
+    /// The local Cognito user pool's endpoint, when it is on (`--cognito-port`).
+    public let cognito: CognitoEndpoint?
     private let logger: Logger
     private let accessLog: @Sendable (String) -> Void
     private let group = Mutex<ServiceGroup?>(nil)
@@ -67,8 +71,17 @@ public final class LocalServer: Sendable {
             guard function == runtimeFunction, await runtimeAPI.isAttached else { return nil }
             return await invoker.invoke(event, recordedAt: time)
         }
-        gateway = LocalAPIGateway(stack: stack, configuration: configuration.gateway, target: target)
+        var gatewaySetup = configuration.gateway
+        if configuration.consolePort != nil {
+            let feed = ConsoleFeed()
+            gatewaySetup.observers.append { feed.observe($0) }
+            console = ConsoleServer(stack: stack, feed: feed)
+        } else {
+            console = nil
+        }
+        gateway = LocalAPIGateway(stack: stack, configuration: gatewaySetup, target: target)
         lambda = LocalLambda(stack: stack, target: target)
+        cognito = try Self.userPoolEndpoint(stack: stack, configuration: configuration)
         dynamoDB =
             configuration.dynamoDBPort != nil
             ? stack.memoryTable.map { LocalDynamoDB(table: $0, now: stack.options.clock) } : nil
@@ -86,8 +99,9 @@ public final class LocalServer: Sendable {
         stopsOnSignals: Bool = false,
         ready: @escaping @Sendable (ServeEndpoints) async -> Void = { _ in }
     ) async throws {
-        let gate = ReadyGate(expected: dynamoDB == nil ? 2 : 3)
-        var services = [
+        let gate = ReadyGate(
+            expected: (dynamoDB == nil ? 2 : 3) + (console == nil ? 0 : 1) + (cognito == nil ? 0 : 1))
+        var services: [any Service] = [
             BoundService(
                 application: application(port: configuration.apiPort, gate: gate, role: .api, limit: 10 << 20) {
                     // No capture list: a closure with one is `@concurrent`, and would leave the
@@ -121,6 +135,27 @@ public final class LocalServer: Sendable {
                     },
                     flag: "--dynamodb-port", address: "\(configuration.host):\(port)"))
         }
+        if let cognito, let port = configuration.cognitoPort {
+            services.append(
+                FallbackPortService(
+                    host: configuration.host, port: port, fallsBack: configuration.cognitoPortFallsBack
+                ) { port in
+                    self.application(port: port, gate: gate, role: .cognito, limit: CognitoEndpoint.requestLimit) {
+                        request in
+                        await cognito.respond(request)
+                    } tooLarge: {
+                        CognitoEndpoint.requestTooLarge()
+                    }
+                })
+        }
+        if let console, let port = configuration.consolePort {
+            services.append(
+                BoundService(
+                    application: console.application(host: configuration.host, port: port, logger: logger) {
+                        await gate.bound(.console, port: $0)
+                    },
+                    flag: "--console-port", address: "\(configuration.host):\(port)"))
+        }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services.map {
@@ -137,14 +172,19 @@ public final class LocalServer: Sendable {
         let runtimeAddress = runtimeAPI.address
         let host = configuration.host
         let hasDynamoDB = dynamoDB != nil
+        let hasConsole = console != nil
+        let hasCognito = cognito != nil
         let announce = Task {
             guard let ports = await gate.ports() else { return }
-            let endpoints = ServeEndpoints(
+            var endpoints = ServeEndpoints(
                 api: URL(string: "http://\(host):\(ports[.api] ?? 0)")!,
                 lambda: URL(string: "http://\(host):\(ports[.lambda] ?? 0)")!,
                 runtimeAPI: runtimeAddress,
-                dynamoDB: hasDynamoDB ? URL(string: "http://\(host):\(ports[.dynamoDB] ?? 0)")! : nil
+                dynamoDB: hasDynamoDB ? URL(string: "http://\(host):\(ports[.dynamoDB] ?? 0)")! : nil,
+                console: hasConsole ? URL(string: "http://\(host):\(ports[.console] ?? 0)/")! : nil
             )
+            if hasCognito { endpoints.cognito = URL(string: "http://\(host):\(ports[.cognito] ?? 0)")! }
+            self.trustUserPool(at: endpoints.cognito)
             await self.startRuntime(endpoints)
             await ready(endpoints)
         }
@@ -160,7 +200,7 @@ public final class LocalServer: Sendable {
         await lambda.finishEventInvocations()
         if let runtime = runtime.withLock({ $0 }) { await runtime.stop() }
         await runtimeAPI.shutdown()
-        try stack.saveState()
+        try saveStateWithUserPool()
         try outcome.get()
         if let failure = runtimeFailure.withLock({ $0 }) { throw failure }
     }
@@ -242,7 +282,7 @@ struct BoundService<App: Service>: Service, CustomStringConvertible {
 
 /// Waits until every server listens, collecting the ports they bound.
 actor ReadyGate {
-    enum Role: Hashable { case api, lambda, dynamoDB }
+    enum Role: Hashable { case api, lambda, dynamoDB, console, cognito }
 
     private let expected: Int
     private var bound: [Role: Int] = [:]

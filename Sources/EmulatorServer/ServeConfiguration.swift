@@ -1,6 +1,7 @@
 import EmulatorKit
 import Foundation
 import InkraHandlers
+import LocalUserPool
 
 /// How `serve` is set up: the address and ports of its four endpoints, the API's setup and which
 /// function the Runtime API serves.
@@ -29,6 +30,16 @@ public struct ServeConfiguration: Sendable {
     public var functionTimeout: TimeInterval = 30
     /// Whether to write an access-log line per API request.
     public var accessLog = true
+    /// The console's port (0 picks a free one); `nil` leaves the console off.
+    public var consolePort: Int?
+    /// The local Cognito user pool's port (0 picks a free one); `nil` leaves the pool off. The pool
+    /// needs the development key, so it is off when the stack trusts another.
+    public var cognitoPort: Int?
+    /// Whether the pool moves to a free port when ``cognitoPort`` is in use (`serve` without
+    /// `--cognito-port`).
+    public var cognitoPortFallsBack = false
+    /// The local user pool's rules (template.yaml's).
+    public var userPool = UserPoolSettings()
 
     /// The defaults of docs/emulator.md: ports 3000, 3001, 9001 and 8000 on 127.0.0.1.
     public init() {}
@@ -54,6 +65,10 @@ public struct ServeEndpoints: Sendable, Hashable {
     public var runtimeAPI: String
     /// The DynamoDB-compatible endpoint, when it is on.
     public var dynamoDB: URL?
+    /// The console in the browser, when it is on.
+    public var console: URL? = nil
+    /// The local Cognito user pool's endpoint, when it is on.
+    public var cognito: URL? = nil
 
     /// The start-up banner: every endpoint and how to use it.
     public func banner(configuration: ServeConfiguration, stateFile: URL?, dynamoDBEndpoint: URL?) -> String {
@@ -84,6 +99,20 @@ public struct ServeEndpoints: Sendable, Hashable {
                     + "\(dynamoDB.absoluteString))")
         } else if let dynamoDBEndpoint {
             lines.append("  DynamoDB      usage is kept at \(dynamoDBEndpoint.absoluteString)")
+        }
+        if let console {
+            lines.append("  Console       \(console.absoluteString)  (open it in a browser: requests, users, table)")
+        }
+        if let cognito {
+            let pool = configuration.userPool
+            lines.append(
+                "  Cognito       \(cognito.absoluteString)  (user pool \(pool.poolID): "
+                    + "aws cognito-idp … --endpoint-url \(cognito.absoluteString))")
+            for client in pool.clients {
+                lines.append("                app client \(client.id)  (\(client.authFlows.joined(separator: ", ")))")
+            }
+            lines.append(
+                "                issuer \(cognito.absoluteString)/\(pool.poolID)  (its id tokens pass the authorizer)")
         }
         if let stateFile { lines.append("  State         \(stateFile.path) (written on exit)") }
         lines.append("Press Ctrl-C to stop.")

@@ -19,7 +19,7 @@ struct StateFileLockTests {
             Repository.emulatorBinary,
             [
                 "serve", "--port", "0", "--lambda-port", "0", "--runtime-api-port", "0", "--dynamodb-port", "0",
-                "--no-access-log", "--state", state.path,
+                "--no-access-log", "--no-console", "--state", state.path,
             ], includingStandardError: true)
         guard let line = await server.line(containing: "  DynamoDB "),
             let address = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }),

@@ -3,6 +3,7 @@ import Foundation
 import InkraAuth
 import InkraHandlers
 import InkraUsage
+import LocalUserPool
 import Logging
 import SingleTable
 
@@ -35,6 +36,10 @@ public struct EmulatorStack: Sendable {
     public private(set) var journal: StateJournal?
     /// The state file's lock, held while this stack (or a copy of it) lives.
     public private(set) var stateLock: StateFileLock?
+    /// User pools trusted besides the one the options name (`serve`'s local user pool).
+    public let trustedPools: TrustedPools
+    /// The local user pool's accounts, which `deleteAccount` deletes once `serve` attaches its pool.
+    public let localAccounts = LocalAccounts()
 
     /// Builds the stack on the in-memory table, loading `--state` when named — or on DynamoDB when
     /// `--dynamodb-endpoint` is given. A state file is locked first (``StateFileLock``): another
@@ -96,6 +101,12 @@ public struct EmulatorStack: Sendable {
             logger: logger
         )
         authorizer = Authorizer(verifier: verifier, limits: limits, logger: logger)
+        let keys = try Self.keySource(options)
+        trustedPools = TrustedPools { configuration in
+            Authorizer(
+                verifier: TokenVerifier(configuration: configuration, keys: keys, now: now, logger: logger),
+                limits: limits, logger: logger)
+        }
         checkUsage = CheckUsage(store: store, limits: limits, now: now, logger: logger)
         generateQuestions = GenerateQuestions(
             store: store,
@@ -105,13 +116,13 @@ public struct EmulatorStack: Sendable {
             now: now,
             logger: logger
         )
-        deleteAccount = DeleteAccount(store: store, logger: logger)
+        deleteAccount = DeleteAccount(store: store, users: localAccounts, logger: logger)
     }
 
     /// The function of a name.
     public func handler(for function: FunctionName) -> any EventHandler {
         switch function {
-        case .authorizer: authorizer
+        case .authorizer: PoolRoutingAuthorizer(fallback: authorizer, pools: trustedPools)
         case .checkUsage: checkUsage
         case .generateQuestions: generateQuestions
         case .deleteAccount: deleteAccount
@@ -121,11 +132,12 @@ public struct EmulatorStack: Sendable {
     /// API Gateway's chain in front of the functions.
     public var gateway: GatewayChain { GatewayChain(stack: self, target: nil, recordedTime: nil) }
 
-    /// Writes the in-memory table to the state file, when one was named.
+    /// Writes the in-memory table to the state file, when one was named, with `serve`'s local user
+    /// pool (the pool section already in the file is kept when `userPool` is `nil`).
     /// - Throws: ``EmulatorError`` naming the file.
-    public func saveState() throws(EmulatorError) {
+    public func saveState(userPool: UserPoolSnapshot? = nil) throws(EmulatorError) {
         guard let state, let memoryTable else { return }
-        try state.save(memoryTable, journal: journal)
+        try state.save(memoryTable, journal: journal, userPool: userPool)
     }
 
     /// A DynamoDB client for an endpoint, with credentials and region from the environment (any

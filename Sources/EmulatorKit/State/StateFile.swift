@@ -1,4 +1,5 @@
 import Foundation
+import LocalUserPool
 import SingleTable
 
 #if canImport(Glibc)
@@ -36,6 +37,26 @@ public struct StateFile: Sendable {
         var version: Int
         var table: String
         var items: [Item]
+        /// `serve`'s local user pool: its users, their groups and the tokens it issued (hashed).
+        /// Absent from older files, which load as a pool without users.
+        var userPool: UserPoolSnapshot?
+    }
+
+    private struct UserPoolSection: Decodable {
+        var userPool: UserPoolSnapshot?
+    }
+
+    /// The local user pool kept in the file; `nil` when the file or its pool section does not exist.
+    /// - Throws: ``EmulatorError`` when the section is there but corrupt.
+    public func loadUserPool() throws(EmulatorError) -> UserPoolSnapshot? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        do {
+            return try JSONDecoder().decode(UserPoolSection.self, from: data).userPool
+        } catch {
+            throw EmulatorError(
+                "state file \(url.path) has a corrupt userPool section (\(Self.describe(error))); "
+                    + "refusing to use or overwrite it (move it away, or pass another --state)")
+        }
     }
 
     /// The items in the file; none when the file does not exist yet.
@@ -90,21 +111,27 @@ public struct StateFile: Sendable {
     /// Writes the table's items atomically and durably, then empties its journal (unless writes
     /// came in while the snapshot was taken: the journal keeps them).
     /// - Throws: ``EmulatorError`` naming the file.
-    public func save(_ table: InMemoryTable, journal: StateJournal?) throws(EmulatorError) {
+    public func save(_ table: InMemoryTable, journal: StateJournal?, userPool: UserPoolSnapshot? = nil)
+        throws(EmulatorError)
+    {
         let seen = journal?.records ?? 0
-        try save(table.snapshot())
+        try save(table.snapshot(), userPool: userPool)
         try journal?.truncate(ifStill: seen)
     }
 
-    /// Replaces the file's contents with these items, atomically and durably.
+    /// Replaces the file's contents with these items, atomically and durably; the user pool
+    /// section is `userPool`, or the one already in the file when `nil`.
     /// - Throws: ``EmulatorError`` naming the file.
-    public func save(_ items: [Item]) throws(EmulatorError) {
+    public func save(_ items: [Item], userPool: UserPoolSnapshot? = nil) throws(EmulatorError) {
+        var userPool = userPool
+        if userPool == nil { userPool = try loadUserPool() }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data: Data
         do {
             data = try encoder.encode(
-                Contents(format: Self.format, version: Self.version, table: tableName, items: items))
+                Contents(
+                    format: Self.format, version: Self.version, table: tableName, items: items, userPool: userPool))
         } catch {
             throw EmulatorError("state for \(url.path) cannot be encoded: \(error)")
         }

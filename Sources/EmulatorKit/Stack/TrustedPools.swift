@@ -1,0 +1,62 @@
+import Foundation
+import InkraAuth
+import InkraHandlers
+import InkraJSON
+import Synchronization
+
+/// User pools the stack's authorizer trusts besides the one its options name: `serve`'s local
+/// user pool, whose issuer (`http://HOST:PORT/<poolId>`) is known only once its port is bound.
+///
+/// Each trusted pool gets its own ``Authorizer`` with the stack's key source and limits; a token
+/// goes to the one whose issuer its (not yet verified) `iss` names, and every other token to the
+/// stack's own authorizer. Each authorizer verifies fully, so the routing claim decides nothing by
+/// itself: a token that lies about its issuer fails that pool's signature or client checks.
+public final class TrustedPools: Sendable {
+    private let make: @Sendable (CognitoConfiguration) -> Authorizer
+    private let pools = Mutex<[String: Authorizer]>([:])
+
+    /// Pools whose authorizers `make` builds.
+    public init(make: @escaping @Sendable (CognitoConfiguration) -> Authorizer) { self.make = make }
+
+    /// Trusts a pool from now on.
+    public func trust(_ configuration: CognitoConfiguration) {
+        let authorizer = make(configuration)
+        pools.withLock { $0[configuration.issuer] = authorizer }
+    }
+
+    /// The issuers trusted besides the stack's own.
+    public var issuers: [String] { pools.withLock { Array($0.keys).sorted() } }
+
+    /// The authorizer for an authorizer event: the trusted pool's its token names, or `fallback`.
+    func authorizer(for event: JSONValue, fallback: Authorizer) -> Authorizer {
+        guard let issuer = Self.unverifiedIssuer(of: event) else { return fallback }
+        return pools.withLock { $0[issuer] } ?? fallback
+    }
+
+    /// The `iss` a TOKEN, REQUEST or HTTP API authorizer event's token claims, unverified.
+    static func unverifiedIssuer(of event: JSONValue) -> String? {
+        let candidates = [
+            event["authorizationToken"]?.string, event["identitySource"]?.array?.first?.string,
+            event["identitySource"]?.string,
+            event["headers"]?.object?.value(forCaseInsensitiveKey: "authorization")?.string,
+        ]
+        guard var token = candidates.compactMap({ $0 }).first else { return nil }
+        if token.lowercased().hasPrefix("bearer ") { token = String(token.dropFirst(7)) }
+        let parts = token.trimmingCharacters(in: .whitespaces).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[1].utf8.count <= 8 * 1024 else { return nil }
+        var text = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        guard let data = Data(base64Encoded: text), let payload = try? JSONParser.parse(Array(data)) else { return nil }
+        return payload["iss"]?.string
+    }
+}
+
+/// The stack's `authorizer` with ``TrustedPools`` in front: what API Gateway invokes.
+struct PoolRoutingAuthorizer: EventHandler {
+    let fallback: Authorizer
+    let pools: TrustedPools
+
+    func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
+        try await pools.authorizer(for: event, fallback: fallback).handle(event)
+    }
+}

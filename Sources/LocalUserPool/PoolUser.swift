@@ -1,0 +1,78 @@
+import Foundation
+
+/// A user of the local pool, as `--state` keeps it.
+public struct PoolUser: Sendable, Hashable, Codable {
+    /// Where the user is in sign-up: `UNCONFIRMED`, `CONFIRMED` or `FORCE_CHANGE_PASSWORD`.
+    public enum Status: String, Sendable, Hashable, Codable {
+        case unconfirmed = "UNCONFIRMED"
+        case confirmed = "CONFIRMED"
+        case forceChangePassword = "FORCE_CHANGE_PASSWORD"
+    }
+
+    /// A code sent to the user (printed in the log here).
+    struct PendingCode: Sendable, Hashable, Codable {
+        enum Purpose: String, Sendable, Hashable, Codable { case signUp, resetPassword }
+        var code: String
+        var purpose: Purpose
+        var expires: Date
+    }
+
+    /// The SRP salt (hex) and verifier v = g^x mod N (hex).
+    struct SRPVerifier: Sendable, Hashable, Codable {
+        var salt: String
+        var verifier: String
+    }
+
+    /// `cognito:username`: a generated id, since the pool's users sign in with their email.
+    public var username: String
+    /// `sub`.
+    public var sub: String
+    /// The attributes by name (`email`, `email_verified`, `custom:subscription_tier`, …), as strings.
+    public var attributes: [String: String]
+    /// The status.
+    public var status: Status
+    /// Whether the user may sign in.
+    public var enabled = true
+    /// When the user was created.
+    public var created: Date
+    /// When the user last changed.
+    public var modified: Date
+    /// The groups the user is in.
+    public var groups: [String] = []
+    var password: PasswordHash?
+    var srp: SRPVerifier?
+    var pendingCode: PendingCode?
+
+    /// The user's email.
+    public var email: String? { attributes["email"] }
+
+    /// The attributes as Cognito lists them: `sub` first, then by name.
+    public var attributeList: [(name: String, value: String)] {
+        [("sub", sub)] + attributes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+}
+
+/// What `--state` keeps of the pool: its users and their groups, and the refresh and access tokens
+/// it issued (as SHA-256 hashes, never the tokens).
+public struct UserPoolSnapshot: Sendable, Hashable, Codable {
+    /// An issued token's record, under its hash.
+    struct IssuedToken: Sendable, Hashable, Codable {
+        var username: String
+        var clientID: String
+        var expires: Date
+        var authTime: Date
+        var originJti: String
+    }
+
+    /// The pool id, so a state file of another pool is not mistaken for this one's.
+    public var poolID: String
+    /// The users.
+    public var users: [PoolUser] = []
+    var refreshTokens: [String: IssuedToken] = [:]
+    var accessTokens: [String: IssuedToken] = [:]
+    /// Hashes of tokens `GlobalSignOut` or `AdminDeleteUser` revoked.
+    var revokedTokens: Set<String> = []
+
+    /// An empty pool.
+    public init(poolID: String) { self.poolID = poolID }
+}
