@@ -101,6 +101,11 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// The channels of the idle connections to `endpoint`.
+    func idleChannels(_ endpoint: Endpoint) -> [any Channel] {
+        state.withLockedValue { $0.endpoints[endpoint]?.idle.map(\.channel) ?? [] }
+    }
+
     /// Ends a lease: a connection that can carry another request goes to the first waiter or is
     /// kept idle; otherwise it is closed and its slot goes to the first waiter.
     func handBack(_ connection: Connection, to endpoint: Endpoint, reusable: Bool) {

@@ -67,6 +67,8 @@ struct SeedCorpusTests {
         let echoing = AuthError(.malformed, "cannot read \(token)")
         #expect(throws: FuzzFailure.self) { try TokenGarbage.check(token, refusal: echoing) }
         try TokenGarbage.check(token, refusal: AuthError(.malformed, "not a JWT"))
+        // Words of the message itself, found by the fuzzer, are no echo of a token.
+        try TokenGarbage.check("oken has 1 parts, not", refusal: AuthError(.malformed, "token has 1 parts, not 3"))
     }
 
     @Test("expression: a refusal under a condition that holds, or a table unlike the returned image, fails")

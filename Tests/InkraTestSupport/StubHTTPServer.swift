@@ -1,4 +1,3 @@
-import EmulatorKit
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -42,12 +41,17 @@ public final class StubHTTPServer: @unchecked Sendable {
     private var received: [Request] = []
     private var accepted = 0
 
+    /// Each request's URI as it arrives, for a test that waits for a request to reach the server.
+    public let arrivals: AsyncStream<String>
+    private let arrived: AsyncStream<String>.Continuation
+
     public var port: Int { channel?.localAddress?.port ?? 0 }
     public var requests: [Request] { lock.withLock { received } }
     /// How many connections clients have opened.
     public var connectionCount: Int { lock.withLock { accepted } }
 
     public init(tls: NIOSSLContext? = nil, _ responder: @escaping Responder) throws {
+        (arrivals, arrived) = AsyncStream.makeStream(of: String.self)
         let replies = self.replies
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
@@ -64,7 +68,10 @@ public final class StubHTTPServer: @unchecked Sendable {
         channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
     }
 
-    func record(_ request: Request) { lock.withLock { received.append(request) } }
+    func record(_ request: Request) {
+        lock.withLock { received.append(request) }
+        arrived.yield(request.uri)
+    }
 
     /// Stops the server. An answer a responder gives later (a slow one the client gave up on) is
     /// dropped, not scheduled on the event loop that is gone.

@@ -133,8 +133,9 @@ struct OutboundHTTPClientTests {
         defer { server.shutdown() }
         let client = OutboundHTTPClient(maximumConnectionsPerEndpoint: 1)
         let url = try Self.url("http://127.0.0.1:\(server.port)/")
+        var arrivals = server.arrivals.makeAsyncIterator()
         let first = Task { try await client.execute(OutboundRequest(url: url), timeout: Self.patient) }
-        while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await arrivals.next()
         let error = try await Self.failure(client, OutboundRequest(url: url), timeout: .milliseconds(200))
         #expect(error.code == .timedOut)
         #expect(error.message.contains("no connection to http://127.0.0.1:\(server.port) came free"))
@@ -214,13 +215,14 @@ struct OutboundHTTPClientTests {
         let server = try RawAnswerServer(answer: rawCase.answer, closeAfterAnswer: rawCase.closeAfterAnswer)
         defer { server.shutdown() }
         let client = Self.client()
+        let url = try Self.url("http://127.0.0.1:\(server.port)/")
         for _ in 0..<rawCase.requests {
-            let response = try await client.execute(
-                OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/")), timeout: Self.patient)
+            let response = try await client.execute(OutboundRequest(url: url), timeout: Self.patient)
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self) == rawCase.body)
-            // Time for a close after the answer to reach the client before the next request.
-            try await Task.sleep(for: .milliseconds(50))
+            // The server closes the connection after its answer: the next request goes out once the
+            // client has seen that close, not on a connection it has not yet seen closing.
+            if rawCase.closeAfterAnswer { try await client.idleConnectionsClosed(to: url) }
         }
         #expect(server.connectionCount == rawCase.connections)
     }
@@ -271,8 +273,9 @@ struct OutboundHTTPClientTests {
         defer { server.shutdown() }
         let client = Self.client()
         let url = try Self.url("http://127.0.0.1:\(server.port)/")
+        var arrivals = server.arrivals.makeAsyncIterator()
         let task = Task { try await client.execute(OutboundRequest(url: url), timeout: .seconds(30)) }
-        try await Task.sleep(for: .milliseconds(200))
+        _ = await arrivals.next()  // the request is on the wire, waiting for its answer
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
     }
