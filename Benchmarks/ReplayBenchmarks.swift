@@ -11,40 +11,70 @@ struct ReplayBenchmarks {
     let eventCount: Int
     let users: Int
     let emulatorBinary: URL?
+    /// Seconds between two events: a quarter of a second for 10,000 events; a large workload
+    /// keeps to the same 42 minutes, so its table stays the 10,000-event workload's size.
+    var spacing = 0.25
 
     /// The kinds of event each user sends, in turn.
     static let kinds: [SampleEvents.Kind] = [.restGenerate, .httpUsage, .httpGenerate, .restUsage, .restGenerate]
 
-    /// Writes the workload: `eventCount` events, `x-inkra-function` naming each one's function.
+    /// The workload's tokens, one per user (every fifth user premium).
+    func tokens() throws -> [String] {
+        try (0..<users).map { user in
+            try DevelopmentTokens.mint(
+                with: key,
+                claims: .init(
+                    sub: "user-\(user)", email: "user\(user)@example.com", tier: user % 5 == 0 ? "premium" : "free",
+                    expiresIn: 86_400),
+                at: Self.start)
+        }
+    }
+
+    static let start = Date(timeIntervalSince1970: 1_795_000_000)
+
+    /// Event `index` of the workload, `x-inkra-function` naming its function.
+    func event(_ index: Int, tokens: [String]) -> (FunctionName, JSONValue) {
+        let user = index % users
+        let kind = Self.kinds[(index / users) % Self.kinds.count]
+        let time = Self.start.addingTimeInterval(Double(index) * spacing)
+        var object =
+            SampleEvents.event(kind, token: tokens[user], at: time, requestID: String(format: "req-%08d", index))
+            .object ?? JSONObject()
+        object["x-inkra-function"] = .string(kind.function.rawValue)
+        return (kind.function, .object(object))
+    }
+
+    /// Writes the workload: `eventCount` event files.
     func writeWorkload(to folder: URL) throws -> [(FunctionName, JSONValue)] {
         try? FileManager.default.removeItem(at: folder)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let start = Date(timeIntervalSince1970: 1_795_000_000)
-        var tokens: [String] = []
-        for user in 0..<users {
-            let tier = user % 5 == 0 ? "premium" : "free"
-            tokens.append(
-                try DevelopmentTokens.mint(
-                    with: key,
-                    claims: .init(sub: "user-\(user)", email: "user\(user)@example.com", tier: tier, expiresIn: 86_400),
-                    at: start))
-        }
+        let tokens = try tokens()
         var events: [(FunctionName, JSONValue)] = []
         events.reserveCapacity(eventCount)
         for index in 0..<eventCount {
-            let user = index % users
-            let kind = Self.kinds[(index / users) % Self.kinds.count]
-            let time = start.addingTimeInterval(Double(index) * 0.25)
-            var object =
-                SampleEvents.event(
-                    kind, token: tokens[user], at: time, requestID: String(format: "req-%08d", index)
-                ).object ?? JSONObject()
-            object["x-inkra-function"] = .string(kind.function.rawValue)
-            let event = JSONValue.object(object)
+            let (function, event) = self.event(index, tokens: tokens)
             try Data(event.jsonBytes).write(to: folder.appendingPathComponent(String(format: "%06d.json", index)))
-            events.append((kind.function, event))
+            events.append((function, event))
         }
         return events
+    }
+
+    /// Writes `count` events of the workload as one JSON-lines file, without holding them.
+    func writeLines(_ count: Int, to file: URL) throws {
+        FileManager.default.createFile(atPath: file.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        let tokens = try tokens()
+        var buffer: [UInt8] = []
+        for index in 0..<count {
+            buffer += self.event(index, tokens: tokens).1.jsonBytes
+            buffer.append(0x0A)
+            if buffer.count > 1 << 20 {
+                handle.write(Data(buffer))
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        handle.write(Data(buffer))
     }
 
     func run() async throws {
@@ -69,6 +99,22 @@ struct ReplayBenchmarks {
         }
         report.add(Measurement(name: "replay, in-process, per event", samples: replayTimes.sorted(), batch: eventCount))
 
+        // The same, with --jobs 2: events of different users side by side.
+        var parallelTimes: [Double] = []
+        for _ in 0..<3 {
+            let stack = try EmulatorStack(options: options)
+            let started = ContinuousClock.now
+            let tally = await Replayer(stack: stack).replay([folder], jobs: 2) { _, _ in }
+            parallelTimes.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(tally.events))
+        }
+        report.add(
+            Measurement(
+                name: "replay, in-process, --jobs 2, per event (wall clock)", samples: parallelTimes.sorted(),
+                batch: eventCount))
+        report.figure(
+            "replay in-process: --jobs 2 rate ÷ --jobs 1 rate",
+            String(format: "%.2f×", (replayTimes.sorted()[1]) / (parallelTimes.sorted()[1])))
+
         // The same events, in memory, handed to the handlers directly: the authorizer on a TOKEN
         // event, its context injected by hand, then the function — on each event's recorded clock.
         var directTimes: [Double] = []
@@ -86,32 +132,60 @@ struct ReplayBenchmarks {
         report.figure("replay workload", "\(eventCount) events, \(users) users; answers \(summary)")
 
         if let emulatorBinary {
-            // GNU time forks the emulator from its own small process, so its peak is the emulator's
-            // alone (see Child.peakResidentBytes for why wait4 here would not be).
-            let peakFile = folder.appendingPathExtension("peak")
-            let timed = FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
-            let started = ContinuousClock.now
-            let child =
-                timed
-                ? try Child.spawn(
-                    "/usr/bin/time", ["-f", "%M", "-o", peakFile.path, emulatorBinary.path, "replay", folder.path],
-                    environment: ProcessInfo.processInfo.environment)
-                : try Child.spawn(
-                    emulatorBinary.path, ["replay", folder.path], environment: ProcessInfo.processInfo.environment)
-            let status = child.wait()
-            let elapsed = Harness.nanoseconds(ContinuousClock.now - started)
-            let kilobytes = (try? String(contentsOf: peakFile, encoding: .utf8))
-                .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            let peak = Double(kilobytes ?? 0) * 1024
-            try? FileManager.default.removeItem(at: peakFile)
+            let one = try replayProcess(emulatorBinary, [folder.path, "--jobs", "1"], events: eventCount)
+            let two = try replayProcess(emulatorBinary, [folder.path, "--jobs", "2"], events: eventCount)
+            report.figure("`inkra-emulator replay --jobs 1` of the workload folder (process)", one.text)
+            report.figure("`inkra-emulator replay --jobs 2` of the workload folder (process)", two.text)
             report.figure(
-                "`inkra-emulator replay` of the workload (process, exit \(status))",
-                String(
-                    format: "%.0f events/s, %@ per event, peak RSS %@", Double(eventCount) / (elapsed / 1e9),
-                    human(elapsed / Double(eventCount)), timed ? String(format: "%.1f MB", peak / 1e6) : "not measured")
-            )
+                "`replay` process, --jobs 2 rate ÷ --jobs 1 rate (\(eventCount) events)",
+                String(format: "%.2f×", one.nanoseconds / two.nanoseconds))
+            let large = Int(ProcessInfo.processInfo.environment["INKRA_BENCH_LARGE_EVENTS"] ?? "") ?? 0
+            if large > 0 {
+                let lines = folder.appendingPathExtension("jsonl")
+                FileHandle.standardError.write(Data("  writing \(large) events to \(lines.path)\n".utf8))
+                try ReplayBenchmarks(
+                    key: key, report: report, eventCount: large, users: users, emulatorBinary: nil,
+                    spacing: 2_500 / Double(large)
+                ).writeLines(large, to: lines)
+                let one = try replayProcess(emulatorBinary, [lines.path, "--jobs", "1"], events: large)
+                let two = try replayProcess(emulatorBinary, [lines.path, "--jobs", "2"], events: large)
+                report.figure("`inkra-emulator replay --jobs 1` of \(large) events in one JSON-lines file", one.text)
+                report.figure("`inkra-emulator replay --jobs 2` of \(large) events in one JSON-lines file", two.text)
+                report.figure(
+                    "`replay` process, --jobs 2 rate ÷ --jobs 1 rate (\(large) events, JSON lines)",
+                    String(format: "%.2f×", one.nanoseconds / two.nanoseconds))
+                try? FileManager.default.removeItem(at: lines)
+            }
         }
         try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// One `inkra-emulator replay` process: its wall time and, under GNU time (which forks the
+    /// emulator from its own small process, so its peak is the emulator's alone; see
+    /// Child.peakResidentBytes for why wait4 here would not be), its peak memory.
+    func replayProcess(_ binary: URL, _ arguments: [String], events: Int) throws -> (nanoseconds: Double, text: String)
+    {
+        let peakFile = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-bench-replay.peak")
+        let timed = FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
+        let started = ContinuousClock.now
+        let child =
+            timed
+            ? try Child.spawn(
+                "/usr/bin/time", ["-f", "%M", "-o", peakFile.path, binary.path, "replay"] + arguments,
+                environment: ProcessInfo.processInfo.environment)
+            : try Child.spawn(binary.path, ["replay"] + arguments, environment: ProcessInfo.processInfo.environment)
+        let status = child.wait()
+        let elapsed = Harness.nanoseconds(ContinuousClock.now - started)
+        let kilobytes = (try? String(contentsOf: peakFile, encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        try? FileManager.default.removeItem(at: peakFile)
+        let peak = timed ? String(format: "%.1f MB", Double(kilobytes ?? 0) * 1024 / 1e6) : "not measured"
+        return (
+            elapsed,
+            String(
+                format: "exit %d, %.0f events/s, %@ per event, peak RSS %@", status, Double(events) / (elapsed / 1e9),
+                human(elapsed / Double(events)), peak)
+        )
     }
 
     /// What API Gateway and the functions do for one event, without the emulator.

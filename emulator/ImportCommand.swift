@@ -10,9 +10,10 @@ struct ImportCommand: ParsableCommand {
         abstract: "Turn captured Lambda logs with recordings (INKRA_RECORD_EVENTS=1) into an events folder.",
         discussion: """
             Reads what `aws logs filter-log-events --output json` or `aws logs get-log-events` printed (one page \
-            or several saved one after another), CloudWatch Logs' gzip'd exports to S3, or a plain capture of the \
-            runtime's output, and writes OUT/<function>/<recorded time>-<request id>.json with its \
-            .expected.json from the recorded response; `replay OUT/<function>` then runs each event at the \
+            or several saved one after another), CloudWatch Logs' gzip'd exports to S3, a plain capture of the \
+            runtime's output, or a JSON-lines file of events as `replay` reads them (*.jsonl: an event a line \
+            with "x-inkra-function", its expectation under "x-inkra-expected"), and writes \
+            OUT/<function>/<recorded time>-<request id>.json with its .expected.json from the recorded response; `replay OUT/<function>` then runs each event at the \
             instant the function read. The authorizer's decisions go to OUT/authorizer-decisions.jsonl. A \
             recording seen twice is written once; lines that are not recordings are skipped; a broken one is \
             reported with its file and line and the import goes on. Exit status 1 when any line was broken or \
@@ -57,7 +58,20 @@ struct ImportCommand: ParsableCommand {
         let pseudonymizer = pseudonymize.map(Pseudonymizer.init(key:))
         var collector = RecordingCollector()
         var unreadable = 0
+        var fromLines = EventLinesImport.Outcome()
         for source in sources {
+            if EventLinesImport.accepts(URL(fileURLWithPath: source)) {
+                let writer = ImportWriter(directory: URL(fileURLWithPath: out), pseudonymizer: pseudonymizer)
+                do {
+                    let outcome = try EventLinesImport(writer: writer).run(URL(fileURLWithPath: source), named: source)
+                    fromLines.written += outcome.written
+                    fromLines.broken += outcome.broken
+                } catch {
+                    Output.err("error: \(error.message)")
+                    unreadable += 1
+                }
+                continue
+            }
             do {
                 let messages = try LogSource.messages(of: URL(fileURLWithPath: source), named: source)
                 for message in messages { collector.add(message) }
@@ -68,6 +82,7 @@ struct ImportCommand: ParsableCommand {
             }
         }
         for broken in collector.broken { Output.err("broken: \(broken)") }
+        for broken in fromLines.broken { Output.err("broken: \(broken)") }
         for cut in collector.cut {
             Output.err(
                 "cut: \(cut.source):\(cut.line): recording \(cut.requestID) has parts \(cut.seen) of \(cut.of); "
@@ -75,7 +90,7 @@ struct ImportCommand: ParsableCommand {
         }
 
         let writer = ImportWriter(directory: URL(fileURLWithPath: out), pseudonymizer: pseudonymizer)
-        var written = 0
+        var written = fromLines.written
         var decisions: [Recording] = []
         let total = collector.recordings.count
         for (index, recording) in collector.recordings.enumerated() {
@@ -101,8 +116,10 @@ struct ImportCommand: ParsableCommand {
         Output.out(
             "\(collector.found) recording lines found, \(written) events and \(decisions.count) authorizer "
                 + "decisions written, \(collector.duplicates) duplicates, \(collector.skipped) other lines skipped, "
-                + "\(collector.broken.count) broken, \(collector.cut.count) cut")
+                + "\(collector.broken.count + fromLines.broken.count) broken, \(collector.cut.count) cut")
         if unreadable == sources.count { throw ExitCode(2) }
-        if !collector.broken.isEmpty || !collector.cut.isEmpty || unreadable > 0 { throw ExitCode(1) }
+        if !collector.broken.isEmpty || !collector.cut.isEmpty || !fromLines.broken.isEmpty || unreadable > 0 {
+            throw ExitCode(1)
+        }
     }
 }

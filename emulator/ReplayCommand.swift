@@ -17,9 +17,19 @@ struct ReplayCommand: AsyncParsableCommand {
             and no authorizer section run through the authorizer first. <name>.expected.json beside an event \
             holds its expected result. Exit status 1 when any event fails or mismatches.
 
+            A JSON-lines file (*.jsonl, *.ndjson) holds an event a line, replayed in line order: each line an \
+            event object with "x-inkra-function", and its expected result, if any, inline under \
+            "x-inkra-expected" (what <name>.expected.json would hold). Events are read as they run, so a file \
+            of a million events replays in bounded memory; a bad line is reported as <file>:<line>.
+
+            --jobs N runs events of different users side by side on N workers (default: every core); events \
+            of one user, or sharing an Idempotency-Key, still run in input order, and the output, the state \
+            file and the exit status are those of --jobs 1, which runs every event in turn.
+
             Examples, from the repository root:
               swift run inkra-emulator replay events
               swift run inkra-emulator replay events/generateQuestions --json
+              swift run inkra-emulator replay day.jsonl --jobs 2 --state day-state.json
 
             What if: --report replays recorded traffic under --limits and reports, against each event's \
             recorded outcome, the calls admitted before and refused now (by window) and refused before and \
@@ -52,10 +62,14 @@ struct ReplayCommand: AsyncParsableCommand {
         help: "Seed the table first from `aws dynamodb scan --output json` output (one or several pages).")
     var stateFromScan: String?
 
+    @Option(help: "How many events run at once (default: the cores); 1 runs them in turn.")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
         if report && update { throw ValidationError("give --report or --update, not both") }
+        if jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
         if recordedLimits != nil && !report { throw ValidationError("--recorded-limits goes with --report") }
     }
 
@@ -76,23 +90,23 @@ struct ReplayCommand: AsyncParsableCommand {
         let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
         let progress = Progress()
         let started = ContinuousClock.now
-        let records = await replayer.replay(targets) { record, position, total in
+        let tally = await replayer.replay(targets, jobs: jobs) { record, total in
             progress.clear()
             if json {
                 Output.out(ReplayReporter.json(for: record).jsonString)
             } else {
                 Output.out(ReplayReporter.line(for: record))
             }
-            progress.show(position, total)
+            progress.advance(total)
         }
         progress.clear()
         try stack.saveState()
-        if !json { Output.out(ReplayReporter.summary(records, elapsed: ContinuousClock.now - started)) }
-        if records.isEmpty {
+        if !json { Output.out(ReplayReporter.summary(tally, elapsed: ContinuousClock.now - started)) }
+        if tally.events == 0 {
             Output.err("no events found in \(targets.map(\.relativePath).joined(separator: ", "))")
             throw ExitCode(2)
         }
-        if records.contains(where: { !$0.ok }) { throw ExitCode(1) }
+        if tally.failed > 0 { throw ExitCode(1) }
     }
 }
 
@@ -106,7 +120,9 @@ extension ReplayCommand {
         replayer.exampleLimit = 3
         let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
         let progress = Progress()
-        let report = await replayer.report(targets) { position, total in progress.show(position, total) }
+        let report = await replayer.report(targets, jobs: jobs) { position, total in
+            progress.show(position, total)
+        }
         progress.clear()
         try stack.saveState()
         guard report.events > 0 else {
@@ -118,24 +134,40 @@ extension ReplayCommand {
     }
 }
 
-/// A progress line on standard error for long replays: redrawn in place on a terminal, a line
-/// every second otherwise.
+/// A progress line on standard error for long replays, never on standard output: redrawn in
+/// place on a terminal at most every 100 ms, a line every 5 seconds otherwise, from the first
+/// second on (nothing for a replay that ends within it).
 final class Progress {
     private let terminal = isatty(STDERR_FILENO) == 1
-    private var last = ContinuousClock.now
+    private let started = ContinuousClock.now
+    private var last: ContinuousClock.Instant?
     private var drawn = false
+    private var position = 0
 
-    func show(_ position: Int, _ total: Int) {
-        guard total >= 200, position < total else { return }
+    /// One more event done, of `total` when known.
+    func advance(_ total: Int?) {
+        position += 1
+        show(position, total)
+    }
+
+    /// `position` events done, of `total` when known.
+    func show(_ position: Int, _ total: Int?) {
+        if let total, position >= total { return }
         let now = ContinuousClock.now
-        guard now - last >= .milliseconds(terminal ? 100 : 1000) else { return }
+        guard now - started >= .seconds(1) else { return }
+        if let last, now - last < (terminal ? .milliseconds(100) : .seconds(5)) { return }
         last = now
-        let percent = position * 100 / total
+        let rate = Double(position) / max(Double((now - started).components.seconds), 1)
+        var text = "\(position)"
+        if let total { text += "/\(total)" }
+        text += " events"
+        if let total { text += " (\(position * 100 / total)%)" }
+        text += String(format: ", %.0f a second", rate)
         if terminal {
-            FileHandle.standardError.write(Data("\r  replaying \(position)/\(total) events (\(percent)%)".utf8))
+            FileHandle.standardError.write(Data("\r  replaying \(text)".utf8))
             drawn = true
         } else {
-            Output.err("  replayed \(position)/\(total) events (\(percent)%)")
+            Output.err("  replayed \(text)")
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraUsage
 
 /// Writes recordings as an events folder that `replay` reads as it reads `events/`:
 /// `DIR/<function>/<recorded time>-<request id>.json` and its `.expected.json`, and the
@@ -23,30 +24,52 @@ package struct ImportWriter: Sendable {
 
     /// The event file a recording is written to, relative to the folder.
     package static func relativePath(of recording: Recording) -> String {
-        let time = Recording.iso8601(milliseconds: recording.epochMilliseconds).replacingOccurrences(of: ":", with: "-")
+        relativePath(
+            function: recording.function, epochMilliseconds: Int(recording.epochMilliseconds),
+            requestID: recording.requestID)
+    }
+
+    /// The event file of a function's event at an instant, relative to the folder.
+    static func relativePath(function: String, epochMilliseconds: Int, requestID: String) -> String {
+        let time = CivilTime.iso8601(milliseconds: Int64(epochMilliseconds)).replacingOccurrences(of: ":", with: "-")
         let id = String(
-            recording.requestID.unicodeScalars.map { scalar in
+            requestID.unicodeScalars.map { scalar in
                 CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar)
                     ? Character(scalar) : "_"
             })
-        return "\(recording.function)/\(time)-\(id).json"
+        return "\(function)/\(time)-\(id).json"
     }
 
     /// Writes one function recording (event and expectation).
     /// - Throws: ``EmulatorError`` naming the file that cannot be written.
     package func write(_ recording: Recording) throws(EmulatorError) {
-        guard var event = recording.event, event.object != nil else {
+        guard let event = recording.event, event.object != nil else {
             throw EmulatorError("recording \(recording.requestID) has no event to write")
         }
+        try write(
+            event: event, function: recording.function, requestID: recording.requestID,
+            epochMilliseconds: Int(recording.epochMilliseconds), expectation: Self.expectation(of: recording))
+    }
+
+    /// Writes one event, at its instant, and its expectation when it has one.
+    /// - Throws: ``EmulatorError`` naming the file that cannot be written.
+    package func write(
+        event: JSONValue, function: String, requestID: String, epochMilliseconds: Int, expectation: JSONValue?
+    ) throws(EmulatorError) {
+        var event = event
         if let pseudonymizer { event = pseudonymizer.event(event) }
-        let key = event["version"]?.string == "2.0" ? "timeEpoch" : "requestTimeEpoch"
-        event.set(.number(String(recording.epochMilliseconds)), at: ["requestContext", key])
-        event.set(.string(recording.function), at: ["x-inkra-function"])
-        event.set(.string(Recording.iso8601(milliseconds: recording.epochMilliseconds)), at: ["x-inkra-recorded-at"])
-        let url = directory.appendingPathComponent(Self.relativePath(of: recording))
+        if event["requestContext"] != nil {
+            let key = event["version"]?.string == "2.0" ? "timeEpoch" : "requestTimeEpoch"
+            event.set(.number(String(epochMilliseconds)), at: ["requestContext", key])
+        }
+        event.set(.string(function), at: ["x-inkra-function"])
+        event.set(.string(CivilTime.iso8601(milliseconds: Int64(epochMilliseconds))), at: ["x-inkra-recorded-at"])
+        let url = directory.appendingPathComponent(
+            Self.relativePath(function: function, epochMilliseconds: epochMilliseconds, requestID: requestID))
         try save(event, to: url)
-        try save(
-            Self.expectation(of: recording), to: url.deletingPathExtension().appendingPathExtension("expected.json"))
+        if let expectation {
+            try save(expectation, to: url.deletingPathExtension().appendingPathExtension("expected.json"))
+        }
     }
 
     /// Appends the authorizer decisions to `authorizer-decisions.jsonl` (created anew each import).
@@ -56,7 +79,7 @@ package struct ImportWriter: Sendable {
         for recording in recordings {
             var object: JSONObject = [
                 "requestId": .string(recording.requestID),
-                "at": .string(Recording.iso8601(milliseconds: recording.epochMilliseconds)),
+                "at": .string(CivilTime.iso8601(milliseconds: recording.epochMilliseconds)),
             ]
             if var decision = recording.decision {
                 if let pseudonymizer { decision = pseudonymizer.context(decision) }
@@ -80,7 +103,7 @@ package struct ImportWriter: Sendable {
     package static func expectation(of recording: Recording) -> JSONValue {
         var recorded: JSONObject = [
             "requestId": .string(recording.requestID),
-            "at": .string(Recording.iso8601(milliseconds: recording.epochMilliseconds)),
+            "at": .string(CivilTime.iso8601(milliseconds: recording.epochMilliseconds)),
         ]
         if let error = recording.error {
             return ["error": error, "recorded": .object(recorded)]

@@ -5,15 +5,15 @@ import InkraJSON
 /// `statusCode` (equal), `headers` and `body` (a JSON subset of the proxy response's headers and
 /// parsed body), `response` (a subset of the raw result, for the authorizer), `error` (a subset
 /// of Lambda's error object when the invocation must fail).
-public struct Expectation: Sendable, Hashable {
+package struct Expectation: Sendable, Hashable {
     /// The file's JSON.
-    public var json: JSONValue
+    package var json: JSONValue
 
     /// Wraps an expectation file's JSON.
-    public init(json: JSONValue) { self.json = json }
+    package init(json: JSONValue) { self.json = json }
 
     /// The expectation that matches an invocation exactly as it went, for `--update`.
-    public init(recording invocation: Invocation) {
+    package init(recording invocation: Invocation) {
         switch invocation.outcome {
         case .failure(let error):
             json = ["error": error.json]
@@ -31,7 +31,7 @@ public struct Expectation: Sendable, Hashable {
     }
 
     /// The differences between this expectation and an invocation; empty when it matches.
-    public func mismatches(_ invocation: Invocation) -> [String] {
+    package func mismatches(_ invocation: Invocation) -> [String] {
         var found: [String] = []
         switch invocation.outcome {
         case .failure(let error):

@@ -4,9 +4,9 @@ import InkraJSON
 
 /// Turns replay records into what `replay` prints: a line per event (or a JSON object per event),
 /// a readable diff under each mismatch, and a summary.
-public enum ReplayReporter {
+package enum ReplayReporter {
     /// One line per event: mark, file, function, status, time taken; the diff indented below.
-    public static func line(for record: ReplayRecord) -> String {
+    package static func line(for record: ReplayRecord) -> String {
         let mark = record.ok ? (record.updated ? "✎" : "✓") : "✗"
         let function = record.function?.rawValue ?? "-"
         var status = "-"
@@ -35,7 +35,7 @@ public enum ReplayReporter {
     }
 
     /// The `--json` object of one event.
-    public static func json(for record: ReplayRecord) -> JSONValue {
+    package static func json(for record: ReplayRecord) -> JSONValue {
         var object: JSONValue = [
             "file": .string(record.file), "function": record.function.map { .string($0.rawValue) } ?? .null,
             "ok": .bool(record.ok),
@@ -57,13 +57,17 @@ public enum ReplayReporter {
     }
 
     /// "`25 events: 25 passed, 0 failed in 12.3 ms`".
-    public static func summary(_ records: [ReplayRecord], elapsed: Duration) -> String {
-        let failed = records.filter { !$0.ok }.count
-        let unchecked = records.filter { $0.ok && !$0.checked && !$0.updated }.count
-        let updated = records.filter(\.updated).count
-        var text = "\(records.count) events: \(records.count - failed) passed, \(failed) failed"
-        if updated > 0 { text += ", \(updated) expectations written" }
-        if unchecked > 0 { text += ", \(unchecked) without expectations" }
+    package static func summary(_ records: [ReplayRecord], elapsed: Duration) -> String {
+        var tally = ReplayTally()
+        for record in records { tally.add(record) }
+        return summary(tally, elapsed: elapsed)
+    }
+
+    /// "`25 events: 25 passed, 0 failed in 12.3 ms`", from the counts alone.
+    package static func summary(_ tally: ReplayTally, elapsed: Duration) -> String {
+        var text = "\(tally.events) events: \(tally.events - tally.failed) passed, \(tally.failed) failed"
+        if tally.updated > 0 { text += ", \(tally.updated) expectations written" }
+        if tally.unchecked > 0 { text += ", \(tally.unchecked) without expectations" }
         text += " in \(milliseconds(elapsed))"
         return text
     }

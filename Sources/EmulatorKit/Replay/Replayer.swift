@@ -2,133 +2,136 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 
-/// Replays recorded events through the stack, in name order, with state shared across them.
-public struct Replayer: Sendable {
+/// Replays recorded events through the stack, in name order (JSON-lines files in line order), with
+/// state shared across them.
+package struct Replayer: Sendable {
     /// The stack events run on.
-    public let stack: EmulatorStack
+    package let stack: EmulatorStack
     /// Write each event's expectation from its result instead of comparing.
-    public var update = false
+    package var update = false
     /// Only events for these functions are replayed (all when `nil`).
-    public var functions: Set<FunctionName>?
+    package var functions: Set<FunctionName>?
     /// Runs the target function somewhere else than in-process (a real runtime).
-    public var target: FunctionTarget?
+    package var target: FunctionTarget?
     /// Whether the returned records keep each event's result. A command line that prints every
     /// record as it goes needs only the verdicts afterwards, and a long replay then holds no
     /// responses in memory.
-    public var keepsResults = true
+    package var keepsResults = true
 
     /// A replayer over a stack.
-    public init(stack: EmulatorStack, update: Bool = false) {
+    package init(stack: EmulatorStack, update: Bool = false) {
         self.stack = stack
         self.update = update
     }
 
-    /// Replays files and folders.
+    /// Replays files, folders and JSON-lines files, collecting every record.
     /// - Parameters:
-    ///   - paths: event files and folders.
-    ///   - report: called after each event with its record, its position and the total.
-    /// - Returns: every event's record.
-    public func replay(
-        _ paths: [URL],
+    ///   - paths: event files, folders and JSON-lines files.
+    ///   - jobs: how many events run at once (see ``replay(_:jobs:each:)``).
+    ///   - report: called after each event with its record, its position and the total (the
+    ///     position when the total is not known yet).
+    /// - Returns: every event's record, in input order.
+    package func replay(
+        _ paths: [URL], jobs: Int = 1,
         report: (ReplayRecord, _ position: Int, _ total: Int) -> Void = { _, _, _ in }
     ) async -> [ReplayRecord] {
-        var files = EventFiles.collect(paths)
-        if let functions {
-            files = files.filter { file in Self.function(of: file).map(functions.contains) ?? true }
-        }
         var records: [ReplayRecord] = []
-        records.reserveCapacity(files.count)
-        for (index, file) in files.enumerated() {
-            var record = await replay(file)
-            report(record, index + 1, files.count)
+        await replay(paths, jobs: jobs) { record, total in
+            report(record, records.count + 1, total ?? records.count + 1)
+            var record = record
             if !keepsResults { record.invocation = nil }
             records.append(record)
         }
         return records
     }
 
+    /// Replays files, folders and JSON-lines files, handing each record over in input order and
+    /// keeping none. With `jobs` > 1, events of different users run side by side (``ReplayLanes``)
+    /// and the records, the table's final state and every expectation written are what one job
+    /// gives.
+    /// - Parameters:
+    ///   - paths: event files, folders and JSON-lines files.
+    ///   - jobs: how many events run at once; 1 runs them in turn.
+    ///   - each: called with each record, in input order, and how many events there are once known.
+    /// - Returns: the count of each verdict.
+    @discardableResult
+    package func replay(
+        _ paths: [URL], jobs: Int, each: (ReplayRecord, _ total: Int?) -> Void
+    ) async -> ReplayTally {
+        var tally = ReplayTally()
+        let functions = functions
+        await ReplayLanes(jobs: jobs).run(EventSource(paths)) { event in
+            guard let functions, let function = event.function else { return true }
+            return functions.contains(function)
+        } work: { event in
+            await run(event)
+        } deliver: { records, total in
+            for record in records {
+                tally.add(record)
+                each(record, total)
+            }
+        }
+        return tally
+    }
+
     /// Replays one event given as JSON (no file), with its function named.
-    public func replay(event: JSONValue, function: FunctionName) async -> Invocation {
+    package func replay(event: JSONValue, function: FunctionName) async -> Invocation {
         let (cleaned, time) = Self.prepare(event)
         return await invoke(function, cleaned, at: time)
     }
 
-    private func replay(_ file: EventFile) async -> ReplayRecord {
-        var record = ReplayRecord(file: file.display)
-        guard !file.missing else {
-            record.problem = "no such file or folder"
+    private func run(_ loaded: LoadedEvent) async -> ReplayRecord {
+        var record = ReplayRecord(file: loaded.display)
+        if let problem = loaded.problem {
+            record.problem = problem
             return record
         }
-        let event: JSONValue
-        do {
-            let data = try Data(contentsOf: file.url)
-            guard data.count <= Self.maximumEventSize else {
-                record.problem = "event is \(data.count) bytes; Lambda accepts at most \(Self.maximumEventSize)"
-                return record
-            }
-            event = try JSONParser.parse(Self.jsonBytes(of: data))
-        } catch let error as JSONParseError {
-            record.problem = "not valid JSON: \(error)"
-            return record
-        } catch {
-            record.problem = "cannot be read: \(error.localizedDescription)"
-            return record
-        }
-        guard event.object != nil else {
-            record.problem = "an event must be a JSON object, not \(event.typeName)"
-            return record
-        }
-        let named = event["x-inkra-function"]?.string
-        if let named, FunctionName(caseInsensitive: named) == nil {
-            record.problem =
-                "x-inkra-function \"\(named)\" is not one of \(FunctionName.allCases.map(\.rawValue).joined(separator: ", "))"
-            return record
-        }
-        guard let function = named.flatMap(FunctionName.init(caseInsensitive:)) ?? file.functionFromFolder else {
-            record.problem =
-                "cannot tell which function this event is for: put it under a folder named after the function "
-                + "(events/generateQuestions/…) or add \"x-inkra-function\""
-            return record
-        }
+        guard let function = loaded.function else { return record }
         record.function = function
-
-        let (cleaned, time) = Self.prepare(event)
+        let (cleaned, time) = Self.prepare(loaded.event)
         let started = ContinuousClock.now
         let invocation = await invoke(function, cleaned, at: time)
         record.duration = ContinuousClock.now - started
         record.invocation = invocation
-
-        let expectationURL = file.expectationURL
-        if update {
-            let expectation = Expectation(recording: invocation)
-            do {
-                try Data((expectation.json.prettyJSONString + "\n").utf8).write(to: expectationURL, options: .atomic)
-                record.updated = true
-            } catch {
-                record.problem = "cannot write \(expectationURL.lastPathComponent): \(error.localizedDescription)"
+        switch loaded.expectation {
+        case .inline(let expected):
+            if update {
+                record.problem = "--update cannot write into a JSON-lines file; put the event in a file of its own"
+            } else if let expected {
+                record.checked = true
+                record.mismatches = Expectation(json: expected).mismatches(invocation)
             }
-            return record
-        }
-        guard FileManager.default.fileExists(atPath: expectationURL.path) else { return record }
-        do {
-            let data = try Data(contentsOf: expectationURL)
-            let expectation = Expectation(json: try JSONParser.parse(Self.jsonBytes(of: data)))
-            record.checked = true
-            record.mismatches = expectation.mismatches(invocation)
-        } catch {
-            record.problem = "\(expectationURL.lastPathComponent) is not valid JSON: \(error)"
+        case .beside(let expectationURL):
+            if update {
+                let expectation = Expectation(recording: invocation)
+                do {
+                    try Data((expectation.json.prettyJSONString + "\n").utf8).write(
+                        to: expectationURL, options: .atomic)
+                    record.updated = true
+                } catch {
+                    record.problem = "cannot write \(expectationURL.lastPathComponent): \(error.localizedDescription)"
+                }
+                return record
+            }
+            // One read, no stat first: most recorded events have an expectation, many replays none.
+            let data: Data
+            do {
+                data = try Data(contentsOf: expectationURL)
+            } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
+                return record
+            } catch {
+                record.problem = "\(expectationURL.lastPathComponent) cannot be read: \(error.localizedDescription)"
+                return record
+            }
+            do {
+                let expectation = Expectation(json: try JSONParser.parse(Self.jsonBytes(of: data)))
+                record.checked = true
+                record.mismatches = expectation.mismatches(invocation)
+            } catch {
+                record.problem = "\(expectationURL.lastPathComponent) is not valid JSON: \(error)"
+            }
         }
         return record
-    }
-
-    /// The function an event file is for, without running it (`nil` when it cannot be told).
-    static func function(of file: EventFile) -> FunctionName? {
-        if let data = try? Data(contentsOf: file.url), let event = try? JSONParser.parse(jsonBytes(of: data)),
-            let named = event["x-inkra-function"]?.string
-        {
-            return FunctionName(caseInsensitive: named)
-        }
-        return file.functionFromFolder
     }
 
     private func invoke(_ function: FunctionName, _ event: JSONValue, at time: Date?) async -> Invocation {
@@ -143,13 +146,14 @@ public struct Replayer: Sendable {
     }
 
     /// Lambda's limit on a synchronous invocation's payload.
-    public static let maximumEventSize = 6 * 1024 * 1024
+    package static let maximumEventSize = 6 * 1024 * 1024
 
     /// The event without the emulator's own fields, and the instant it was recorded.
-    public static func prepare(_ event: JSONValue) -> (JSONValue, Date?) {
+    package static func prepare(_ event: JSONValue) -> (JSONValue, Date?) {
         var cleaned = event
         cleaned.set(nil, at: ["x-inkra-function"])
         cleaned.set(nil, at: ["x-inkra-recorded-at"])
+        cleaned.set(nil, at: [LoadedEvent.expectedField])
         return (cleaned, recordedTime(event))
     }
 
@@ -163,24 +167,24 @@ public struct Replayer: Sendable {
 }
 
 /// What happened to one event of a replay.
-public struct ReplayRecord: Sendable {
+package struct ReplayRecord: Sendable {
     /// The event file, as named in output.
-    public var file: String
+    package var file: String
     /// The function it was for.
-    public var function: FunctionName?
+    package var function: FunctionName?
     /// The result, when the event could be run.
-    public var invocation: Invocation?
+    package var invocation: Invocation?
     /// Why the event could not be run or checked.
-    public var problem: String?
+    package var problem: String?
     /// Differences from the expectation.
-    public var mismatches: [String] = []
+    package var mismatches: [String] = []
     /// Whether an expectation file was compared.
-    public var checked = false
+    package var checked = false
     /// Whether `--update` wrote the expectation.
-    public var updated = false
+    package var updated = false
     /// How long the chain took.
-    public var duration: Duration = .zero
+    package var duration: Duration = .zero
 
     /// Whether the event ran and matched its expectation (if any).
-    public var ok: Bool { problem == nil && mismatches.isEmpty }
+    package var ok: Bool { problem == nil && mismatches.isEmpty }
 }

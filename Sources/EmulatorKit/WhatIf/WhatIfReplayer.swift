@@ -1,19 +1,20 @@
 import Foundation
 import InkraHandlers
+import InkraJSON
 import InkraUsage
 
 /// Replays recorded traffic under other limits and builds a ``WhatIfReport`` against the recorded
-/// outcomes (each event's `<name>.expected.json`). Every event runs, in name order, on one table as
-/// `replay` runs them; only `generateQuestions` calls are compared.
-public struct WhatIfReplayer: Sendable {
+/// outcomes (each event's `<name>.expected.json`, or a JSON-lines event's `x-inkra-expected`). Every
+/// event runs, in name order, on one table as `replay` runs them; only `generateQuestions` calls are compared.
+package struct WhatIfReplayer: Sendable {
     /// The stack, built with the new limits (`--limits`).
-    public let stack: EmulatorStack
+    package let stack: EmulatorStack
     /// The new limits, as the stack's limits file gives them.
-    public let limits: TierLimits
+    package let limits: TierLimits
     /// Moves recorded contexts' quotas to the new limits.
-    public var quota: RecordedQuota
+    package var quota: RecordedQuota
     /// How many examples each change keeps.
-    public var exampleLimit = 3
+    package var exampleLimit = 3
 
     /// A what-if replayer on a stack.
     /// - Parameters:
@@ -21,7 +22,7 @@ public struct WhatIfReplayer: Sendable {
     ///   - recordedLimits: the limits the traffic was recorded under (the defaults unless the
     ///     deployed stack had a limits file).
     /// - Throws: ``EmulatorError`` naming the limits file and its fault.
-    public init(stack: EmulatorStack, recordedLimits: TierLimits = TierLimits()) throws(EmulatorError) {
+    package init(stack: EmulatorStack, recordedLimits: TierLimits = TierLimits()) throws(EmulatorError) {
         self.stack = stack
         limits = try Self.limits(stack.options.limitsFile, flag: "--limits")
         quota = RecordedQuota(recorded: recordedLimits, replayed: limits)
@@ -29,7 +30,7 @@ public struct WhatIfReplayer: Sendable {
 
     /// Reads a limits file for a flag, or the defaults when none is named.
     /// - Throws: ``EmulatorError`` naming the flag, the file and its fault.
-    public static func limits(_ file: URL?, flag: String) throws(EmulatorError) -> TierLimits {
+    package static func limits(_ file: URL?, flag: String) throws(EmulatorError) -> TierLimits {
         guard let file else { return TierLimits() }
         do {
             return try TierLimits(contentsOf: file)
@@ -38,74 +39,75 @@ public struct WhatIfReplayer: Sendable {
         }
     }
 
-    /// Replays files and folders and reports what changed.
+    /// Replays files, folders and JSON-lines files and reports what changed.
     /// - Parameters:
-    ///   - paths: event files and folders.
-    ///   - progress: called after each event with its position and the total.
+    ///   - paths: event files, folders and JSON-lines files.
+    ///   - jobs: how many events run at once; the report is the same for any number (``ReplayLanes``).
+    ///   - progress: called as events are replayed with how many have been, and the total once known.
     /// - Returns: the report.
-    public func report(_ paths: [URL], progress: (_ position: Int, _ total: Int) -> Void = { _, _ in }) async
-        -> WhatIfReport
-    {
-        let files = EventFiles.collect(paths)
+    package func report(
+        _ paths: [URL], jobs: Int = 1, progress: (_ position: Int, _ total: Int?) -> Void = { _, _ in }
+    ) async -> WhatIfReport {
         var calls: [MeteredCall] = []
         var problems: [WhatIfReport.Problem] = []
         var notMetered = 0
         var withoutRecording = 0
-        for (index, file) in files.enumerated() {
-            defer { progress(index + 1, files.count) }
-            switch await replay(file) {
-            case .problem(let problem): problems.append(WhatIfReport.Problem(file: file.display, problem: problem))
-            case .notMetered: notMetered += 1
-            case .withoutRecording: withoutRecording += 1
-            case .call(let call): calls.append(call)
+        var events = 0
+        await ReplayLanes(jobs: jobs).run(EventSource(paths)) { event in
+            await replay(event)
+        } deliver: { results, total in
+            for (file, result) in results {
+                events += 1
+                switch result {
+                case .problem(let problem): problems.append(WhatIfReport.Problem(file: file, problem: problem))
+                case .notMetered: notMetered += 1
+                case .withoutRecording: withoutRecording += 1
+                case .call(let call): calls.append(call)
+                }
             }
+            progress(events, total)
         }
         var report = WhatIfReport(
             calls: calls, limits: limits, limitsFile: stack.options.limitsFile?.relativePath,
             exampleLimit: exampleLimit)
-        report.events = files.count - problems.count
+        report.events = events - problems.count
         report.notMetered = notMetered
         report.withoutRecording = withoutRecording
         report.problems = problems
         return report
     }
 
-    private enum Replayed {
+    private enum Replayed: Sendable {
         case problem(String)
         case notMetered
         case withoutRecording
         case call(MeteredCall)
     }
 
-    private func replay(_ file: EventFile) async -> Replayed {
-        guard !file.missing else { return .problem("no such file or folder") }
-        let event: JSONValue
-        do {
-            let data = try Data(contentsOf: file.url)
-            guard data.count <= Replayer.maximumEventSize else {
-                return .problem("event is \(data.count) bytes; Lambda accepts at most \(Replayer.maximumEventSize)")
-            }
-            event = try JSONParser.parse(Replayer.jsonBytes(of: data))
-        } catch {
-            return .problem("not valid JSON or cannot be read: \(error)")
-        }
-        guard event.object != nil else { return .problem("an event must be a JSON object, not \(event.typeName)") }
-        guard
-            let function = event["x-inkra-function"]?.string.flatMap(FunctionName.init(caseInsensitive:))
-                ?? (event["x-inkra-function"] == nil ? file.functionFromFolder : nil)
-        else {
-            return .problem("cannot tell which function this event is for (its folder or \"x-inkra-function\")")
-        }
+    private func replay(_ loaded: LoadedEvent) async -> (String, Replayed) {
+        if let problem = loaded.problem { return (loaded.display, .problem(problem)) }
+        guard let function = loaded.function else { return (loaded.display, .problem("no function")) }
+        let event = loaded.event
         let invocation = await Replayer(stack: stack).replay(event: quota.moving(event), function: function)
-        guard function == .generateQuestions else { return .notMetered }
-        guard FileManager.default.fileExists(atPath: file.expectationURL.path) else { return .withoutRecording }
+        guard function == .generateQuestions else { return (loaded.display, .notMetered) }
         let expectation: JSONValue
-        do {
-            expectation = try JSONParser.parse(Replayer.jsonBytes(of: Data(contentsOf: file.expectationURL)))
-        } catch {
-            return .problem("\(file.expectationURL.lastPathComponent) is not valid JSON: \(error)")
+        switch loaded.expectation {
+        case .inline(let expected?):
+            expectation = expected
+        case .inline(nil):
+            return (loaded.display, .withoutRecording)
+        case .beside(let url):
+            guard FileManager.default.fileExists(atPath: url.path) else { return (loaded.display, .withoutRecording) }
+            do {
+                expectation = try JSONParser.parse(Replayer.jsonBytes(of: Data(contentsOf: url)))
+            } catch {
+                return (loaded.display, .problem("\(url.lastPathComponent) is not valid JSON: \(error)"))
+            }
         }
-        guard let recorded = Admission(expectation: expectation) else { return .withoutRecording }
-        return .call(MeteredCall(file: file.display, event: event, recorded: recorded, invocation: invocation))
+        guard let recorded = Admission(expectation: expectation) else { return (loaded.display, .withoutRecording) }
+        return (
+            loaded.display,
+            .call(MeteredCall(file: loaded.display, event: event, recorded: recorded, invocation: invocation))
+        )
     }
 }

@@ -1,0 +1,138 @@
+/// Runs a replay's events on several workers with the result of a sequential replay.
+///
+/// Events are taken a chunk at a time. Within a chunk, events that share a key (a user, an
+/// idempotency key: ``LoadedEvent/keys``) are joined into groups — union-find, so two users tied
+/// by one idempotency key are one group — and each group goes whole to one worker, which runs its
+/// events in input order; groups are spread so the workers get as many events each as can be.
+/// Results come back in input order, a chunk at a time, once the whole chunk has run, so no event
+/// of a later chunk runs before an event of an earlier one. While a chunk runs, the next is read.
+///
+/// Events of different groups touch different partitions of the table; the only item they share
+/// is the refusal index's (GSI1) view, which no replayed function reads and which the table keeps
+/// in key order, so the final state does not depend on how the workers interleaved.
+struct ReplayLanes {
+    /// How many workers run at once; 1 runs every event in turn, reading none ahead.
+    var jobs: Int
+    /// How many events are read, run and reported together when `jobs` > 1.
+    var chunkSize = 256
+
+    /// Runs every event of a source.
+    /// - Parameters:
+    ///   - source: the events.
+    ///   - keep: whether an event is to run at all (`run-runtime` runs one function's).
+    ///   - work: runs one event.
+    ///   - deliver: takes the results in input order, with how many events the source holds when
+    ///     known.
+    func run<Result: Sendable>(
+        _ source: EventSource,
+        keep: @escaping @Sendable (LoadedEvent) -> Bool = { _ in true },
+        work: @escaping @Sendable (LoadedEvent) async -> Result,
+        deliver: ([Result], _ knownTotal: Int?) -> Void
+    ) async {
+        guard jobs > 1 else {
+            var source = source
+            while let event = source.next() {
+                guard keep(event) else { continue }
+                deliver([await work(event)], source.knownTotal)
+            }
+            return
+        }
+        let reader = EventReader(source, keep: keep)
+        var chunk = await reader.chunk(of: chunkSize)
+        while !chunk.events.isEmpty {
+            async let following = reader.chunk(of: chunkSize)
+            deliver(await run(chunk.events, work: work), chunk.knownTotal)
+            chunk = await following
+        }
+    }
+
+    /// Runs one chunk on the workers; the results in input order.
+    private func run<Result: Sendable>(
+        _ events: [LoadedEvent], work: @escaping @Sendable (LoadedEvent) async -> Result
+    ) async -> [Result] {
+        await withTaskGroup(of: [(Int, Result)].self) { group in
+            for lane in Self.lanes(for: events.map(\.keys), count: jobs) where !lane.isEmpty {
+                group.addTask {
+                    var results: [(Int, Result)] = []
+                    results.reserveCapacity(lane.count)
+                    for index in lane { results.append((index, await work(events[index]))) }
+                    return results
+                }
+            }
+            var results = [Result?](repeating: nil, count: events.count)
+            for await part in group {
+                for (index, result) in part { results[index] = result }
+            }
+            return results.compactMap { $0 }
+        }
+    }
+
+    /// The events' positions, split into `count` lanes so that events sharing a key are in one
+    /// lane, each lane in input order.
+    /// - Parameter keys: each event's keys.
+    static func lanes(for keys: [[String]], count: Int) -> [[Int]] {
+        var parent = Array(keys.indices)
+        func root(_ index: Int) -> Int {
+            var index = index
+            while parent[index] != index {
+                parent[index] = parent[parent[index]]
+                index = parent[index]
+            }
+            return index
+        }
+        var first: [String: Int] = [:]
+        for (index, eventKeys) in keys.enumerated() {
+            for key in eventKeys {
+                if let other = first[key] {
+                    parent[root(index)] = root(other)
+                } else {
+                    first[key] = index
+                }
+            }
+        }
+        var groupOfRoot: [Int: Int] = [:]
+        var groups: [[Int]] = []
+        for index in keys.indices {
+            let top = root(index)
+            if let group = groupOfRoot[top] {
+                groups[group].append(index)
+            } else {
+                groupOfRoot[top] = groups.count
+                groups.append([index])
+            }
+        }
+        var lanes = [[Int]](repeating: [], count: max(count, 1))
+        for group in groups.sorted(by: { $0.count > $1.count }) {
+            let lightest = lanes.indices.min { lanes[$0].count < lanes[$1].count } ?? 0
+            lanes[lightest] += group
+        }
+        return lanes.map { $0.sorted() }
+    }
+}
+
+/// Reads a source's events a chunk at a time, beside the workers.
+private actor EventReader {
+    private var source: EventSource
+    private let keep: @Sendable (LoadedEvent) -> Bool
+    /// The user key of each token seen lately.
+    private var users: [String: String] = [:]
+
+    init(_ source: EventSource, keep: @escaping @Sendable (LoadedEvent) -> Bool) {
+        self.source = source
+        self.keep = keep
+    }
+
+    /// Up to `size` events (none at the end), with the source's total when known.
+    func chunk(of size: Int) -> (events: [LoadedEvent], knownTotal: Int?) {
+        var events: [LoadedEvent] = []
+        events.reserveCapacity(size)
+        while events.count < size, var event = source.next() {
+            guard keep(event) else { continue }
+            if let function = event.function {
+                event.keys = PartitionKeys.of(event.event, function: function, users: &users)
+            }
+            events.append(event)
+        }
+        return (events, source.knownTotal)
+    }
+}

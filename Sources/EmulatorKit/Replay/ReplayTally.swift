@@ -1,0 +1,23 @@
+/// How a replay's events fared, counted as they go, so a replay of a million events holds no
+/// record once it is reported.
+package struct ReplayTally: Sendable, Hashable {
+    /// Every event.
+    package var events = 0
+    /// The events that failed, could not run or mismatched.
+    package var failed = 0
+    /// The events that passed without an expectation to compare.
+    package var unchecked = 0
+    /// The expectations `--update` wrote.
+    package var updated = 0
+
+    /// No events yet.
+    package init() {}
+
+    /// Counts one record.
+    package mutating func add(_ record: ReplayRecord) {
+        events += 1
+        if !record.ok { failed += 1 }
+        if record.ok && !record.checked && !record.updated { unchecked += 1 }
+        if record.updated { updated += 1 }
+    }
+}
