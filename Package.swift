@@ -4,8 +4,7 @@ import PackageDescription
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
-    // An async function runs on its caller's executor unless it is marked @concurrent (SE-0461): a
-    // request under `serve` stays isolated to its event loop from the gateway to the table.
+    // An async function runs on its caller's executor unless it is marked @concurrent (SE-0461).
     .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
 ]
 
@@ -40,6 +39,9 @@ let package = Package(
     targets: [
         .target(name: "SingleTable", swiftSettings: strictSettings),
         .target(name: "InkraJSON", swiftSettings: strictSettings),
+        // The text rules of HTTP fields (ASCII case-insensitive names, optional whitespace), for this
+        // package's modules only (`package` access).
+        .target(name: "HTTPText", swiftSettings: strictSettings),
         .target(
             name: "InkraUsage",
             dependencies: ["SingleTable", .product(name: "Crypto", package: "swift-crypto")],
@@ -49,6 +51,7 @@ let package = Package(
             name: "InkraAuth",
             dependencies: [
                 "InkraJSON",
+                "HTTPText",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -59,6 +62,7 @@ let package = Package(
             name: "InkraHandlers",
             dependencies: [
                 "InkraJSON",
+                "HTTPText",
                 "InkraAuth",
                 "InkraUsage",
                 "SingleTable",
@@ -67,7 +71,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .target(name: "LambdaRuntimeAPI", swiftSettings: strictSettings),
+        .target(name: "LambdaRuntimeAPI", dependencies: ["HTTPText"], swiftSettings: strictSettings),
         // What a package's own tests of the functions need (events, a clock, a seeded store, a scripted
         // generator, tokens, results); nothing of the emulator.
         .target(
@@ -89,8 +93,8 @@ let package = Package(
         .target(
             name: "InkraLLM",
             dependencies: [
-                "InkraHandlers",
                 "InkraJSON",
+                "HTTPText",
                 "OutboundHTTP",
                 "SingleTable",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -102,6 +106,7 @@ let package = Package(
             dependencies: [
                 "SingleTable",
                 "InkraJSON",
+                "HTTPText",
                 "OutboundHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -124,7 +129,10 @@ let package = Package(
             name: "EmulatorKit",
             dependencies: [
                 "LocalUserPool",
+                "InkraJSON",
+                "HTTPText",
                 "DynamoDBTable",
+                "OutboundHTTP",
                 "InkraHandlers",
                 "InkraAuth",
                 "InkraUsage",
@@ -132,9 +140,6 @@ let package = Package(
                 "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -143,6 +148,7 @@ let package = Package(
         .target(
             name: "EmulatorServer",
             dependencies: [
+                "DynamoDBTable",
                 "EmulatorKit",
                 "LocalUserPool",
                 "InkraJSON",
@@ -171,6 +177,7 @@ let package = Package(
                 "LambdaRuntimeAPI",
                 "InkraHandlers",
                 "InkraJSON",
+                "HTTPText",
                 "InkraAuth",
                 "InkraUsage",
                 "InkraLLM",
@@ -191,6 +198,7 @@ let package = Package(
                 "DynamoDBTable",
                 "SingleTable",
                 "InkraHandlers",
+                "InkraJSON",
                 "InkraAuth",
                 "InkraUsage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -204,15 +212,18 @@ let package = Package(
             name: "inkra-benchmarks",
             dependencies: [
                 "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable",
-                "LambdaRuntimeAPI", "EmulatorServer",
+                "LambdaRuntimeAPI", "EmulatorServer", "MinimalRuntimeAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks",
+            exclude: ["MinimalRuntimeAPI"],
             swiftSettings: strictSettings
         ),
+        // The benchmarks' floor for the local Runtime API: a minimal server in C (fixed event, keep-alive).
+        .target(name: "MinimalRuntimeAPI", path: "Benchmarks/MinimalRuntimeAPI"),
         .target(
             name: "InkraFuzzTargets",
             dependencies: [
@@ -228,7 +239,7 @@ let package = Package(
         .target(
             name: "InkraTestSupport",
             dependencies: [
-                "DynamoDBTable", "EmulatorKit", "InkraJSON", "OutboundHTTP",
+                "DynamoDBTable", "InkraJSON", "OutboundHTTP",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -245,7 +256,7 @@ let package = Package(
             name: "DynamoDBTableTests",
             dependencies: [
                 "DynamoDBTable", "SingleTable", "InkraJSON", "InkraTestSupport", "InkraUsage", "InkraHandlers",
-                "InkraLLM", "EmulatorKit",
+                "InkraLLM", "EmulatorKit", "Bootstrap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -282,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "InkraHandlersTests",
             dependencies: [
-                "InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable", "InkraTesting",
+                "InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable", "InkraTesting", "HTTPText",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             ],
             exclude: ["Fixtures"],
@@ -291,13 +302,14 @@ let package = Package(
         .testTarget(
             // Imports only what a package using InkraTesting imports.
             name: "InkraTestingTests",
-            dependencies: ["InkraTesting", "InkraHandlers", "InkraUsage", "InkraAuth", "SingleTable"],
+            dependencies: ["InkraTesting", "InkraHandlers", "InkraUsage", "InkraAuth", "SingleTable", "InkraJSON"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "LambdaRuntimeAPITests",
             dependencies: [
-                "LambdaRuntimeAPI", "EmulatorKit", "InkraJSON", "InkraTestSupport", "Bootstrap", "inkra-emulator",
+                "LambdaRuntimeAPI", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport", "Bootstrap",
+                "inkra-emulator",
                 "DynamoDBTable", "OutboundHTTP",
             ],
             swiftSettings: strictSettings

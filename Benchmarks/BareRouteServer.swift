@@ -1,4 +1,3 @@
-import EmulatorServer
 import Hummingbird
 import Logging
 
@@ -6,13 +5,11 @@ import Logging
 /// Hummingbird route that reads the body and answers 300 fixed bytes as JSON, about the size of
 /// `generateQuestions`' answer — the floor of any HTTP server's work.
 ///
-/// `inkra-benchmarks --bare-route-server PORT [--event-loops]`, until SIGTERM.
+/// `inkra-benchmarks --bare-route-server PORT`, until SIGTERM.
 enum BareRouteServer {
     static let flag = "--bare-route-server"
-    static let eventLoopsFlag = "--event-loops"
 
-    static func run(port: Int, onEventLoops: Bool) async throws {
-        if onEventLoops { EventLoopExecutor.install() }
+    static func run(port: Int) async throws {
         let answer = ByteBuffer(string: String(repeating: "x", count: 300))
         let router = Router()
         router.post("questions") { request, _ -> Response in

@@ -17,12 +17,11 @@ enum BenchmarkMain {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == BareRouteServer.flag {
             guard arguments.count >= 2, let port = Int(arguments[1]) else {
-                FileHandle.standardError.write(Data("usage: \(BareRouteServer.flag) PORT [--event-loops]\n".utf8))
+                FileHandle.standardError.write(Data("usage: \(BareRouteServer.flag) PORT\n".utf8))
                 exit(2)
             }
             do {
-                let onEventLoops = arguments.contains(BareRouteServer.eventLoopsFlag)
-                try await BareRouteServer.run(port: port, onEventLoops: onEventLoops)
+                try await BareRouteServer.run(port: port)
             } catch {
                 FileHandle.standardError.write(Data("error: \(error)\n".utf8))
                 exit(1)
@@ -134,6 +133,10 @@ enum BenchmarkMain {
         ratio(
             "replay per event ÷ direct handlers per event", "replay, in-process, per event",
             "handlers called directly, per event (authorizer + function, baseline)")
+        ratio(
+            "local Runtime API per invocation ÷ the same loop on a minimal C server",
+            "runtime loop + local Runtime API, per invocation (echo handler)",
+            "runtime loop + minimal C Runtime API, per invocation (echo handler, baseline)")
         ratio(
             "bootstrap cold start ÷ spawning /bin/true", "bootstrap cold start to first /next (authorizer)",
             "spawn and reap /bin/true (baseline)")

@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import InkraAuth
 import InkraHandlers
+import InkraJSON
 import InkraUsage
 import SingleTable
 import _CryptoExtras

@@ -1,7 +1,9 @@
 import EmulatorKit
+import EmulatorServer
 import Foundation
 import InkraJSON
 import LambdaRuntimeAPI
+import MinimalRuntimeAPI
 
 #if canImport(Glibc)
     import Glibc
@@ -32,7 +34,8 @@ struct RuntimeBenchmarks {
     }
 
     /// Invocations through the emulator's Runtime API to `RuntimeLoop` with an echo handler, on
-    /// loopback, one after another — against one loopback TCP round trip, measured in the same run.
+    /// loopback, one after another — against the same loop on a minimal C server and one loopback
+    /// TCP round trip, measured in the same run.
     func loopOverhead() async throws {
         let count = max(200, Int(5_000 * scale))
         let server = try await RuntimeAPIServer(functionName: "echo", clock: { Date() })
@@ -53,8 +56,37 @@ struct RuntimeBenchmarks {
             Measurement(
                 name: "runtime loop + local Runtime API, per invocation (echo handler)", samples: samples.sorted(),
                 batch: perSample))
+        try await minimalServerLoop(perSample: perSample)
         let roundTrip = try LoopbackPingPong.roundTrip(count: 20_000)
         report.figure("loopback TCP round trip, 1 byte each way (baseline)", human(roundTrip))
+    }
+
+    /// The same loop, client and handler against Benchmarks/MinimalRuntimeAPI, a C server that
+    /// answers `next` at once with a fixed event: the floor of any Runtime API on this machine.
+    func minimalServerLoop(perSample: Int) async throws {
+        guard let server = minimal_runtime_api_start() else {
+            report.figure("runtime loop + minimal C Runtime API", "not measured: the minimal server could not listen")
+            return
+        }
+        defer { minimal_runtime_api_stop(server) }
+        let client = try RuntimeClient(address: "127.0.0.1:\(minimal_runtime_api_port(server))", now: { Date() })
+        let loop = RuntimeLoop(client: client)
+        try await loop.run(limit: 100) { _, event in event }
+        var samples: [Double] = []
+        for _ in 0..<20 {
+            let started = ContinuousClock.now
+            try await loop.run(limit: perSample) { _, event in event }
+            samples.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(perSample))
+        }
+        client.reconnect()
+        let answered = minimal_runtime_api_responses(server)
+        guard answered == 100 + 20 * perSample else {
+            throw BenchmarkError("the minimal server took \(answered) responses, not \(100 + 20 * perSample)")
+        }
+        report.add(
+            Measurement(
+                name: "runtime loop + minimal C Runtime API, per invocation (echo handler, baseline)",
+                samples: samples.sorted(), batch: perSample))
     }
 
     func environment(_ handler: String, _ address: String) -> [String: String] {

@@ -9,10 +9,6 @@ import ServiceLifecycle
 /// `serve` under load: `POST /questions` through the `inkra-emulator serve` binary (authorizer
 /// answer cached, a full admitted request behind it) against a bare Hummingbird route, each server
 /// a process of its own, driven by `wrk` over loopback keep-alive connections.
-///
-/// The bare route runs twice, on Swift's default executor and with its tasks on the event loops
-/// (as `serve` runs them), and the faster of the two is the baseline: `serve`'s rate is never
-/// compared with a slower setup of the route than the best one measured in the same minutes.
 struct ServeBenchmarks {
     let key: DevelopmentKey
     let report: Report
@@ -34,31 +30,25 @@ struct ServeBenchmarks {
         var cpuPerRequest: Double?
     }
 
-    /// The three servers of a round.
+    /// The two servers of a round.
     enum Server: CaseIterable {
-        case bare, bareOnEventLoops, serve
+        case bare, serve
 
         var name: String {
             switch self {
-            case .bare: "bare Hummingbird route (baseline), default executor"
-            case .bareOnEventLoops: "bare Hummingbird route (baseline), tasks on the event loops"
+            case .bare: "bare Hummingbird route (baseline)"
             case .serve: "serve POST /questions"
             }
         }
     }
 
-    /// What the three servers of one round measured.
+    /// What the two servers of one round measured.
     struct Round {
         private var results: [Server: LoadResult] = [:]
 
         subscript(server: Server) -> LoadResult {
             get { results[server] ?? LoadResult(requestsPerSecond: 0, latency: [:], failures: 0) }
             set { results[server] = newValue }
-        }
-
-        /// The bare route's setup that served more requests in this round: the baseline.
-        var fasterBareRoute: Server {
-            self[.bare].requestsPerSecond >= self[.bareOnEventLoops].requestsPerSecond ? .bare : .bareOnEventLoops
         }
     }
 
@@ -89,7 +79,7 @@ struct ServeBenchmarks {
             }
             results.append(round)
         }
-        let ratios = results.map { $0[.serve].requestsPerSecond / $0[$0.fasterBareRoute].requestsPerSecond }
+        let ratios = results.map { $0[.serve].requestsPerSecond / $0[.bare].requestsPerSecond }
         let median = results.indices.sorted { ratios[$0] < ratios[$1] }[results.count / 2]
         let round = results[median]
         for server in Server.allCases {
@@ -104,18 +94,15 @@ struct ServeBenchmarks {
             }
         }
         report.figure(
-            "serve POST /questions rate ÷ the faster bare route's rate (median round of \(rounds))",
+            "serve POST /questions rate ÷ the bare route's rate (median round of \(rounds))",
             String(format: "%.2f×", ratios[median]))
         if rounds > 1 {
             report.figure(
-                "the ratio in each round (and the faster bare route)",
-                zip(ratios, results).map { ratio, round in
-                    String(format: "%.2f× (", ratio) + (round.fasterBareRoute == .bare ? "default)" : "event loops)")
-                }.joined(separator: ", "))
+                "the ratio in each round", ratios.map { String(format: "%.2f×", $0) }.joined(separator: ", "))
         }
-        if let bareCPU = round[round.fasterBareRoute].cpuPerRequest, let servedCPU = round[.serve].cpuPerRequest {
+        if let bareCPU = round[.bare].cpuPerRequest, let servedCPU = round[.serve].cpuPerRequest {
             report.figure(
-                "the faster bare route's CPU per request ÷ serve's (the same round)",
+                "the bare route's CPU per request ÷ serve's (the same round)",
                 String(format: "%.2f×", bareCPU / servedCPU))
         }
         let failures = results.map { $0[.serve].failures }.reduce(0, +)
@@ -128,12 +115,10 @@ struct ServeBenchmarks {
         let child: Child
         var token = "none"
         switch server {
-        case .bare, .bareOnEventLoops:
+        case .bare:
             let benchmarks = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             child = try Child.spawn(
-                benchmarks.path,
-                [BareRouteServer.flag, "\(port)"] + (server == .bare ? [] : [BareRouteServer.eventLoopsFlag]),
-                environment: ProcessInfo.processInfo.environment)
+                benchmarks.path, [BareRouteServer.flag, "\(port)"], environment: ProcessInfo.processInfo.environment)
         case .serve:
             child = try Child.spawn(
                 emulator.path,

@@ -83,7 +83,7 @@ enum Dependencies {
             throw ConfigurationError("INKRA_LLM_BASE_URL", "\(error)")
         }
         guard let settings else { return TemplateQuestionGenerator() }
-        return ChatCompletionsGenerator(settings: settings)
+        return ModelQuestionGenerator(model: ChatCompletionsGenerator(settings: settings))
     }
 
     /// The tiers' limits: from the SSM parameter `INKRA_LIMITS_PARAMETER`, else the JSON of

@@ -1,5 +1,6 @@
 import InkraHandlers
 import InkraJSON
+import InkraUsage
 import Logging
 
 #if canImport(FoundationEssentials)
@@ -25,7 +26,7 @@ struct LambdaLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        let timestamp = now().formatted(Self.timestampStyle)
+        let timestamp = CivilTime.iso8601Milliseconds(now())
         var line: String
         if json {
             var fields: [(String, String)] = [
@@ -46,6 +47,4 @@ struct LambdaLogHandler: LogHandler {
     }
 
     static func quote(_ text: String) -> String { JSONValue.string(text).jsonString }
-
-    private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

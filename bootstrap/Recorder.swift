@@ -1,5 +1,6 @@
 import InkraHandlers
 import InkraJSON
+import InkraUsage
 import LambdaRuntimeAPI
 
 #if canImport(FoundationEssentials)
@@ -78,7 +79,7 @@ struct Recorder: Sendable {
     }
 
     private func write(_ recording: Recording) {
-        let timestamp = clock().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let timestamp = CivilTime.iso8601Milliseconds(clock())
         for line in RecordingLines.lines(for: recording, json: json, timestamp: timestamp) { Console.out(line) }
     }
 }

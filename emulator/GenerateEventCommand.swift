@@ -2,6 +2,7 @@ import ArgumentParser
 import EmulatorKit
 import Foundation
 import InkraHandlers
+import InkraJSON
 
 struct GenerateEventCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EmulatorKit
+import EmulatorServer
 import Foundation
 import InkraAuth
 import InkraHandlers
@@ -89,21 +90,21 @@ struct RunRuntimeCommand: AsyncParsableCommand {
         }
         let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
         let started = ContinuousClock.now
-        let records = await replayer.replay(targets) { record, _, _ in
+        let tally = await replayer.replay(targets, jobs: 1) { record, _ in
             Output.out(json ? ReplayReporter.json(for: record).jsonString : ReplayReporter.line(for: record))
         }
         let elapsed = ContinuousClock.now - started
         await process.stop()
         await server.shutdown()
-        if !json { Output.out(ReplayReporter.summary(records, elapsed: elapsed)) }
+        if !json { Output.out(ReplayReporter.summary(tally, elapsed: elapsed)) }
         if case .initializationFailed(let type, let body)? = await server.initializationFailure {
             Output.err("the runtime failed to start (\(type)): \(String(decoding: body, as: UTF8.self))")
             throw ExitCode(1)
         }
-        if records.isEmpty {
+        if tally.events == 0 {
             Output.err("no events for \(name.rawValue) in \(targets.map(\.relativePath).joined(separator: ", "))")
             throw ExitCode(2)
         }
-        if records.contains(where: { !$0.ok }) { throw ExitCode(1) }
+        if tally.failed > 0 { throw ExitCode(1) }
     }
 }

@@ -78,12 +78,12 @@ extension DynamoDBTable {
     }
 
     /// The table's description (`DescribeTable`'s `Table`).
-    public func describeTable(named name: String) async throws -> JSONValue {
+    package func describeTable(named name: String) async throws -> JSONValue {
         try await call("DescribeTable", ["TableName": .string(name)])["Table"] ?? .null
     }
 
     /// The TTL attribute, when TTL is enabled.
-    public func timeToLiveAttribute(of name: String) async throws -> String? {
+    package func timeToLiveAttribute(of name: String) async throws -> String? {
         let answer = try await call("DescribeTimeToLive", ["TableName": .string(name)])
         return answer["TimeToLiveDescription"]?["AttributeName"]?.string
     }

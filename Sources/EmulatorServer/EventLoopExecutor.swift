@@ -28,9 +28,9 @@ import Synchronization
 ///
 /// The price of running tasks on the loops: a task that blocks its thread (a file written and
 /// flushed under `--state`) also holds up the other connections of its loop.
-public enum EventLoopExecutor {
+package enum EventLoopExecutor {
     /// Where the process's Swift tasks run.
-    public enum Placement: Sendable, Equatable {
+    package enum Placement: Sendable, Equatable {
         /// On Swift's own thread pool: ``install()`` was not called, or could not take over.
         case swiftPool
         /// On the event loops, each job as a job of the generic executor (this type's hook).
@@ -43,12 +43,12 @@ public enum EventLoopExecutor {
     private static let installed = Mutex<Placement?>(nil)
 
     /// Where ``install()`` put the tasks.
-    public static var placement: Placement {
+    package static var placement: Placement {
         installed.withLock { $0 ?? .swiftPool }
     }
 
     /// Whether ``install()`` made the event loops Swift's global executor, one way or the other.
-    public static var isInstalled: Bool {
+    package static var isInstalled: Bool {
         placement != .swiftPool
     }
 
@@ -59,7 +59,7 @@ public enum EventLoopExecutor {
     /// - Returns: whether the event loops now run the tasks: `false` when the runtime has no
     ///   global-enqueue hook, or another one is installed already.
     @discardableResult
-    public static func install() -> Bool {
+    package static func install() -> Bool {
         installed.withLock { installed in
             if let installed { return installed != .swiftPool }
             // NIO's own installer where ours cannot go in (an executor reference of another

@@ -9,27 +9,23 @@ import UnixSignals
 
 /// `inkra-emulator serve`: the local API Gateway, the Lambda Invoke API, the Lambda Runtime API
 /// and the DynamoDB-compatible endpoint over one stack, in one process.
-///
-/// The command installs ``EventLoopExecutor`` before it starts a server, so that a request stays on
-/// its connection's thread; a server embedded elsewhere (the tests) runs on whatever executor its
-/// process has.
-public final class LocalServer: Sendable {
+package final class LocalServer: Sendable {
     /// The functions and their table.
-    public let stack: EmulatorStack
+    package let stack: EmulatorStack
     /// The setup.
-    public let configuration: ServeConfiguration
+    package let configuration: ServeConfiguration
     /// The local API Gateway.
-    public let gateway: LocalAPIGateway
+    package let gateway: LocalAPIGateway
     /// The Lambda Invoke API.
-    public let lambda: LocalLambda
+    package let lambda: LocalLambda
     /// The Lambda Runtime API (already listening).
-    public let runtimeAPI: RuntimeAPIServer
+    package let runtimeAPI: RuntimeAPIServer
     /// The DynamoDB-compatible endpoint over the in-memory table, when it is on.
-    public let dynamoDB: LocalDynamoDB?
+    package let dynamoDB: LocalDynamoDB?
     /// The console in the browser, when it is on (`--console-port`).
-    public let console: ConsoleServer?
+    package let console: ConsoleServer?
     /// The local Cognito user pool's endpoint, when it is on (`--cognito-port`).
-    public let cognito: CognitoEndpoint?
+    package let cognito: CognitoEndpoint?
     private let logger: Logger
     private let accessLog: @Sendable (String) -> Void
     private let group = Mutex<ServiceGroup?>(nil)
@@ -44,7 +40,7 @@ public final class LocalServer: Sendable {
     ///   - logger: the servers' own logger.
     ///   - accessLog: where the access-log lines go (standard output by default).
     /// - Throws: ``EmulatorError`` when the Runtime API's port cannot be bound.
-    public init(
+    package init(
         stack: EmulatorStack,
         configuration: ServeConfiguration,
         logger: Logger = Logger(label: "inkra.serve"),
@@ -95,7 +91,7 @@ public final class LocalServer: Sendable {
     ///   - ready: called once every endpoint listens, with their addresses.
     /// - Throws: ``EmulatorError`` naming the flag of a port that cannot be bound, or the state file
     ///   that cannot be written.
-    public func run(
+    package func run(
         stopsOnSignals: Bool = false,
         ready: @escaping @Sendable (ServeEndpoints) async -> Void = { _ in }
     ) async throws {
@@ -222,7 +218,7 @@ public final class LocalServer: Sendable {
     }
 
     /// Starts a graceful shutdown, as SIGTERM does.
-    public func shutdown() async {
+    package func shutdown() async {
         stopRequested.withLock { $0 = true }
         let group = self.group.withLock { $0 }
         await group?.triggerGracefulShutdown()

@@ -5,47 +5,47 @@ import LocalUserPool
 
 /// How `serve` is set up: the address and ports of its four endpoints, the API's setup and which
 /// function the Runtime API serves.
-public struct ServeConfiguration: Sendable {
+package struct ServeConfiguration: Sendable {
     /// The address every endpoint binds (loopback by default).
-    public var host = "127.0.0.1"
+    package var host = "127.0.0.1"
     /// API Gateway's port (0 picks a free one).
-    public var apiPort = 3000
+    package var apiPort = 3000
     /// The Lambda Invoke API's port.
-    public var lambdaPort = 3001
+    package var lambdaPort = 3001
     /// The Lambda Runtime API's port.
-    public var runtimeAPIPort = 9001
+    package var runtimeAPIPort = 9001
     /// The DynamoDB-compatible endpoint's port; `nil` leaves it off.
-    public var dynamoDBPort: Int? = 8000
+    package var dynamoDBPort: Int? = 8000
     /// The API's payload version, stage, authorizer cache and CORS.
-    public var gateway = LocalAPIGateway.Configuration()
+    package var gateway = LocalAPIGateway.Configuration()
     /// The function a runtime attached to the Runtime API serves; its invocations go to that
     /// runtime while one is attached.
-    public var runtimeFunction = FunctionName.generateQuestions
+    package var runtimeFunction = FunctionName.generateQuestions
     /// A runtime executable (such as `bootstrap`) to start against the Runtime API once every
     /// endpoint listens, and to stop at shutdown; `nil` to leave starting one to the developer.
-    public var runtimeExecutable: URL?
+    package var runtimeExecutable: URL?
     /// The started runtime's `LOG_LEVEL`.
-    public var runtimeLogLevel = "warning"
+    package var runtimeLogLevel = "warning"
     /// The function timeout applied to invocations handed to a runtime.
-    public var functionTimeout: TimeInterval = 30
+    package var functionTimeout: TimeInterval = 30
     /// Whether to write an access-log line per API request.
-    public var accessLog = true
+    package var accessLog = true
     /// The console's port (0 picks a free one); `nil` leaves the console off.
-    public var consolePort: Int?
+    package var consolePort: Int?
     /// The local Cognito user pool's port (0 picks a free one); `nil` leaves the pool off. The pool
     /// needs the development key, so it is off when the stack trusts another.
-    public var cognitoPort: Int?
+    package var cognitoPort: Int?
     /// Whether the pool moves to a free port when ``cognitoPort`` is in use (`serve` without
     /// `--cognito-port`).
-    public var cognitoPortFallsBack = false
+    package var cognitoPortFallsBack = false
     /// The local user pool's rules (template.yaml's).
-    public var userPool = UserPoolSettings()
+    package var userPool = UserPoolSettings()
 
     /// The defaults of docs/emulator.md: ports 3000, 3001, 9001 and 8000 on 127.0.0.1.
-    public init() {}
+    package init() {}
 
     /// Every port 0, for tests and side-by-side stacks.
-    public static var ephemeral: ServeConfiguration {
+    package static var ephemeral: ServeConfiguration {
         var configuration = ServeConfiguration()
         configuration.apiPort = 0
         configuration.lambdaPort = 0
@@ -56,22 +56,22 @@ public struct ServeConfiguration: Sendable {
 }
 
 /// Where a running `serve` listens.
-public struct ServeEndpoints: Sendable, Hashable {
+package struct ServeEndpoints: Sendable, Hashable {
     /// The local API Gateway.
-    public var api: URL
+    package var api: URL
     /// The Lambda Invoke API (`aws lambda invoke --endpoint-url`).
-    public var lambda: URL
+    package var lambda: URL
     /// The Lambda Runtime API, as `AWS_LAMBDA_RUNTIME_API` takes it (`host:port`).
-    public var runtimeAPI: String
+    package var runtimeAPI: String
     /// The DynamoDB-compatible endpoint, when it is on.
-    public var dynamoDB: URL?
+    package var dynamoDB: URL?
     /// The console in the browser, when it is on.
-    public var console: URL? = nil
+    package var console: URL? = nil
     /// The local Cognito user pool's endpoint, when it is on.
-    public var cognito: URL? = nil
+    package var cognito: URL? = nil
 
     /// The start-up banner: every endpoint and how to use it.
-    public func banner(configuration: ServeConfiguration, stateFile: URL?, dynamoDBEndpoint: URL?) -> String {
+    package func banner(configuration: ServeConfiguration, stateFile: URL?, dynamoDBEndpoint: URL?) -> String {
         let payload = configuration.gateway.payload == .v1 ? "REST API, payload 1.0" : "HTTP API, payload 2.0"
         let prefix = configuration.gateway.stage.map { "/\($0)" } ?? ""
         let cache =

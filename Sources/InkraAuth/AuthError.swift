@@ -60,7 +60,7 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the token could not be checked because the key source did not answer, rather than
     /// being bad: a failure to report, never a refusal.
-    public var isKeySourceFailure: Bool { code == .keysUnavailable }
+    package var isKeySourceFailure: Bool { code == .keysUnavailable }
 
     /// "`<code>`: `<message>`".
     public var description: String { "\(code.rawValue): \(message)" }

@@ -25,7 +25,7 @@ public struct JSONObject: Sendable, Hashable {
     /// event's sections, say), without the search for an earlier member that ``init(_:)`` makes
     /// for each key, and without a copy: the array becomes the object's storage as it is. A
     /// repeated key is a programming error, caught in debug builds.
-    public init(uniqueKeysWithValues pairs: [(key: String, value: JSONValue)]) {
+    package init(uniqueKeysWithValues pairs: [(key: String, value: JSONValue)]) {
         assert(Set(pairs.map(\.key)).count == pairs.count, "repeated keys in \(pairs.map(\.key))")
         entries = pairs
         if entries.count > Self.indexThreshold { index = Self.index(of: entries) }
@@ -76,12 +76,6 @@ public struct JSONObject: Sendable, Hashable {
 
     /// Whether the object has no members.
     public var isEmpty: Bool { entries.isEmpty }
-
-    /// The value of the first key that equals `name` ignoring ASCII case (for HTTP header names).
-    public func value(forCaseInsensitiveKey name: String) -> JSONValue? {
-        if let exact = self[name] { return exact }
-        return entries.first { $0.key.caseInsensitiveEquals(name) }?.value
-    }
 
     /// Equal when both have the same members, whatever their order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {

@@ -1,5 +1,6 @@
 import Foundation
 import InkraHandlers
+import InkraJSON
 
 /// The events API Gateway sends a Lambda authorizer: a REST API's `TOKEN` and `REQUEST` events and
 /// an HTTP API's payload 2.0 `REQUEST` event.

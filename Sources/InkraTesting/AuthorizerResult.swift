@@ -1,4 +1,5 @@
 import InkraHandlers
+import InkraJSON
 
 /// What a Lambda authorizer answered, read as API Gateway reads it: an IAM policy with
 /// `principalId` and `context`, or an HTTP API simple response (`isAuthorized`, `context`).

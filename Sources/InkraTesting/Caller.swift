@@ -1,5 +1,6 @@
 import InkraAuth
 import InkraHandlers
+import InkraJSON
 import InkraUsage
 
 /// A signed-in user of the app, as a test describes them: who they are and what their Cognito

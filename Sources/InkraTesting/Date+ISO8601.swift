@@ -9,7 +9,7 @@ extension Date {
     /// call site would unwrap.
     /// - Parameter text: a date-time with seconds and a zone (`Z` or an offset), optionally with
     ///   fractional seconds.
-    public init(iso8601 text: String) {
+    package init(iso8601 text: String) {
         let plain = Date.ISO8601FormatStyle()
         let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         guard let date = (try? plain.parse(text)) ?? (try? fractional.parse(text)) else {

@@ -1,5 +1,6 @@
 import Foundation
 import InkraHandlers
+import InkraJSON
 import InkraUsage
 
 /// API Gateway proxy events, shaped as API Gateway sends them to a function behind a Lambda
@@ -220,12 +221,6 @@ public enum ProxyEvent {
 
     /// `10/Mar/2026:10:00:00 +0000`, API Gateway's `requestTime` and `time`.
     static func requestTime(_ time: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: time)
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
-        return "\(two(parts.day))/\(months[(parts.month ?? 1) - 1])/\(parts.year ?? 1970):"
-            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) +0000"
+        CivilTime.apiGatewayTime(time)
     }
 }

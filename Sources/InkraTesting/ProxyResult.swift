@@ -1,4 +1,5 @@
 import InkraHandlers
+import InkraJSON
 
 /// A function's proxy response, with its JSON body parsed, for a test's expectations:
 ///

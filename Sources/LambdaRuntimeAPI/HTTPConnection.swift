@@ -1,3 +1,5 @@
+import HTTPText
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -166,19 +168,19 @@ final class HTTPConnection {
                 throw RuntimeAPIError.protocolError("malformed header \"\(line)\"")
             }
             let name = line[..<colon].lowercased()
-            let value = String(line[line.index(after: colon)...].trimmingBlanks())
+            let value = String(line[line.index(after: colon)...].trimmingSpacesAndTabs())
             headers[name] = headers[name].map { "\($0), \(value)" } ?? value
         }
         var body: [UInt8] = []
         if let codings = headers["transfer-encoding"] {
             // Chunked must be the last coding (RFC 9112 §6.1); the Runtime API sends no other.
-            let last = codings.split(separator: ",").last.map { $0.trimmingBlanks().lowercased() }
+            let last = codings.split(separator: ",").last.map { $0.trimmingSpacesAndTabs().lowercased() }
             guard last == "chunked" else {
                 throw RuntimeAPIError.protocolError("unsupported Transfer-Encoding \"\(codings)\"")
             }
             while true {
                 let sizeLine = try readLine()
-                let digits = sizeLine.split(separator: ";", omittingEmptySubsequences: false)[0].trimmingBlanks()
+                let digits = sizeLine.split(separator: ";", omittingEmptySubsequences: false)[0].trimmingSpacesAndTabs()
                 guard !digits.isEmpty, digits.utf8.count <= 8, digits.utf8.allSatisfy(Self.isHexDigit),
                     let size = Int(digits, radix: 16)
                 else { throw RuntimeAPIError.protocolError("malformed chunk size \"\(sizeLine)\"") }
@@ -238,15 +240,4 @@ private func systemSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count:
         setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         return Darwin.send(descriptor, bytes, count, 0)
     #endif
-}
-
-extension StringProtocol {
-    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
-    fileprivate func trimmingBlanks() -> SubSequence {
-        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else {
-            return self[endIndex...]
-        }
-        return self[first...last]
-    }
 }

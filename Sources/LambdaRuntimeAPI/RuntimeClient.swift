@@ -88,7 +88,7 @@ public final class RuntimeClient: @unchecked Sendable {
     }
 
     /// Drops the connection; the next call reconnects.
-    public func reconnect() { connection.close() }
+    package func reconnect() { connection.close() }
 
     private func expectAccepted(_ response: HTTPConnection.Response) throws {
         guard (200..<300).contains(response.status) else {

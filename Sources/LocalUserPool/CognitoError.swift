@@ -2,22 +2,22 @@ import Foundation
 
 /// An error as the Cognito Identity Provider API reports it: `{"__type": "<type>", "message": …}`
 /// with an HTTP status (400 for the client's errors, 500 for `InternalErrorException`).
-public struct CognitoError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct CognitoError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The error type, such as `NotAuthorizedException`.
-    public var type: String
+    package var type: String
     /// The message, in Cognito's words.
-    public var message: String
+    package var message: String
     /// The HTTP status.
-    public var status: Int
+    package var status: Int
 
     /// Creates an error.
-    public init(_ type: String, _ message: String, status: Int = 400) {
+    package init(_ type: String, _ message: String, status: Int = 400) {
         self.type = type
         self.message = message
         self.status = status
     }
 
-    public var description: String { "\(type): \(message)" }
+    package var description: String { "\(type): \(message)" }
 
     /// "Incorrect username or password." — a wrong password, or an unknown user of a client that
     /// prevents user existence errors.

@@ -5,15 +5,15 @@ import Logging
 import Synchronization
 
 /// What a successful sign-in answers (`AuthenticationResult`).
-public struct AuthTokens: Sendable, Hashable {
+package struct AuthTokens: Sendable, Hashable {
     /// The id token.
-    public var idToken: String
+    package var idToken: String
     /// The access token.
-    public var accessToken: String
+    package var accessToken: String
     /// The refresh token: opaque, kept by the pool only as a hash; `nil` on a refresh.
-    public var refreshToken: String?
+    package var refreshToken: String?
     /// Seconds the id and access tokens live.
-    public var expiresIn: Int
+    package var expiresIn: Int
 }
 
 extension UserPool {

@@ -1,9 +1,9 @@
 import Foundation
 
 /// A user of the local pool, as `--state` keeps it.
-public struct PoolUser: Sendable, Hashable, Codable {
+package struct PoolUser: Sendable, Hashable, Codable {
     /// Where the user is in sign-up: `UNCONFIRMED`, `CONFIRMED` or `FORCE_CHANGE_PASSWORD`.
-    public enum Status: String, Sendable, Hashable, Codable {
+    package enum Status: String, Sendable, Hashable, Codable {
         case unconfirmed = "UNCONFIRMED"
         case confirmed = "CONFIRMED"
         case forceChangePassword = "FORCE_CHANGE_PASSWORD"
@@ -24,37 +24,37 @@ public struct PoolUser: Sendable, Hashable, Codable {
     }
 
     /// `cognito:username`: a generated id, since the pool's users sign in with their email.
-    public var username: String
+    package var username: String
     /// `sub`.
-    public var sub: String
+    package var sub: String
     /// The attributes by name (`email`, `email_verified`, `custom:subscription_tier`, …), as strings.
-    public var attributes: [String: String]
+    package var attributes: [String: String]
     /// The status.
-    public var status: Status
+    package var status: Status
     /// Whether the user may sign in.
-    public var enabled = true
+    package var enabled = true
     /// When the user was created.
-    public var created: Date
+    package var created: Date
     /// When the user last changed.
-    public var modified: Date
+    package var modified: Date
     /// The groups the user is in.
-    public var groups: [String] = []
+    package var groups: [String] = []
     var password: PasswordHash?
     var srp: SRPVerifier?
     var pendingCode: PendingCode?
 
     /// The user's email.
-    public var email: String? { attributes["email"] }
+    package var email: String? { attributes["email"] }
 
     /// The attributes as Cognito lists them: `sub` first, then by name.
-    public var attributeList: [(name: String, value: String)] {
+    package var attributeList: [(name: String, value: String)] {
         [("sub", sub)] + attributes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 }
 
 /// What `--state` keeps of the pool: its users and their groups, and the refresh and access tokens
 /// it issued (as SHA-256 hashes, never the tokens).
-public struct UserPoolSnapshot: Sendable, Hashable, Codable {
+package struct UserPoolSnapshot: Sendable, Hashable, Codable {
     /// An issued token's record, under its hash.
     struct IssuedToken: Sendable, Hashable, Codable {
         var username: String
@@ -65,14 +65,14 @@ public struct UserPoolSnapshot: Sendable, Hashable, Codable {
     }
 
     /// The pool id, so a state file of another pool is not mistaken for this one's.
-    public var poolID: String
+    package var poolID: String
     /// The users.
-    public var users: [PoolUser] = []
+    package var users: [PoolUser] = []
     var refreshTokens: [String: IssuedToken] = [:]
     var accessTokens: [String: IssuedToken] = [:]
     /// Hashes of tokens `GlobalSignOut` or `AdminDeleteUser` revoked.
     var revokedTokens: Set<String> = []
 
     /// An empty pool.
-    public init(poolID: String) { self.poolID = poolID }
+    package init(poolID: String) { self.poolID = poolID }
 }

@@ -7,7 +7,7 @@ extension UserPool {
     /// user cannot sign in until `AdminSetUserPassword`), email verified when the attributes say so.
     /// - Throws: ``CognitoError``: a user name that is not an email, an attribute outside the
     ///   schema, a weak temporary password, an email already in use.
-    public func adminCreateUser(username: String, attributes: [(String, String)], temporaryPassword: String?)
+    package func adminCreateUser(username: String, attributes: [(String, String)], temporaryPassword: String?)
         throws(CognitoError) -> PoolUser
     {
         let email = try emailUsername(username)
@@ -31,7 +31,7 @@ extension UserPool {
 
     /// `AdminSetUserPassword`: permanent (`CONFIRMED`) or temporary (`FORCE_CHANGE_PASSWORD`).
     /// - Throws: ``CognitoError``: an unknown user, a weak password.
-    public func adminSetUserPassword(username: String, password: String, permanent: Bool) throws(CognitoError) {
+    package func adminSetUserPassword(username: String, password: String, permanent: Bool) throws(CognitoError) {
         if let violation = settings.passwordPolicy.violation(of: password) { throw .invalidPassword(violation) }
         let known = try user(username)
         let (hash, srp) = passwordRecord(password, username: known.username)
@@ -43,12 +43,12 @@ extension UserPool {
 
     /// `AdminGetUser`.
     /// - Throws: ``CognitoError/userNotFound``.
-    public func adminGetUser(username: String) throws(CognitoError) -> PoolUser { try user(username) }
+    package func adminGetUser(username: String) throws(CognitoError) -> PoolUser { try user(username) }
 
     /// `AdminUpdateUserAttributes`: the attributes change now; tokens carry them from the next
     /// sign-in or refresh.
     /// - Throws: ``CognitoError``: an unknown user, an attribute outside the schema, an email in use.
-    public func adminUpdateUserAttributes(username: String, attributes: [(String, String)]) throws(CognitoError) {
+    package func adminUpdateUserAttributes(username: String, attributes: [(String, String)]) throws(CognitoError) {
         var checked: [(String, String)] = []
         for (name, value) in attributes {
             guard name != "sub" else {
@@ -70,7 +70,7 @@ extension UserPool {
 
     /// `AdminAddUserToGroup`.
     /// - Throws: ``CognitoError``: an unknown user or group.
-    public func adminAddUserToGroup(username: String, group: String) throws(CognitoError) {
+    package func adminAddUserToGroup(username: String, group: String) throws(CognitoError) {
         guard settings.groups.contains(where: { $0.name == group }) else { throw CognitoError.groupNotFound }
         try updateUser(username) { user in
             if !user.groups.contains(group) { user.groups.append(group) }
@@ -79,14 +79,14 @@ extension UserPool {
 
     /// `AdminRemoveUserFromGroup`.
     /// - Throws: ``CognitoError``: an unknown user or group.
-    public func adminRemoveUserFromGroup(username: String, group: String) throws(CognitoError) {
+    package func adminRemoveUserFromGroup(username: String, group: String) throws(CognitoError) {
         guard settings.groups.contains(where: { $0.name == group }) else { throw CognitoError.groupNotFound }
         try updateUser(username) { user in user.groups.removeAll { $0 == group } }
     }
 
     /// `AdminDeleteUser`: the user and every token of theirs.
     /// - Throws: ``CognitoError/userNotFound``.
-    public func adminDeleteUser(username: String) throws(CognitoError) {
+    package func adminDeleteUser(username: String) throws(CognitoError) {
         let known = try user(username)
         revokeTokens(of: known.username)
         state.withLock { state in state.snapshot.users.removeAll { $0.username == known.username } }
@@ -95,7 +95,7 @@ extension UserPool {
     /// `ListUsers`, optionally filtered as Cognito's `Filter` allows (`name = "value"` or
     /// `name ^= "prefix"` on `username`, `email`, `sub`, `status` or `cognito:user_status`).
     /// - Throws: ``CognitoError``: a filter of another form.
-    public func listUsers(filter: String?) throws(CognitoError) -> [PoolUser] {
+    package func listUsers(filter: String?) throws(CognitoError) -> [PoolUser] {
         let users = state.withLock { $0.snapshot.users }
         guard let filter, !filter.trimmingCharacters(in: .whitespaces).isEmpty else { return users }
         let prefix = filter.contains("^=")
@@ -120,7 +120,7 @@ extension UserPool {
 
     /// `ListUsersInGroup`.
     /// - Throws: ``CognitoError/groupNotFound``.
-    public func listUsersInGroup(_ group: String) throws(CognitoError) -> [PoolUser] {
+    package func listUsersInGroup(_ group: String) throws(CognitoError) -> [PoolUser] {
         guard settings.groups.contains(where: { $0.name == group }) else { throw CognitoError.groupNotFound }
         return state.withLock { $0.snapshot.users.filter { $0.groups.contains(group) } }
     }

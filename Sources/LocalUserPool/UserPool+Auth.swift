@@ -3,7 +3,7 @@ import Logging
 import Synchronization
 
 /// What `InitiateAuth` or `RespondToAuthChallenge` answers: tokens, or a challenge to answer.
-public enum AuthOutcome: Sendable, Hashable {
+package enum AuthOutcome: Sendable, Hashable {
     case tokens(AuthTokens)
     case challenge(name: String, parameters: [String: String], session: String?)
 }
@@ -13,7 +13,7 @@ extension UserPool {
     /// - Throws: ``CognitoError`` as Cognito answers: an unknown client, a flow the client does not
     ///   allow, a missing parameter, bad credentials (also for an unknown user, since the clients
     ///   prevent user existence errors), an unconfirmed user, a bad or revoked refresh token.
-    public func initiateAuth(clientID: String, flow: String, parameters: [String: String]) throws(CognitoError)
+    package func initiateAuth(clientID: String, flow: String, parameters: [String: String]) throws(CognitoError)
         -> AuthOutcome
     {
         let client = try appClient(clientID)
@@ -51,7 +51,7 @@ extension UserPool {
     /// - Throws: ``CognitoError``: `NotAuthorizedException` for a wrong proof (a wrong password),
     ///   an unknown or expired challenge; `UserNotConfirmedException` after a right proof of an
     ///   unconfirmed user; `InvalidPasswordException` for a weak new password.
-    public func respondToAuthChallenge(
+    package func respondToAuthChallenge(
         clientID: String, name: String, responses: [String: String], session: String?
     ) throws(CognitoError) -> AuthOutcome {
         let client = try appClient(clientID)
@@ -226,12 +226,12 @@ extension UserPool {
     }
 
     /// `GetUser`: the user an access token belongs to.
-    public func getUser(accessToken: String) throws(CognitoError) -> PoolUser {
+    package func getUser(accessToken: String) throws(CognitoError) -> PoolUser {
         try accessTokenUser(accessToken)
     }
 
     /// `GlobalSignOut`: revokes every refresh and access token of the token's user.
-    public func globalSignOut(accessToken: String) throws(CognitoError) {
+    package func globalSignOut(accessToken: String) throws(CognitoError) {
         let user = try accessTokenUser(accessToken)
         revokeTokens(of: user.username)
         logger.info("signed out everywhere", metadata: ["user": "\(user.username)"])
@@ -252,7 +252,7 @@ extension UserPool {
 
     /// `ForgotPassword`: a reset code in the log.
     /// - Throws: ``CognitoError``: an unknown client; a user without a verified email.
-    public func forgotPassword(clientID: String, username: String) throws(CognitoError) -> CodeDelivery {
+    package func forgotPassword(clientID: String, username: String) throws(CognitoError) -> CodeDelivery {
         let client = try appClient(clientID)
         var generator = SystemRandomNumberGenerator()
         let code = Self.code(using: &generator)
@@ -276,7 +276,7 @@ extension UserPool {
 
     /// `ConfirmForgotPassword`: a new password with the reset code.
     /// - Throws: ``CognitoError``: a wrong or expired code (also for an unknown user), a weak password.
-    public func confirmForgotPassword(clientID: String, username: String, code: String, password: String)
+    package func confirmForgotPassword(clientID: String, username: String, code: String, password: String)
         throws(CognitoError)
     {
         let client = try appClient(clientID)

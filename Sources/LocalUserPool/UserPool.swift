@@ -11,9 +11,9 @@ import Synchronization
 /// Passwords are kept only as PBKDF2 hashes and SRP verifiers; refresh and access tokens only as
 /// SHA-256 hashes. Confirmation and reset codes go to the log (with the user's generated user
 /// name, never an email or a password), since nothing is mailed locally.
-public final class UserPool: Sendable {
+package final class UserPool: Sendable {
     /// The pool's rules.
-    public let settings: UserPoolSettings
+    package let settings: UserPoolSettings
     let signer: TokenSigner
     let now: @Sendable () -> Date
     let logger: Logger
@@ -31,7 +31,7 @@ public final class UserPool: Sendable {
     ///   - logger: where codes and sign-ins are logged.
     ///   - announce: where a confirmation or reset code is written whatever the log level (`serve`:
     ///     standard error); `nil` logs it at `notice` only.
-    public init(
+    package init(
         settings: UserPoolSettings = UserPoolSettings(),
         signer: TokenSigner,
         issuer: String,
@@ -51,24 +51,24 @@ public final class UserPool: Sendable {
     }
 
     /// `iss` of the tokens issued from now on.
-    public var issuer: String {
+    package var issuer: String {
         get { issuerURL.withLock { $0 } }
         set { issuerURL.withLock { $0 = newValue } }
     }
 
     /// The users and issued tokens, for `--state`.
-    public var snapshot: UserPoolSnapshot { state.withLock { $0.snapshot } }
+    package var snapshot: UserPoolSnapshot { state.withLock { $0.snapshot } }
 
     /// The public JWKS tokens verify with.
-    public var jwks: Data { signer.jwks }
+    package var jwks: Data { signer.jwks }
 
     // MARK: Sign-up
 
     /// What a code went to, as `CodeDeliveryDetails` says it (a masked email).
-    public struct CodeDelivery: Sendable, Hashable {
-        public var destination: String
-        public var medium = "EMAIL"
-        public var attribute = "email"
+    package struct CodeDelivery: Sendable, Hashable {
+        package var destination: String
+        package var medium = "EMAIL"
+        package var attribute = "email"
     }
 
     /// `SignUp`: an unconfirmed user whose confirmation code is logged.
@@ -76,7 +76,7 @@ public final class UserPool: Sendable {
     /// - Throws: ``CognitoError`` as Cognito answers: unknown client, a user name that is not an
     ///   email, an attribute the client may not write or the schema does not have, a weak password,
     ///   an email already signed up.
-    public func signUp(clientID: String, username: String, password: String, attributes: [(String, String)])
+    package func signUp(clientID: String, username: String, password: String, attributes: [(String, String)])
         throws(CognitoError) -> (sub: String, delivery: CodeDelivery)
     {
         let client = try appClient(clientID)
@@ -107,7 +107,7 @@ public final class UserPool: Sendable {
     /// `ConfirmSignUp`.
     /// - Throws: ``CognitoError``: an unknown user (`CodeMismatchException` when the client prevents
     ///   user existence errors), a wrong or expired code, or a user already confirmed.
-    public func confirmSignUp(clientID: String, username: String, code: String) throws(CognitoError) {
+    package func confirmSignUp(clientID: String, username: String, code: String) throws(CognitoError) {
         let client = try appClient(clientID)
         try state.withLock { (state) throws(CognitoError) in
             guard let index = state.userIndex(username) else {
@@ -128,7 +128,7 @@ public final class UserPool: Sendable {
     /// `ResendConfirmationCode`: a fresh code in the log.
     /// - Throws: ``CognitoError``: an unknown client; an unknown user (unless the client prevents
     ///   user existence errors, when a simulated delivery is answered); a user already confirmed.
-    public func resendConfirmationCode(clientID: String, username: String) throws(CognitoError) -> CodeDelivery {
+    package func resendConfirmationCode(clientID: String, username: String) throws(CognitoError) -> CodeDelivery {
         let client = try appClient(clientID)
         var generator = SystemRandomNumberGenerator()
         let code = Self.code(using: &generator)

@@ -3,24 +3,24 @@ import Foundation
 /// The local pool's rules: template.yaml's `UserPool`, `UserPoolClient` and groups, written once
 /// here. A contract test (LocalUserPoolTests) parses template.yaml and holds these values to it,
 /// so the local pool and the deployed one cannot drift.
-public struct UserPoolSettings: Sendable {
+package struct UserPoolSettings: Sendable {
     /// The pool id; the part after `_` is SRP's pool name.
-    public var poolID = "us-east-1_InkraLocal"
+    package var poolID = "us-east-1_InkraLocal"
     /// The pool's name (template.yaml: `${AWS::StackName}-users`).
-    public var poolName = "inkra-local-users"
+    package var poolName = "inkra-local-users"
     /// `UsernameAttributes`: users sign in with their email; their user name is a generated id.
-    public var usernameAttributes = ["email"]
+    package var usernameAttributes = ["email"]
     /// `AutoVerifiedAttributes`.
-    public var autoVerifiedAttributes = ["email"]
+    package var autoVerifiedAttributes = ["email"]
     /// `Policies.PasswordPolicy`.
-    public var passwordPolicy = PasswordPolicy()
+    package var passwordPolicy = PasswordPolicy()
     /// The custom attributes of `Schema` (without the `custom:` prefix).
-    public var customAttributes = [
+    package var customAttributes = [
         CustomAttribute(name: "subscription_tier", kind: .string, minimum: 1, maximum: 32),
         CustomAttribute(name: "monthly_quota", kind: .number, minimum: 1, maximum: 999_999),
     ]
     /// The pool's groups.
-    public var groups = [
+    package var groups = [
         PoolGroup(
             name: "free_tier", precedence: 10, description: "Free users (5 a month, 3 a day, 2 an hour by default)."),
         PoolGroup(
@@ -29,7 +29,7 @@ public struct UserPoolSettings: Sendable {
     ]
     /// template.yaml's app client (SRP only, as the app signs in) and a test-only client that also
     /// allows `USER_PASSWORD_AUTH`, for the AWS CLI, which cannot do SRP.
-    public var clients = [
+    package var clients = [
         AppClient(
             id: "inkra-local-client", name: "inkra-app",
             authFlows: ["ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"]),
@@ -39,46 +39,46 @@ public struct UserPoolSettings: Sendable {
     ]
     /// Seconds a confirmation or password-reset code stays valid (Cognito: 24 hours for sign-up codes;
     /// one hour for reset codes).
-    public var signUpCodeLifetime: TimeInterval = 24 * 3600
+    package var signUpCodeLifetime: TimeInterval = 24 * 3600
     /// Seconds a password-reset code stays valid.
-    public var resetCodeLifetime: TimeInterval = 3600
+    package var resetCodeLifetime: TimeInterval = 3600
     /// Seconds an SRP challenge may wait for its answer (Cognito's session: 3 minutes).
-    public var challengeLifetime: TimeInterval = 180
+    package var challengeLifetime: TimeInterval = 180
     /// PBKDF2-SHA256 rounds for stored password hashes.
-    public var hashRounds = 210_000
+    package var hashRounds = 210_000
 
     /// template.yaml's pool.
-    public init() {}
+    package init() {}
 
     /// SRP's pool name: the pool id after its `_`.
-    public var srpPoolName: String { String(poolID.split(separator: "_", maxSplits: 1).last ?? "") }
+    package var srpPoolName: String { String(poolID.split(separator: "_", maxSplits: 1).last ?? "") }
 
     /// The client of an id.
-    public func client(_ id: String) -> AppClient? { clients.first { $0.id == id } }
+    package func client(_ id: String) -> AppClient? { clients.first { $0.id == id } }
 
     /// The custom attribute of a name (`custom:` prefix optional).
-    public func customAttribute(_ name: String) -> CustomAttribute? {
+    package func customAttribute(_ name: String) -> CustomAttribute? {
         let bare = name.hasPrefix("custom:") ? String(name.dropFirst(7)) : name
         return customAttributes.first { $0.name == bare }
     }
 }
 
 /// `Policies.PasswordPolicy`.
-public struct PasswordPolicy: Sendable, Hashable {
-    public var minimumLength = 12
-    public var requireLowercase = true
-    public var requireUppercase = true
-    public var requireNumbers = true
-    public var requireSymbols = false
+package struct PasswordPolicy: Sendable, Hashable {
+    package var minimumLength = 12
+    package var requireLowercase = true
+    package var requireUppercase = true
+    package var requireNumbers = true
+    package var requireSymbols = false
 
     /// template.yaml's policy.
-    public init() {}
+    package init() {}
 
     /// The symbols Cognito counts (its documented special characters).
     static let symbols = Set("^$*.[]{}()?\"!@#%&/\\,><':;|_~`=+-")
 
     /// Cognito's reason a password breaks the policy, or `nil` when it conforms.
-    public func violation(of password: String) -> String? {
+    package func violation(of password: String) -> String? {
         let prefix = "Password did not conform with policy: "
         if password.count < minimumLength { return prefix + "Password not long enough" }
         if password.count > 256 { return prefix + "Password is too long" }
@@ -102,22 +102,22 @@ public struct PasswordPolicy: Sendable, Hashable {
 }
 
 /// A custom attribute of the pool's schema.
-public struct CustomAttribute: Sendable, Hashable {
+package struct CustomAttribute: Sendable, Hashable {
     /// `String` or `Number`.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         case string = "String"
         case number = "Number"
     }
     /// The name without `custom:`.
-    public var name: String
-    public var kind: Kind
+    package var name: String
+    package var kind: Kind
     /// `MinLength`/`MinValue`.
-    public var minimum: Int
+    package var minimum: Int
     /// `MaxLength`/`MaxValue`.
-    public var maximum: Int
+    package var maximum: Int
 
     /// Whether a value fits the constraints.
-    public func accepts(_ value: String) -> Bool {
+    package func accepts(_ value: String) -> Bool {
         switch kind {
         case .string: return (minimum...maximum).contains(value.count)
         case .number: return Int(value).map { (minimum...maximum).contains($0) } ?? false
@@ -126,33 +126,33 @@ public struct CustomAttribute: Sendable, Hashable {
 }
 
 /// A group of the pool.
-public struct PoolGroup: Sendable, Hashable {
-    public var name: String
-    public var precedence: Int
-    public var description: String
+package struct PoolGroup: Sendable, Hashable {
+    package var name: String
+    package var precedence: Int
+    package var description: String
 }
 
 /// An app client of the pool.
-public struct AppClient: Sendable, Hashable {
-    public var id: String
-    public var name: String
+package struct AppClient: Sendable, Hashable {
+    package var id: String
+    package var name: String
     /// `ExplicitAuthFlows`.
-    public var authFlows: [String]
+    package var authFlows: [String]
     /// `PreventUserExistenceErrors: ENABLED`.
-    public var preventUserExistenceErrors = true
+    package var preventUserExistenceErrors = true
     /// `IdTokenValidity` in seconds (60 minutes).
-    public var idTokenValidity: TimeInterval = 3600
+    package var idTokenValidity: TimeInterval = 3600
     /// `AccessTokenValidity` in seconds (60 minutes).
-    public var accessTokenValidity: TimeInterval = 3600
+    package var accessTokenValidity: TimeInterval = 3600
     /// `RefreshTokenValidity` in seconds (Cognito's default, 30 days).
-    public var refreshTokenValidity: TimeInterval = 30 * 86_400
+    package var refreshTokenValidity: TimeInterval = 30 * 86_400
     /// `ReadAttributes`.
-    public var readAttributes = ["email", "email_verified", "custom:subscription_tier", "custom:monthly_quota"]
+    package var readAttributes = ["email", "email_verified", "custom:subscription_tier", "custom:monthly_quota"]
     /// `WriteAttributes`.
-    public var writeAttributes = ["email"]
+    package var writeAttributes = ["email"]
 
     /// Whether the client allows a flow (`USER_SRP_AUTH`, `USER_PASSWORD_AUTH`, `REFRESH_TOKEN_AUTH`).
-    public func allows(_ flow: String) -> Bool {
+    package func allows(_ flow: String) -> Bool {
         authFlows.contains("ALLOW_" + (flow == "REFRESH_TOKEN" ? "REFRESH_TOKEN_AUTH" : flow))
     }
 }

@@ -51,7 +51,7 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The codes of reasons that say nothing about the action itself — another transaction held
         /// its item, or the table was throttled — so the same action may go through later.
-        public static let transientCodes: Set<String> = [
+        package static let transientCodes: Set<String> = [
             "None", "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded",
         ]
     }
@@ -107,7 +107,7 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `None` — so nothing was applied and the same actions may go through later. A cancellation
     /// with any other reason (`ConditionalCheckFailed`, `ValidationError`, …) is an answer, not a
     /// transient failure.
-    public var isTransientCancellation: Bool {
+    package var isTransientCancellation: Bool {
         code == .transactionCanceled
             && cancellationReasons.contains { $0.code != "None" }
             && cancellationReasons.allSatisfy { CancellationReason.transientCodes.contains($0.code) }
@@ -115,7 +115,7 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Whether another transaction held one of the items: `TransactionConflictException`, or a
     /// cancellation with a `TransactionConflict` reason.
-    public var isConflict: Bool {
+    package var isConflict: Bool {
         code == .transactionConflict
             || (code == .transactionCanceled && cancellationReasons.contains { $0.code == "TransactionConflict" })
     }

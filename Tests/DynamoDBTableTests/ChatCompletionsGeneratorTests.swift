@@ -7,6 +7,8 @@ import InkraUsage
 import SingleTable
 import Testing
 
+@testable import Bootstrap
+
 @Suite("The chat-completions question generator, against a local server")
 struct ChatCompletionsGeneratorTests {
     static func reply(_ content: String) -> String {
@@ -29,7 +31,7 @@ struct ChatCompletionsGeneratorTests {
         let server = try StubHTTPServer { _ in .json(200, Self.reply(content)) }
         defer { server.shutdown() }
         let questions = try await generator(server).questions(
-            for: QuestionRequest(topic: "learning to sail", count: 4, length: .short, language: "en")
+            about: "learning to sail", count: 4, length: "short", language: "en"
         )
         #expect(
             questions == [
@@ -54,7 +56,7 @@ struct ChatCompletionsGeneratorTests {
         for (status, body) in cases {
             let server = try StubHTTPServer { _ in .json(status, body) }
             await #expect(throws: GenerationFailure.self) {
-                try await generator(server).questions(for: QuestionRequest(topic: "x", count: 3))
+                try await generator(server).questions(about: "x", count: 3, length: "medium")
             }
             server.shutdown()
         }
@@ -65,19 +67,19 @@ struct ChatCompletionsGeneratorTests {
         defer { slow.shutdown() }
         let started = Date()
         await #expect(throws: GenerationFailure.self) {
-            try await generator(slow, timeout: 0.3).questions(for: QuestionRequest(topic: "x", count: 1))
+            try await generator(slow, timeout: 0.3).questions(about: "x", count: 1, length: "medium")
         }
         #expect(Date().timeIntervalSince(started) < 2.5)
     }
 
-    @Test("When the model fails, generateQuestions answers 502 and gives the unit back")
+    @Test("When the model fails, generateQuestions (as bootstrap wires it) answers 502 and gives the unit back")
     func refund() async throws {
         let server = try StubHTTPServer { _ in .json(503, "{}") }
         defer { server.shutdown() }
         let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         let function = GenerateQuestions(
             store: TableUsageStore(table: table, tableName: "inkra-usage"),
-            generator: generator(server),
+            generator: ModelQuestionGenerator(model: generator(server)),
             now: { Date(timeIntervalSince1970: 1_800_000_000) }
         )
         let event: JSONValue = ["body": #"{"topic":"x"}"#, "requestContext": ["authorizer": ["principalId": "llm"]]]

@@ -1,7 +1,8 @@
-import EmulatorKit
 import NIOCore
 import NIOHTTP1
 import Testing
+
+@testable import InkraTestSupport
 
 @Suite("RequestCollector: one HTTP/1.1 request from its parts")
 struct RequestCollectorTests {

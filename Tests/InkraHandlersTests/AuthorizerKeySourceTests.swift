@@ -78,6 +78,11 @@ struct UnreachableKeySource: KeySource {
     }
 
     func key(withID kid: String) async throws -> VerificationKey? { throw ConnectionRefused() }
+
+    /// What the runtime's JWKS fetch (bootstrap's HTTPSFetch) throws for any status but 200.
+    struct Status: Error, CustomStringConvertible {
+        var description: String
+    }
 }
 
 /// The authorizer tells a bad token (401) from a token it cannot check, held to API Gateway's
@@ -182,8 +187,8 @@ struct AuthorizerKeySourceTests {
             keys: Self.remote { url in
                 switch failure {
                 case "unreachable": throw UnreachableKeySource.ConnectionRefused()
-                // As the runtime's JWKS fetch (bootstrap's HTTPSFetch) throws for any status but 200.
-                case "503": throw ConfigurationError("JWKS", "\(url.absoluteString) answered HTTP 503")
+                case "503":
+                    throw UnreachableKeySource.Status(description: "JWKS \(url.absoluteString) answered HTTP 503")
                 default: return Data("<html><body>Service Unavailable</body></html>".utf8)
                 }
             })

@@ -43,18 +43,6 @@ struct JSONObjectTests {
         #expect(object["a"] == .number("3"))
     }
 
-    @Test("Header-style lookup ignores ASCII case")
-    func caseInsensitive() {
-        let object: JSONObject = ["Content-Type": "application/json", "X-Api-Key": "k"]
-        #expect(object.value(forCaseInsensitiveKey: "content-type") == "application/json")
-        #expect(object.value(forCaseInsensitiveKey: "X-API-KEY") == "k")
-        #expect(object.value(forCaseInsensitiveKey: "accept") == nil)
-        // Only letters fold: "[" (0x5B) and "{" (0x7B) differ by the same bit as "K" and "k".
-        let brackets: JSONObject = ["a[": "square"]
-        #expect(brackets.value(forCaseInsensitiveKey: "A{") == nil)
-        #expect(brackets.value(forCaseInsensitiveKey: "A[") == "square")
-    }
-
     @Test(
         "Strings: quotes, backslashes and control characters escaped; U+2028/U+2029 as \\u; other text as UTF-8",
         arguments: [

@@ -27,7 +27,7 @@ public struct MotoCognito: Sendable {
     public static let patience: TimeInterval = 60
 
     /// A client of the pool for the code under test, on the same private connections.
-    public func admin() throws -> CognitoUserAdmin {
+    package func admin() throws -> CognitoUserAdmin {
         try CognitoUserAdmin(
             userPoolID: userPoolID, environment: environment, transport: Self.transport, now: { Date() })
     }

@@ -1,5 +1,6 @@
 import Foundation
 import InkraHandlers
+import InkraJSON
 import InkraTesting
 import Testing
 

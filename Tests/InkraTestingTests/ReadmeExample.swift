@@ -1,4 +1,5 @@
 import InkraHandlers
+import InkraJSON
 import InkraTesting
 import Testing
 

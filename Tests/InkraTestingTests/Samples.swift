@@ -1,6 +1,7 @@
 import Foundation
 import InkraAuth
 import InkraHandlers
+import InkraJSON
 import InkraTesting
 
 /// The recorded events of events/, and what they need to be read as the emulator reads them: the

@@ -1,6 +1,7 @@
 import Foundation
 import InkraAuth
 import InkraHandlers
+import InkraJSON
 import InkraTesting
 import Testing
 

@@ -111,4 +111,43 @@ struct UsageWindowsTests {
         #expect(far.dayKey == "12345-01-02")
         #expect(far.monthKey == "12345-01")
     }
+
+    @Test("Millisecond timestamps agree with Foundation's ISO 8601 text, before and after 1970")
+    func millisecondsAgreeWithFoundation() {
+        // ISO8601DateFormatter, not Date.ISO8601FormatStyle: the latter cuts a date made from
+        // whole milliseconds one millisecond short when the Double falls just below them.
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var milliseconds: Int64 = -2_000_000_000_123
+        while milliseconds < 4_000_000_000_000 {
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let text = CivilTime.iso8601(milliseconds: milliseconds)
+            #expect(text == formatter.string(from: date), "\(milliseconds)")
+            #expect(CivilTime.iso8601Milliseconds(date) == text, "\(milliseconds)")
+            #expect(CivilTime.iso8601(date) == String(text.prefix(19)) + "Z")
+            milliseconds += 7_777_777_777
+        }
+        #expect(CivilTime.iso8601(milliseconds: 1_773_136_800_007) == "2026-03-10T10:00:00.007Z")
+        #expect(CivilTime.iso8601(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
+        #expect(CivilTime.iso8601(milliseconds: 0) == "1970-01-01T00:00:00.000Z")
+        #expect(
+            CivilTime.iso8601Milliseconds(Date(timeIntervalSince1970: 1_773_136_800.0079)) == "2026-03-10T10:00:00.007Z"
+        )
+        #expect(CivilTime.iso8601Milliseconds(Date(timeIntervalSince1970: -0.0001)) == "1969-12-31T23:59:59.999Z")
+    }
+
+    @Test("API Gateway's requestTime agrees with Foundation's calendar across many instants")
+    func apiGatewayTimeAgreesWithFoundation() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")!
+        formatter.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
+        var seconds = 0
+        while seconds < 4_000_000_000 {
+            let date = Date(timeIntervalSince1970: TimeInterval(seconds) + 0.75)
+            #expect(CivilTime.apiGatewayTime(date) == formatter.string(from: date), "\(seconds)")
+            seconds += 7_777_777
+        }
+        #expect(CivilTime.apiGatewayTime(Date(timeIntervalSince1970: 1_773_136_800)) == "10/Mar/2026:10:00:00 +0000")
+    }
 }

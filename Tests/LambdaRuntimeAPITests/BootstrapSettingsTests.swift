@@ -1,5 +1,6 @@
 import DynamoDBTable
 import EmulatorKit
+import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport

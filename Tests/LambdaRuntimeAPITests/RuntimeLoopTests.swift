@@ -1,4 +1,5 @@
 import EmulatorKit
+import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport

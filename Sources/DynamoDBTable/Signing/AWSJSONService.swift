@@ -9,9 +9,9 @@ import InkraJSON
 /// One call to an AWS service's JSON protocol (`POST /`, `X-Amz-Target`, SigV4), for what the
 /// runtime reads once at start: an SSM parameter (the tier limits) and a Secrets Manager secret
 /// (the model's API key). It shares the table client's signer and transport.
-public struct AWSJSONService: Sendable {
+package struct AWSJSONService: Sendable {
     /// The service's endpoint.
-    public let endpoint: URL
+    package let endpoint: URL
     let signer: SigV4Signer
     let targetPrefix: String
     let transport: any DynamoDBTransport
@@ -19,7 +19,7 @@ public struct AWSJSONService: Sendable {
 
     /// SSM (`AmazonSSM.*`), at `AWS_ENDPOINT_URL_SSM`, else `AWS_ENDPOINT_URL`, else AWS's.
     /// - Throws: ``DynamoDBConfigurationError`` naming a missing or malformed variable.
-    public static func ssm(
+    package static func ssm(
         _ environment: [String: String], transport: any DynamoDBTransport = HTTPClientTransport(),
         now: @escaping @Sendable () -> Date
     ) throws -> AWSJSONService {
@@ -30,7 +30,7 @@ public struct AWSJSONService: Sendable {
     /// Secrets Manager (`secretsmanager.*`), at `AWS_ENDPOINT_URL_SECRETS_MANAGER`, else
     /// `AWS_ENDPOINT_URL`, else AWS's.
     /// - Throws: ``DynamoDBConfigurationError`` naming a missing or malformed variable.
-    public static func secretsManager(
+    package static func secretsManager(
         _ environment: [String: String], transport: any DynamoDBTransport = HTTPClientTransport(),
         now: @escaping @Sendable () -> Date
     ) throws -> AWSJSONService {
@@ -42,7 +42,7 @@ public struct AWSJSONService: Sendable {
     /// Cognito user pools (`AWSCognitoIdentityProviderService.*`, signed as `cognito-idp`), at
     /// `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, else `AWS_ENDPOINT_URL`, else AWS's.
     /// - Throws: ``DynamoDBConfigurationError`` naming a missing or malformed variable.
-    public static func cognitoIdentityProvider(
+    package static func cognitoIdentityProvider(
         _ environment: [String: String], transport: any DynamoDBTransport = HTTPClientTransport(),
         now: @escaping @Sendable () -> Date
     ) throws -> AWSJSONService {
@@ -64,7 +64,7 @@ public struct AWSJSONService: Sendable {
 
     /// Calls `operation` with a JSON body and returns the answer's JSON.
     /// - Throws: ``AWSServiceError`` with the service's error type and message.
-    public func call(_ operation: String, _ body: JSONValue, timeout: TimeInterval = 5) async throws -> JSONValue {
+    package func call(_ operation: String, _ body: JSONValue, timeout: TimeInterval = 5) async throws -> JSONValue {
         let bytes = body.jsonBytes
         let headers = [
             ("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "\(targetPrefix).\(operation)"),
@@ -90,7 +90,7 @@ public struct AWSJSONService: Sendable {
     }
 
     /// An SSM parameter's value (`GetParameter`, decrypted when it is a SecureString).
-    public func parameter(named name: String) async throws -> String {
+    package func parameter(named name: String) async throws -> String {
         let answer = try await call("GetParameter", ["Name": .string(name), "WithDecryption": true])
         guard let value = answer["Parameter"]?["Value"]?.string else {
             throw AWSServiceError(type: "MalformedAnswer", message: "GetParameter answered no Parameter.Value")
@@ -99,7 +99,7 @@ public struct AWSJSONService: Sendable {
     }
 
     /// A secret's `SecretString` (`GetSecretValue`).
-    public func secretString(id: String) async throws -> String {
+    package func secretString(id: String) async throws -> String {
         let answer = try await call("GetSecretValue", ["SecretId": .string(id)])
         guard let value = answer["SecretString"]?.string else {
             throw AWSServiceError(type: "MalformedAnswer", message: "the secret has no SecretString")
@@ -109,17 +109,17 @@ public struct AWSJSONService: Sendable {
 }
 
 /// An AWS service's error answer: its type (`ParameterNotFound`) and message.
-public struct AWSServiceError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct AWSServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The error type, without its namespace.
-    public var type: String
+    package var type: String
     /// The service's message.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(type: String, message: String) {
+    package init(type: String, message: String) {
         self.type = type
         self.message = message
     }
 
-    public var description: String { message.isEmpty ? type : "\(type): \(message)" }
+    package var description: String { message.isEmpty ? type : "\(type): \(message)" }
 }

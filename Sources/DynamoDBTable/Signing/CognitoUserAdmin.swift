@@ -9,15 +9,15 @@ import SingleTable
 
 /// An administrator's calls on one Cognito user pool (`AWSCognitoIdentityProviderService.*`),
 /// signed with the function's or operator's credentials: what account deletion needs.
-public struct CognitoUserAdmin: Sendable {
+package struct CognitoUserAdmin: Sendable {
     /// The pool, `us-east-1_AbCdEf123`.
-    public let userPoolID: String
+    package let userPoolID: String
     let service: AWSJSONService
 
     /// The pool `userPoolID` at `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, else
     /// `AWS_ENDPOINT_URL`, else Cognito's endpoint in the pool's region (its id's prefix).
     /// - Throws: ``DynamoDBConfigurationError`` naming a missing or malformed variable.
-    public init(
+    package init(
         userPoolID: String, environment: [String: String], transport: any DynamoDBTransport = HTTPClientTransport(),
         now: @escaping @Sendable () -> Date
     ) throws {
@@ -30,7 +30,7 @@ public struct CognitoUserAdmin: Sendable {
     }
 
     /// The endpoint calls go to.
-    public var endpoint: URL { service.endpoint }
+    package var endpoint: URL { service.endpoint }
 
     /// Deletes a user (`AdminDeleteUser`). `username` may be the user's `sub`, which Cognito accepts
     /// in a pool where email is the user name attribute. The call's timeout is cut to what remains
@@ -39,7 +39,7 @@ public struct CognitoUserAdmin: Sendable {
     ///   (`UserNotFoundException`), so a repeated deletion succeeds.
     /// - Throws: ``AWSServiceError`` for any other answer (the pool missing, access denied,
     ///   throttling) or when the endpoint cannot be reached.
-    public func deleteUser(_ username: String, timeout: TimeInterval = 5) async throws -> Bool {
+    package func deleteUser(_ username: String, timeout: TimeInterval = 5) async throws -> Bool {
         do {
             _ = try await service.call(
                 "AdminDeleteUser", ["UserPoolId": .string(userPoolID), "Username": .string(username)],

@@ -1,4 +1,5 @@
 import Crypto
+import HTTPText
 import InkraJSON
 
 #if canImport(FoundationEssentials)
@@ -8,29 +9,29 @@ import InkraJSON
 #endif
 
 /// AWS Signature Version 4 for one service and region.
-public struct SigV4Signer: Sendable {
+package struct SigV4Signer: Sendable {
     /// The credentials to sign with.
-    public var credentials: AWSCredentials
+    package var credentials: AWSCredentials
     /// The region, such as `us-east-1`.
-    public var region: String
+    package var region: String
     /// The service, such as `dynamodb`.
-    public var service: String
+    package var service: String
 
     /// A signer.
-    public init(credentials: AWSCredentials, region: String, service: String) {
+    package init(credentials: AWSCredentials, region: String, service: String) {
         self.credentials = credentials
         self.region = region
         self.service = service
     }
 
     /// The pieces of a signature, for inspection and tests.
-    public struct Signature: Sendable, Hashable {
-        public var canonicalRequest: String
-        public var stringToSign: String
-        public var signature: String
-        public var signedHeaders: String
+    package struct Signature: Sendable, Hashable {
+        package var canonicalRequest: String
+        package var stringToSign: String
+        package var signature: String
+        package var signedHeaders: String
         /// The `Authorization` header's value.
-        public var authorization: String
+        package var authorization: String
     }
 
     /// Signs a request; returns the headers to add (`X-Amz-Date`, `Authorization`, and
@@ -41,7 +42,7 @@ public struct SigV4Signer: Sendable {
     ///   - headers: the headers to sign (`Host` is added from the URL when missing).
     ///   - body: the payload.
     ///   - date: the signing time.
-    public func sign(
+    package func sign(
         method: String,
         url: URL,
         headers: [(String, String)],
@@ -66,7 +67,7 @@ public struct SigV4Signer: Sendable {
     }
 
     /// The signature of a request whose headers already include `X-Amz-Date` (and `Host`).
-    public func signature(method: String, url: URL, headers: [(String, String)], body: [UInt8], amzDate: String)
+    package func signature(method: String, url: URL, headers: [(String, String)], body: [UInt8], amzDate: String)
         -> Signature
     {
         let day = String(amzDate.prefix(8))
@@ -98,7 +99,7 @@ public struct SigV4Signer: Sendable {
     }
 
     /// The derived signing key for a day (`yyyyMMdd`).
-    public func signingKey(day: String) -> SymmetricKey {
+    package func signingKey(day: String) -> SymmetricKey {
         func mac(_ key: SymmetricKey, _ text: String) -> SymmetricKey {
             SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: key)))
         }
@@ -107,7 +108,7 @@ public struct SigV4Signer: Sendable {
     }
 
     /// `yyyyMMdd'T'HHmmss'Z'` in UTC.
-    public static func amzDate(_ date: Date) -> String {
+    package static func amzDate(_ date: Date) -> String {
         amzDateStyle.format(date)
     }
 

@@ -7,8 +7,11 @@ import SingleTable
     import Foundation
 #endif
 
-/// DynamoDB's JSON form of attribute values and items, on `JSONValue`.
+/// DynamoDB's JSON form of attribute values and items (`{"S":"text"}`, `{"N":"12.5"}`,
+/// `{"M":{…}}`…), on `JSONValue`: the package's one codec for it, used by this client, the
+/// emulator's DynamoDB endpoint, its state files and scans, and the console.
 package enum Wire {
+    /// An attribute value as DynamoDB writes it: one member named after its type.
     package static func value(_ value: AttributeValue) -> JSONValue {
         switch value {
         case .s(let text): ["S": .string(text)]
@@ -24,16 +27,15 @@ package enum Wire {
         }
     }
 
+    /// An item (or a key, or expression attribute values) as a map of attribute values, its
+    /// members in name order.
     package static func item(_ item: Item) -> JSONValue {
         .object(JSONObject(item.sorted { $0.key < $1.key }.map { ($0.key, value($0.value)) }))
     }
 
-    package static func values(_ values: [String: AttributeValue]) -> JSONValue {
-        item(values)
-    }
-
     /// Reads an attribute value.
-    /// - Throws: ``TableError`` (`ValidationException`) naming what is malformed.
+    /// - Throws: ``TableError`` (`InternalServerError`: DynamoDB's answer cannot be read) naming
+    ///   what is malformed; readers of other sources report it as their own error.
     package static func attribute(_ json: JSONValue) throws(TableError) -> AttributeValue {
         guard let object = json.object, object.count == 1, let member = object.pairs.first else {
             throw malformed("an attribute value must have exactly one type")
@@ -79,12 +81,16 @@ package enum Wire {
         }
     }
 
+    /// Reads an item: every member an attribute value.
+    /// - Throws: ``TableError``, as ``attribute(_:)``.
     package static func item(_ object: JSONObject) throws(TableError) -> Item {
         var result: Item = [:]
         for (name, value) in object.pairs { result[name] = try attribute(value) }
         return result
     }
 
+    /// Reads an optional item: `nil` when the value is absent or not an object.
+    /// - Throws: ``TableError``, as ``attribute(_:)``.
     package static func item(_ json: JSONValue?) throws(TableError) -> Item? {
         guard let object = json?.object else { return nil }
         return try item(object)

@@ -8,7 +8,7 @@ enum RequestEncoding {
             object["ExpressionAttributeNames"] = .object(
                 JSONObject(attributes.names.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         }
-        if !attributes.values.isEmpty { object["ExpressionAttributeValues"] = Wire.values(attributes.values) }
+        if !attributes.values.isEmpty { object["ExpressionAttributeValues"] = Wire.item(attributes.values) }
     }
 
     static func get(_ request: GetItemRequest) -> JSONValue {

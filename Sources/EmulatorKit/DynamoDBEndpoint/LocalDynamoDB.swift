@@ -9,15 +9,15 @@ import Synchronization
 /// change local state: GetItem, BatchGetItem, PutItem, UpdateItem, DeleteItem, Query, Scan,
 /// TransactWriteItems, DescribeTable, ListTables, CreateTable, DeleteTable and the time-to-live
 /// settings, with DynamoDB's response and error bodies and its `x-amz-crc32` checksum.
-public final class LocalDynamoDB: Sendable {
+package final class LocalDynamoDB: Sendable {
     /// DynamoDB's request size limit.
-    public static let requestLimit = 16 << 20
+    package static let requestLimit = 16 << 20
 
     private let tables: Mutex<[String: LocalTable]>
     private let now: @Sendable () -> Date
 
     /// An endpoint serving `table` (the emulator's usage table) and any table created through it.
-    public init(table: InMemoryTable, now: @escaping @Sendable () -> Date) {
+    package init(table: InMemoryTable, now: @escaping @Sendable () -> Date) {
         self.now = now
         let name = table.schema.tableName
         tables = Mutex([
@@ -26,13 +26,13 @@ public final class LocalDynamoDB: Sendable {
     }
 
     /// DynamoDB's answer to a request over its size limit.
-    public static func requestTooLarge() -> LocalHTTPResponse {
+    package static func requestTooLarge() -> LocalHTTPResponse {
         reply(
             .failure(WireRequest.invalid("Request size exceeds \(requestLimit) bytes")), status: 413)
     }
 
     /// Answers one HTTP request.
-    public func respond(_ request: LocalHTTPRequest) async -> LocalHTTPResponse {
+    package func respond(_ request: LocalHTTPRequest) async -> LocalHTTPResponse {
         guard request.method == "POST" else {
             return Self.reply(.failure(TableError(TableError.Code(rawValue: "UnknownOperationException"), "")))
         }
@@ -40,7 +40,7 @@ public final class LocalDynamoDB: Sendable {
     }
 
     /// Answers one operation: `target` as in `X-Amz-Target`, `body` its JSON.
-    public func respond(target: String?, body: [UInt8]) async -> LocalHTTPResponse {
+    package func respond(target: String?, body: [UInt8]) async -> LocalHTTPResponse {
         let prefix = "DynamoDB_20120810."
         guard let target, target.hasPrefix(prefix) else {
             return Self.reply(.failure(TableError(TableError.Code(rawValue: "UnknownOperationException"), "")))

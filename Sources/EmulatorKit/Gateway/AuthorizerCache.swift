@@ -5,7 +5,7 @@ import Synchronization
 /// for a time to live, so a second request with the same token does not run the authorizer. The
 /// cached policy is evaluated again for each request's resource, as API Gateway does. Failures
 /// (such as `Unauthorized`) are not cached.
-public final class AuthorizerCache: Sendable {
+package final class AuthorizerCache: Sendable {
     private struct Entry {
         var answer: Invocation.Outcome
         var expires: Date
@@ -24,7 +24,7 @@ public final class AuthorizerCache: Sendable {
     }
 
     /// How long an answer is kept; zero turns caching off.
-    public let timeToLive: TimeInterval
+    package let timeToLive: TimeInterval
     private let now: @Sendable () -> Date
     private let state = Mutex(State())
     /// The most answers kept; the oldest are dropped past it.
@@ -35,16 +35,16 @@ public final class AuthorizerCache: Sendable {
     ///   - timeToLive: seconds an answer is kept (API Gateway's default is 300; 0 turns it off).
     ///   - capacity: the most tokens kept at once.
     ///   - now: the clock expiry is measured by.
-    public init(timeToLive: TimeInterval = 300, capacity: Int = 10_000, now: @escaping @Sendable () -> Date) {
+    package init(timeToLive: TimeInterval = 300, capacity: Int = 10_000, now: @escaping @Sendable () -> Date) {
         self.timeToLive = timeToLive
         self.capacity = capacity
         self.now = now
     }
 
     /// How many requests were answered from the cache.
-    public var hits: Int { state.withLock { $0.hits } }
+    package var hits: Int { state.withLock { $0.hits } }
     /// How many requests ran the authorizer.
-    public var misses: Int { state.withLock { $0.misses } }
+    package var misses: Int { state.withLock { $0.misses } }
 
     /// The cached answer for a token, or the one `authorize` gives (kept when it succeeded),
     /// with what `decide` makes of it for a resource and payload version — evaluated once per

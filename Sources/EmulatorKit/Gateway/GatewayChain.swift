@@ -4,11 +4,11 @@ import InkraJSON
 
 /// Runs a function elsewhere: given the function, the event and its recorded time, the result —
 /// or `nil` to run the function in-process.
-public typealias FunctionTarget = @Sendable (FunctionName, JSONValue, Date?) async -> Invocation?
+package typealias FunctionTarget = @Sendable (FunctionName, JSONValue, Date?) async -> Invocation?
 
 /// API Gateway's part of a request: the authorizer in front of the function, its answer turned
 /// into 401 / 403 or injected into the event as API Gateway injects it.
-public struct GatewayChain: Sendable {
+package struct GatewayChain: Sendable {
     let stack: EmulatorStack
     /// Runs a function somewhere else than in-process (a real runtime behind the local Runtime
     /// API); `nil` from it means "run it in-process".
@@ -19,7 +19,7 @@ public struct GatewayChain: Sendable {
     var authorizerCache: AuthorizerCache?
 
     /// The chain with its authorizer's answers cached per token, as a deployed API caches them.
-    public func caching(in cache: AuthorizerCache) -> GatewayChain {
+    package func caching(in cache: AuthorizerCache) -> GatewayChain {
         var chain = self
         chain.authorizerCache = cache
         return chain
@@ -27,7 +27,7 @@ public struct GatewayChain: Sendable {
 
     /// The chain with functions run elsewhere when `target` says so (a runtime behind the local
     /// Runtime API).
-    public func running(on target: @escaping FunctionTarget) -> GatewayChain {
+    package func running(on target: @escaping FunctionTarget) -> GatewayChain {
         var chain = self
         chain.target = target
         return chain
@@ -44,7 +44,7 @@ public struct GatewayChain: Sendable {
     /// section goes straight to the function; one with an `Authorization` header goes through
     /// `authorizer` first; one with neither is refused with 401 as API Gateway refuses a request
     /// without its identity source. For `authorizer`, the event goes to it alone.
-    public func invoke(_ function: FunctionName, event: JSONValue) async -> Invocation {
+    package func invoke(_ function: FunctionName, event: JSONValue) async -> Invocation {
         guard function != .authorizer else {
             return await run(.authorizer, event)
         }

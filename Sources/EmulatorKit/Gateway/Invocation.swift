@@ -3,9 +3,9 @@ import InkraHandlers
 import InkraJSON
 
 /// What came of one invocation through the chain.
-public struct Invocation: Sendable {
+package struct Invocation: Sendable {
     /// The function's result, or its failure.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// The function returned this JSON (for proxy functions, a proxy response).
         case success(JSONValue)
         /// The invocation failed with Lambda's error object.
@@ -13,24 +13,24 @@ public struct Invocation: Sendable {
     }
 
     /// The outcome.
-    public var outcome: Outcome
+    package var outcome: Outcome
     /// The authorizer's part, when the chain ran it first.
-    public var authorizer: AuthorizerStep?
+    package var authorizer: AuthorizerStep?
 
     /// Creates a result.
-    public init(outcome: Outcome, authorizer: AuthorizerStep? = nil) {
+    package init(outcome: Outcome, authorizer: AuthorizerStep? = nil) {
         self.outcome = outcome
         self.authorizer = authorizer
     }
 
     /// The HTTP status, when the outcome is a proxy response.
-    public var statusCode: Int? {
+    package var statusCode: Int? {
         if case .success(let json) = outcome { return json["statusCode"]?.int }
         return nil
     }
 
     /// The result's JSON: the response, or Lambda's error object.
-    public var json: JSONValue {
+    package var json: JSONValue {
         switch outcome {
         case .success(let json): json
         case .failure(let error): error.json
@@ -39,7 +39,7 @@ public struct Invocation: Sendable {
 
     /// Runs one function alone on one event, on the event's recorded clock when it has one (and
     /// no fixed `--now` is set).
-    public static func direct(_ handler: any EventHandler, _ event: JSONValue, at time: Date?) async -> Invocation {
+    package static func direct(_ handler: any EventHandler, _ event: JSONValue, at time: Date?) async -> Invocation {
         guard let time else { return await run(handler, event) }
         let caller = #isolation
         return await InvocationClock.$instant.withValue(time) {
@@ -58,12 +58,12 @@ public struct Invocation: Sendable {
 }
 
 /// The authorizer's part of a chained invocation.
-public struct AuthorizerStep: Sendable, Hashable {
+package struct AuthorizerStep: Sendable, Hashable {
     /// The event API Gateway sent the authorizer; `nil` when the answer came from the cache and
     /// no event was sent.
-    public var event: JSONValue?
+    package var event: JSONValue?
     /// What the authorizer answered.
-    public var result: Invocation.Outcome
+    package var result: Invocation.Outcome
     /// Whether the answer came from API Gateway's authorizer cache rather than a run.
-    public var cached = false
+    package var cached = false
 }

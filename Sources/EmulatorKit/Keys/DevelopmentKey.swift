@@ -5,26 +5,26 @@ import InkraAuth
 ///
 /// Its private half is committed to the repository on purpose so that anyone can mint tokens for
 /// local work; nothing deployed may trust it, and the `bootstrap` runtime never loads it.
-public struct DevelopmentKey: Sendable {
+package struct DevelopmentKey: Sendable {
     /// The key id in tokens and in the JWKS.
-    public static let keyID = "inkra-local-development-key"
+    package static let keyID = "inkra-local-development-key"
     /// The development user pool's issuer.
-    public static let issuer = "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_InkraLocal"
+    package static let issuer = "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_InkraLocal"
     /// The development app client id.
-    public static let clientID = "inkra-local-client"
+    package static let clientID = "inkra-local-client"
     /// The files' names in the keys folder.
-    public static let privateKeyFile = "dev-private-key.pem"
+    package static let privateKeyFile = "dev-private-key.pem"
     /// The JWKS file's name.
-    public static let jwksFile = "dev-jwks.json"
+    package static let jwksFile = "dev-jwks.json"
 
     /// Signs development tokens.
-    public let signer: TokenSigner
+    package let signer: TokenSigner
     /// The public JWKS.
-    public let jwks: Data
+    package let jwks: Data
 
     /// Loads the key pair from a folder holding `dev-private-key.pem` and `dev-jwks.json`.
     /// - Throws: ``EmulatorError`` naming the file that is missing or unreadable.
-    public init(directory: URL) throws(EmulatorError) {
+    package init(directory: URL) throws(EmulatorError) {
         let pemURL = directory.appendingPathComponent(Self.privateKeyFile)
         let jwksURL = directory.appendingPathComponent(Self.jwksFile)
         do {
@@ -41,7 +41,7 @@ public struct DevelopmentKey: Sendable {
     }
 
     /// A development key from a signer (tests).
-    public init(signer: TokenSigner) {
+    package init(signer: TokenSigner) {
         self.signer = signer
         jwks = signer.jwks
     }

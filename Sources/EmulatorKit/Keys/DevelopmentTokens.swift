@@ -3,28 +3,28 @@ import InkraAuth
 
 /// Mints tokens with the development key, carrying exactly the claims Cognito puts in an ID or an
 /// access token of template.yaml's user pool (see ``DevelopmentClaims``).
-public enum DevelopmentTokens {
+package enum DevelopmentTokens {
     /// What a development token says.
-    public struct Claims: Sendable, Hashable {
-        public var sub: String
+    package struct Claims: Sendable, Hashable {
+        package var sub: String
         /// The user's email (ID tokens only); `<sub>@example.com` when not given, since
         /// template.yaml's pool requires an email of every user.
-        public var email: String?
+        package var email: String?
         /// `custom:subscription_tier` in an ID token; in an access token, which carries no custom
         /// attributes, the `premium_tier` or `free_tier` group.
-        public var tier: String?
-        public var groups: [String]?
+        package var tier: String?
+        package var groups: [String]?
         /// `custom:monthly_quota` (ID tokens only).
-        public var quota: Int?
+        package var quota: Int?
         /// `id` or `access`.
-        public var tokenUse: String
-        public var clientID: String
-        public var issuer: String
-        public var expiresIn: TimeInterval
+        package var tokenUse: String
+        package var clientID: String
+        package var issuer: String
+        package var expiresIn: TimeInterval
 
         /// Creates claims; the defaults are the development pool's, and the token use template.yaml
         /// deploys.
-        public init(
+        package init(
             sub: String,
             email: String? = nil,
             tier: String? = nil,
@@ -49,7 +49,7 @@ public enum DevelopmentTokens {
         /// Checks that Cognito could issue such a token.
         /// - Throws: ``EmulatorError`` naming the flag and saying why: an access token has no room
         ///   for an email or a quota, and its tier can only be a group (so only `free` or `premium`).
-        public func check() throws(EmulatorError) {
+        package func check() throws(EmulatorError) {
             if let quota, quota <= 0 { throw EmulatorError("--quota must be a positive integer, not \(quota)") }
             switch tokenUse {
             case TokenUse.id.rawValue:
@@ -79,7 +79,7 @@ public enum DevelopmentTokens {
         /// The token's claims, issued at `instant`, with `jti`, `origin_jti` and `event_id` drawn
         /// from `generator`.
         /// - Throws: ``EmulatorError`` as ``check()`` does.
-        public func developmentClaims(
+        package func developmentClaims(
             at instant: Date, using generator: inout some RandomNumberGenerator
         ) throws(EmulatorError) -> DevelopmentClaims {
             try check()
@@ -103,14 +103,14 @@ public enum DevelopmentTokens {
     /// A signed token, issued at `instant`.
     /// - Throws: ``EmulatorError`` when Cognito could not issue such a token (see
     ///   ``Claims/check()``), or when signing fails.
-    public static func mint(with key: DevelopmentKey, claims: Claims, at instant: Date) throws -> String {
+    package static func mint(with key: DevelopmentKey, claims: Claims, at instant: Date) throws -> String {
         var generator = SystemRandomNumberGenerator()
         return try mint(with: key, claims: claims, at: instant, using: &generator)
     }
 
     /// A signed token, issued at `instant`, its identifiers drawn from `generator`.
     /// - Throws: as ``mint(with:claims:at:)``.
-    public static func mint(
+    package static func mint(
         with key: DevelopmentKey, claims: Claims, at instant: Date, using generator: inout some RandomNumberGenerator
     ) throws -> String {
         try key.signer.sign(try claims.developmentClaims(at: instant, using: &generator))

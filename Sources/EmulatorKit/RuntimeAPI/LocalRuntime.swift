@@ -9,14 +9,14 @@ import InkraHandlers
 /// A real custom runtime (such as `bootstrap`) run as a child process against a local Runtime
 /// API, set up for local work: Lambda's variables, the emulator's pool and keys, its table, and
 /// `INKRA_CLOCK=request-time` so each event runs at its request time.
-public final class LocalRuntime: Sendable {
+package final class LocalRuntime: Sendable {
     /// The child process.
     private let process: Process
     /// The development JWKS written for this runtime (when it trusts the development key), removed
     /// once the process has ended.
-    public let developmentJWKS: URL?
+    package let developmentJWKS: URL?
     /// The child's process id.
-    public var processIdentifier: Int32 { process.processIdentifier }
+    package var processIdentifier: Int32 { process.processIdentifier }
 
     /// Starts `executable` polling `server` for `function`.
     /// - Parameters:
@@ -28,10 +28,10 @@ public final class LocalRuntime: Sendable {
     ///     in-memory table.
     ///   - logLevel: the runtime's `LOG_LEVEL`.
     /// - Throws: ``EmulatorError`` when the process cannot be started or the options name no pool.
-    public init(
+    package init(
         executable: URL,
         function: FunctionName,
-        server: RuntimeAPIServer,
+        server: any RuntimeAPIEndpoint,
         options: EmulatorOptions,
         dynamoDBEndpoint: URL?,
         logLevel: String = "warning"
@@ -62,10 +62,10 @@ public final class LocalRuntime: Sendable {
     }
 
     /// Whether the process is still running.
-    public var isRunning: Bool { process.isRunning }
+    package var isRunning: Bool { process.isRunning }
 
     /// SIGTERM, then SIGKILL after two seconds.
-    public func stop() async {
+    package func stop() async {
         guard process.isRunning else { return }
         process.terminate()
         for _ in 0..<40 where process.isRunning {
@@ -74,20 +74,23 @@ public final class LocalRuntime: Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
-    /// The environment a local runtime starts with.
+    /// The environment a local runtime starts with: `shell` (the emulator's own environment) less
+    /// its `INKRA_*` variables but the model's `INKRA_LLM_*` and `INKRA_RECORD_EVENTS`, and the
+    /// settings run-runtime sets.
     static func environment(
         function: FunctionName,
         address: String,
         options: EmulatorOptions,
         dynamoDBEndpoint: URL?,
         logLevel: String,
-        developmentJWKS: URL?
+        developmentJWKS: URL?,
+        shell: [String: String] = ProcessInfo.processInfo.environment
     ) throws(EmulatorError) -> [String: String] {
-        // The shell's environment, less the INKRA_* variables the runtime does not read (a test
-        // suite's INKRA_TEST_*, say): inside Lambda an unknown INKRA_* setting stops start-up, and a
-        // function's environment holds only what its configuration sets.
-        var environment = ProcessInfo.processInfo.environment.filter {
-            !$0.key.hasPrefix("INKRA_") || Configuration.knownSettings.contains($0.key)
+        // Inside Lambda an unknown INKRA_* setting stops start-up (a test suite's INKRA_TEST_*, say),
+        // and a function's environment holds only what its configuration sets: the runtime gets the
+        // INKRA_* settings set below, and of the shell's only the model endpoint's and recording.
+        var environment = shell.filter {
+            !$0.key.hasPrefix("INKRA_") || $0.key.hasPrefix("INKRA_LLM_") || $0.key == "INKRA_RECORD_EVENTS"
         }
         environment["AWS_LAMBDA_RUNTIME_API"] = address
         environment["_HANDLER"] = function.rawValue

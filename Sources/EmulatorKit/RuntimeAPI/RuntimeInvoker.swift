@@ -4,14 +4,14 @@ import InkraJSON
 
 /// Invokes a function running in a real runtime behind the local Runtime API, and reads its
 /// answer back as an ``Invocation``.
-public struct RuntimeInvoker: Sendable {
-    /// The server the runtime polls.
-    public let server: RuntimeAPIServer
+package struct RuntimeInvoker: Sendable {
+    /// The Runtime API the runtime polls.
+    package let server: any RuntimeAPIEndpoint
     /// The invocation timeout, as the function's configured timeout.
-    public let timeout: TimeInterval
+    package let timeout: TimeInterval
 
     /// An invoker over a server.
-    public init(server: RuntimeAPIServer, timeout: TimeInterval = 3) {
+    package init(server: any RuntimeAPIEndpoint, timeout: TimeInterval = 3) {
         self.server = server
         self.timeout = timeout
     }
@@ -19,7 +19,7 @@ public struct RuntimeInvoker: Sendable {
     /// Runs one event. An event that carries no request time of its own (an authorizer's TOKEN
     /// event) gets its recorded time as `x-inkra-recorded-at`, which a runtime started with
     /// `INKRA_CLOCK=request-time` reads.
-    public func invoke(_ event: JSONValue, recordedAt time: Date? = nil) async -> Invocation {
+    package func invoke(_ event: JSONValue, recordedAt time: Date? = nil) async -> Invocation {
         var payload = event
         if let time, InvocationClock.requestTime(of: event) == nil {
             payload.set(.string(ISO8601.format(time)), at: ["x-inkra-recorded-at"])

@@ -1,44 +1,61 @@
 import Foundation
 import Synchronization
 
-/// The invocations a local Runtime API hands out, and what comes back for them.
-actor RuntimeQueue {
+/// The invocations a local Runtime API hands out, and what comes back for them: the logic of
+/// the server (EmulatorServer's `RuntimeAPIServer`) that speaks HTTP to the runtime.
+package actor RuntimeQueue {
     /// One invocation waiting for, or taken by, the runtime.
-    struct Pending: Sendable {
-        var requestID: String
-        var event: [UInt8]
-        var deadline: Date
-        var functionARN: String
-        var traceID: String
+    package struct Pending: Sendable {
+        /// The invocation's id (`Lambda-Runtime-Aws-Request-Id`).
+        package var requestID: String
+        /// The event.
+        package var event: [UInt8]
+        /// When the invocation times out (`Lambda-Runtime-Deadline-Ms`).
+        package var deadline: Date
+        /// The function's ARN (`Lambda-Runtime-Invoked-Function-Arn`).
+        package var functionARN: String
+        /// The X-Ray trace header (`Lambda-Runtime-Trace-Id`).
+        package var traceID: String
     }
 
     /// The clock deadlines are set by.
     private let now: @Sendable () -> Date
     private var pending: [Pending] = []
-    private var waiters: [CheckedContinuation<Pending, Never>] = []
+    private var waiters: [CheckedContinuation<Pending?, Never>] = []
     private var inFlight: [String: CheckedContinuation<RuntimeOutcome, Never>] = [:]
     private var initFailure: RuntimeOutcome?
 
-    init(now: @escaping @Sendable () -> Date) { self.now = now }
+    /// A queue whose deadlines are set by `now`.
+    package init(now: @escaping @Sendable () -> Date) { self.now = now }
     private var ended: String?
+    private var closed = false
     private var dropNextConnection = false
     /// How many times the runtime asked for the next invocation.
-    private(set) var nextCalls = 0
+    package private(set) var nextCalls = 0
 
     /// Whether a runtime ever asked for an invocation; read without entering the actor, so a
     /// server with no runtime behind it answers every request without a hop to the queue.
-    nonisolated let hasBeenPolled = Mutex(false)
+    package nonisolated let hasBeenPolled = Mutex(false)
 
     /// Waits for the next invocation (the runtime's long poll).
-    func next() async -> Pending {
+    /// - Returns: the invocation; `nil` once the server closes, which then drops the connection.
+    package func next() async -> Pending? {
         if nextCalls == 0 { hasBeenPolled.withLock { $0 = true } }
         nextCalls += 1
+        if closed { return nil }
         if !pending.isEmpty { return pending.removeFirst() }
         return await withCheckedContinuation { waiters.append($0) }
     }
 
+    /// Ends the long polls under way and refuses later ones: the server is shutting down.
+    package func close() {
+        closed = true
+        for waiter in waiters { waiter.resume(returning: nil) }
+        waiters.removeAll()
+    }
+
     /// Hands an event to the runtime and waits for its outcome.
-    func invoke(_ event: [UInt8], timeout: TimeInterval, functionARN: String) async -> RuntimeOutcome {
+    package func invoke(_ event: [UInt8], timeout: TimeInterval, functionARN: String) async -> RuntimeOutcome {
         if let initFailure { return initFailure }
         if let ended { return .runtimeExited(ended) }
         let requestID = RequestID.make()
@@ -68,7 +85,7 @@ actor RuntimeQueue {
 
     /// Records an invocation's outcome; false when the id is unknown or already answered.
     @discardableResult
-    func complete(_ requestID: String, with outcome: RuntimeOutcome) -> Bool {
+    package func complete(_ requestID: String, with outcome: RuntimeOutcome) -> Bool {
         guard let continuation = inFlight.removeValue(forKey: requestID) else { return false }
         pending.removeAll { $0.requestID == requestID }
         continuation.resume(returning: outcome)
@@ -76,13 +93,13 @@ actor RuntimeQueue {
     }
 
     /// Records a start-up failure: every invocation fails with it.
-    func failInitialization(_ outcome: RuntimeOutcome) {
+    package func failInitialization(_ outcome: RuntimeOutcome) {
         initFailure = outcome
         failAll(outcome)
     }
 
     /// Records that the runtime process ended.
-    func runtimeEnded(_ reason: String) {
+    package func runtimeEnded(_ reason: String) {
         ended = reason
         failAll(initFailure ?? .runtimeExited(reason))
     }
@@ -90,22 +107,23 @@ actor RuntimeQueue {
     /// Whether a runtime is attached: it has asked for an invocation, and has neither ended nor
     /// failed to start. Between its answer and its next poll it is still attached — invocations
     /// wait in the queue for it, as they wait for a busy sandbox, rather than run elsewhere.
-    var isAttached: Bool { ended == nil && initFailure == nil && nextCalls > 0 }
+    package var isAttached: Bool { ended == nil && initFailure == nil && nextCalls > 0 }
 
     /// The start-up failure, if the runtime reported one.
-    var initializationFailure: RuntimeOutcome? { initFailure }
+    package var initializationFailure: RuntimeOutcome? { initFailure }
 
     /// Asks the server to drop the next connection that asks for an invocation (tests).
-    func dropNext() { dropNextConnection = true }
+    package func dropNext() { dropNextConnection = true }
 
-    func takeDrop() -> Bool {
+    /// Whether to drop this `next` request's connection (and count it), as ``dropNext()`` asked.
+    package func takeDrop() -> Bool {
         defer { dropNextConnection = false }
         if dropNextConnection { dropped += 1 }
         return dropNextConnection
     }
 
     /// How many connections were dropped on purpose.
-    private(set) var dropped = 0
+    package private(set) var dropped = 0
 
     private func failAll(_ outcome: RuntimeOutcome) {
         for (_, continuation) in inFlight { continuation.resume(returning: outcome) }
@@ -115,7 +133,7 @@ actor RuntimeQueue {
 }
 
 /// What the runtime did with an invocation.
-public enum RuntimeOutcome: Sendable, Hashable {
+package enum RuntimeOutcome: Sendable, Hashable {
     /// `POST …/response` with this body.
     case response([UInt8])
     /// `POST …/error` with this error type and body.

@@ -3,9 +3,9 @@ import InkraHandlers
 import InkraJSON
 
 /// Sample events of every kind the functions accept, shaped as API Gateway sends them.
-public enum SampleEvents {
+package enum SampleEvents {
     /// The kinds of sample event.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// REST API (v1) proxy event for `POST /questions`.
         case restGenerate = "rest-generate"
         /// REST API (v1) proxy event for `GET /usage`.
@@ -22,7 +22,7 @@ public enum SampleEvents {
         case httpAuthorizer = "http-authorizer"
 
         /// The function that takes this kind of event.
-        public var function: FunctionName {
+        package var function: FunctionName {
             switch self {
             case .restGenerate, .httpGenerate: .generateQuestions
             case .restUsage, .httpUsage: .checkUsage
@@ -42,7 +42,7 @@ public enum SampleEvents {
     ///   - body: the request body, for `generateQuestions`.
     ///   - time: when the request is made.
     ///   - requestID: API Gateway's request id.
-    public static func event(
+    package static func event(
         _ kind: Kind,
         token: String?,
         body: String = #"{"topic":"my grandmother's childhood in Naples","length":"short"}"#,

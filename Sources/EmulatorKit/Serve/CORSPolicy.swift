@@ -1,22 +1,22 @@
 /// API Gateway's CORS configuration: which origins may call the API from a browser, and the
 /// preflight answer it gives without calling a function or the authorizer.
-public struct CORSPolicy: Sendable, Hashable {
+package struct CORSPolicy: Sendable, Hashable {
     /// Allowed origins; `*` allows any.
-    public var allowedOrigins: [String]
+    package var allowedOrigins: [String]
     /// Headers a browser may send.
-    public var allowedHeaders = ["Authorization", "Content-Type", "Idempotency-Key", "X-Amz-Date", "X-Api-Key"]
+    package var allowedHeaders = ["Authorization", "Content-Type", "Idempotency-Key", "X-Amz-Date", "X-Api-Key"]
     /// Headers a browser may read from a response.
-    public var exposedHeaders = ["Retry-After", "Idempotent-Replayed"]
+    package var exposedHeaders = ["Retry-After", "Idempotent-Replayed"]
     /// Seconds a browser may keep a preflight answer.
-    public var maxAge = 600
+    package var maxAge = 600
 
     /// A policy for these origins (`["*"]` allows any).
-    public init(allowedOrigins: [String] = ["*"]) {
+    package init(allowedOrigins: [String] = ["*"]) {
         self.allowedOrigins = allowedOrigins
     }
 
     /// Whether CORS is configured at all.
-    public var isEnabled: Bool { !allowedOrigins.isEmpty }
+    package var isEnabled: Bool { !allowedOrigins.isEmpty }
 
     /// The `Access-Control-Allow-Origin` value for a request's `Origin`, or `nil` when not allowed.
     func allowOrigin(for origin: String?) -> String? {

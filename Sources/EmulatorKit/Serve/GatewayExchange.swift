@@ -7,36 +7,36 @@ import InkraJSON
 ///
 /// It carries the request's token (in the events) and body as sent: an observer that keeps or
 /// writes it out must redact them first.
-public struct GatewayExchange: Sendable {
+package struct GatewayExchange: Sendable {
     /// The method, such as `POST`.
-    public var method: String
+    package var method: String
     /// The path as sent, without the query string.
-    public var path: String
+    package var path: String
     /// The raw query string, without `?`; empty when there is none.
-    public var query: String
+    package var query: String
     /// API Gateway's request id.
-    public var requestID: String
+    package var requestID: String
     /// The caller, when the authorizer named one (`userId` of its context, else `principalId`).
-    public var userID: String?
+    package var userID: String?
     /// The function the route led to; `nil` for an unknown route or a preflight.
-    public var function: FunctionName?
+    package var function: FunctionName?
     /// The proxy event built for the function; `nil` when no route matched.
-    public var event: JSONValue?
+    package var event: JSONValue?
     /// The authorizer's event and answer; `nil` when it was not called.
-    public var authorizer: AuthorizerStep?
+    package var authorizer: AuthorizerStep?
     /// The response, headers as written.
-    public var response: LocalHTTPResponse
+    package var response: LocalHTTPResponse
     /// Usage units the request consumed: 1 for a `generateQuestions` answered 200 (docs/functions.md:
     /// any other answer charges nothing or gives its unit back), 0 for any other routed request;
     /// `nil` when no route matched.
-    public var unitsConsumed: Int?
+    package var unitsConsumed: Int?
     /// When the request arrived, on the stack's clock.
-    public var started: Date
+    package var started: Date
     /// How long the answer took.
-    public var duration: Duration
+    package var duration: Duration
 
     /// Creates an exchange.
-    public init(
+    package init(
         method: String, path: String, query: String = "", requestID: String, userID: String? = nil,
         function: FunctionName? = nil, event: JSONValue? = nil, authorizer: AuthorizerStep? = nil,
         response: LocalHTTPResponse, unitsConsumed: Int? = nil, started: Date, duration: Duration = .zero

@@ -4,29 +4,29 @@ import Synchronization
 
 /// The log of one invocation, kept so the Invoke API can return its tail (`X-Amz-Log-Type: Tail`)
 /// as Lambda does. Lines reach it through ``InvocationLogHandler`` while it is the task's current log.
-public final class InvocationLog: Sendable {
+package final class InvocationLog: Sendable {
     /// The log of the invocation under way in this task, if one is being kept.
-    @TaskLocal public static var current: InvocationLog?
+    @TaskLocal package static var current: InvocationLog?
 
     /// The invocation's request id, which each line carries.
-    public let requestID: String
+    package let requestID: String
     private let text = Mutex("")
 
     /// A log for one invocation.
-    public init(requestID: String) {
+    package init(requestID: String) {
         self.requestID = requestID
     }
 
     /// Adds a line.
-    public func append(_ line: String) {
+    package func append(_ line: String) {
         text.withLock { $0 += line.hasSuffix("\n") ? line : line + "\n" }
     }
 
     /// Everything logged so far.
-    public var contents: String { text.withLock { $0 } }
+    package var contents: String { text.withLock { $0 } }
 
     /// The last `limit` bytes, base64-encoded, as Lambda's `X-Amz-Log-Result` carries them.
-    public func tail(limit: Int = 4096) -> String {
+    package func tail(limit: Int = 4096) -> String {
         let bytes = Array(contents.utf8)
         return Data(bytes.suffix(limit)).base64EncodedString()
     }
@@ -40,35 +40,35 @@ public final class InvocationLog: Sendable {
 /// the upstream handler: a server sets a request id on its logger for every request, and a
 /// handler such as `StreamLogHandler` formats its whole metadata each time it is set, for lines
 /// that mostly are never written.
-public struct InvocationLogHandler: LogHandler {
+package struct InvocationLogHandler: LogHandler {
     private var upstream: any LogHandler
     private let captureLevel: Logger.Level
     private let now: @Sendable () -> Date
     /// The logger's metadata, handed on with each line rather than set on the upstream handler.
-    public var metadata: Logger.Metadata = [:]
+    package var metadata: Logger.Metadata = [:]
 
     /// A handler in front of another.
     /// - Parameters:
     ///   - upstream: where lines at its own level go as well (standard error, usually).
     ///   - captureLevel: the lowest level an invocation's log keeps.
     ///   - now: the clock the captured lines are stamped by.
-    public init(upstream: any LogHandler, captureLevel: Logger.Level = .info, now: @escaping @Sendable () -> Date) {
+    package init(upstream: any LogHandler, captureLevel: Logger.Level = .info, now: @escaping @Sendable () -> Date) {
         self.upstream = upstream
         self.captureLevel = captureLevel
         self.now = now
     }
 
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { min(upstream.logLevel, captureLevel) }
         set { upstream.logLevel = newValue }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         let passesOn = event.level >= upstream.logLevel
         let captured = event.level >= captureLevel ? InvocationLog.current : nil
         guard passesOn || captured != nil else { return }

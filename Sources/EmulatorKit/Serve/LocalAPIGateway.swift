@@ -6,23 +6,23 @@ import InkraJSON
 /// `checkUsage` and `DELETE /account` → `deleteAccount`, the authorizer in front with its answers
 /// cached per token, CORS, and API Gateway's own answers for unknown routes, refused tokens and
 /// failed functions.
-public struct LocalAPIGateway: Sendable {
+package struct LocalAPIGateway: Sendable {
     /// How the API is set up.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// REST API (payload 1.0) or HTTP API (payload 2.0).
-        public var payload: ProxyRequest.Version = .v1
+        package var payload: ProxyRequest.Version = .v1
         /// A stage the routes are served under (`/prod/questions`); `nil` serves them at the root.
-        public var stage: String?
+        package var stage: String?
         /// Seconds an authorizer answer is cached per token; 0 turns the cache off.
-        public var authorizerCacheTTL: TimeInterval = 300
+        package var authorizerCacheTTL: TimeInterval = 300
         /// CORS.
-        public var cors = CORSPolicy()
+        package var cors = CORSPolicy()
         /// Called after each request with what came of it (the console, `--record`); none by
         /// default, and with none nothing is gathered for them.
-        public var observers: [@Sendable (GatewayExchange) -> Void] = []
+        package var observers: [@Sendable (GatewayExchange) -> Void] = []
 
         /// The default setup: REST payloads at the root, a 300 s authorizer cache, CORS for any origin.
-        public init() {}
+        package init() {}
     }
 
     /// One route of the API.
@@ -39,9 +39,9 @@ public struct LocalAPIGateway: Sendable {
     ]
 
     /// The setup.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The authorizer cache.
-    public let authorizerCache: AuthorizerCache
+    package let authorizerCache: AuthorizerCache
     private let chain: GatewayChain
     private let builder: ProxyEventBuilder
     private let clock: @Sendable () -> Date
@@ -51,7 +51,7 @@ public struct LocalAPIGateway: Sendable {
     ///   - stack: the functions.
     ///   - configuration: payload version, stage, cache and CORS.
     ///   - target: where to run a function other than in-process (a runtime behind the Runtime API).
-    public init(stack: EmulatorStack, configuration: Configuration = Configuration(), target: FunctionTarget? = nil) {
+    package init(stack: EmulatorStack, configuration: Configuration = Configuration(), target: FunctionTarget? = nil) {
         self.configuration = configuration
         clock = InvocationClock.closure(fixed: stack.options.now, system: stack.options.clock)
         authorizerCache = AuthorizerCache(timeToLive: configuration.authorizerCacheTTL, now: stack.options.clock)
@@ -63,7 +63,7 @@ public struct LocalAPIGateway: Sendable {
     }
 
     /// Answers one request as API Gateway would.
-    public func respond(_ request: LocalHTTPRequest) async -> ServedRequest {
+    package func respond(_ request: LocalHTTPRequest) async -> ServedRequest {
         let started = ContinuousClock.now
         let time = clock()
         let requestID = RequestID.make()
@@ -102,7 +102,7 @@ public struct LocalAPIGateway: Sendable {
     }
 
     /// API Gateway's answer to a body over its 10 MB limit.
-    public func requestTooLarge() -> LocalHTTPResponse {
+    package func requestTooLarge() -> LocalHTTPResponse {
         ProxyResponseReader.message(
             413, "Request Too Long", code: configuration.payload == .v1 ? .requestRejected : nil)
     }
@@ -136,9 +136,9 @@ public struct LocalAPIGateway: Sendable {
 }
 
 /// One request the local API answered, with what its access-log line tells.
-public struct ServedRequest: Sendable {
+package struct ServedRequest: Sendable {
     /// How the authorizer took part.
-    public enum AuthorizerUse: String, Sendable {
+    package enum AuthorizerUse: String, Sendable {
         /// Not called (no route, a preflight, or no token to check).
         case notCalled = "none"
         /// Answered from the authorizer cache.
@@ -148,26 +148,26 @@ public struct ServedRequest: Sendable {
     }
 
     /// The response.
-    public var response: LocalHTTPResponse
+    package var response: LocalHTTPResponse
     /// API Gateway's request id.
-    public var requestID: String
+    package var requestID: String
     /// When the request arrived, on the stack's clock.
-    public var time: Date
+    package var time: Date
     /// The function the route led to, if any.
-    public var function: FunctionName?
+    package var function: FunctionName?
     /// How the authorizer took part.
-    public var authorizer = AuthorizerUse.notCalled
+    package var authorizer = AuthorizerUse.notCalled
     /// How long the answer took.
-    public var duration = Duration.zero
+    package var duration = Duration.zero
     /// Whether this was a CORS preflight, answered by API Gateway itself.
-    public var isPreflight = false
+    package var isPreflight = false
     /// The event sent to the function; kept only when the gateway has observers.
-    public var event: JSONValue?
+    package var event: JSONValue?
     /// The authorizer's event and answer; kept only when the gateway has observers.
-    public var authorizerStep: AuthorizerStep?
+    package var authorizerStep: AuthorizerStep?
 
     /// The access-log line: `127.0.0.1 "POST /questions HTTP/1.1" 200 312 generateQuestions authorizer=cached 0.41ms id`.
-    public func accessLogLine(for request: LocalHTTPRequest) -> String {
+    package func accessLogLine(for request: LocalHTTPRequest) -> String {
         let target = request.query.isEmpty ? request.path : "\(request.path)?\(request.query)"
         let milliseconds = Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
         return

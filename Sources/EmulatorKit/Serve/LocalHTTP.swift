@@ -1,24 +1,25 @@
+import HTTPText
 import InkraJSON
 
 /// An HTTP request as the local servers received it, independent of the server framework.
-public struct LocalHTTPRequest: Sendable {
+package struct LocalHTTPRequest: Sendable {
     /// The method, such as `POST`.
-    public var method: String
+    package var method: String
     /// The path, without the query string, as sent (percent-encoded).
-    public var path: String
+    package var path: String
     /// The raw query string, without `?`; empty when there is none.
-    public var query: String
+    package var query: String
     /// The header fields in the order received, names as sent.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The body.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// The client's address.
-    public var sourceIP: String
+    package var sourceIP: String
     /// The protocol, such as `HTTP/1.1`.
-    public var httpVersion: String
+    package var httpVersion: String
 
     /// Creates a request.
-    public init(
+    package init(
         method: String,
         path: String,
         query: String = "",
@@ -37,34 +38,34 @@ public struct LocalHTTPRequest: Sendable {
     }
 
     /// The first value of a header, ignoring case.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveEquals(name) }?.value
     }
 
     /// Every value of a header, ignoring case, in order.
-    public func headerValues(_ name: String) -> [String] {
+    package func headerValues(_ name: String) -> [String] {
         headers.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 }
 
 /// An HTTP response for the local servers to write.
-public struct LocalHTTPResponse: Sendable {
+package struct LocalHTTPResponse: Sendable {
     /// The status code.
-    public var status: Int
+    package var status: Int
     /// The header fields, names as they are to be written.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The body.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a response.
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
     /// The first value of a header, ignoring case.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveEquals(name) }?.value
     }
 }

@@ -7,9 +7,9 @@ import InkraJSON
 /// Event (202, run after answering), DryRun (204), function errors as 200 with
 /// `X-Amz-Function-Error: Unhandled`, Lambda's error JSON for unknown functions and bad payloads,
 /// and the log tail when asked for.
-public struct LocalLambda: Sendable {
+package struct LocalLambda: Sendable {
     /// Lambda's largest synchronous request payload.
-    public static let payloadLimit = 6 * 1024 * 1024
+    package static let payloadLimit = 6 * 1024 * 1024
 
     private let stack: EmulatorStack
     private let target: FunctionTarget?
@@ -21,14 +21,14 @@ public struct LocalLambda: Sendable {
     /// - Parameters:
     ///   - stack: the functions.
     ///   - target: where to run a function other than in-process (a runtime behind the Runtime API).
-    public init(stack: EmulatorStack, target: FunctionTarget? = nil) {
+    package init(stack: EmulatorStack, target: FunctionTarget? = nil) {
         self.stack = stack
         self.target = target
         region = stack.options.region ?? "us-east-1"
     }
 
     /// Answers one request to the Invoke API.
-    public func respond(_ request: LocalHTTPRequest) async -> LocalHTTPResponse {
+    package func respond(_ request: LocalHTTPRequest) async -> LocalHTTPResponse {
         let requestID = RequestID.make()
         var response = await answer(request, requestID: requestID)
         response.headers.append(("x-amzn-RequestId", requestID))
@@ -36,14 +36,14 @@ public struct LocalLambda: Sendable {
     }
 
     /// Lambda's answer to a payload over its 6 MB limit.
-    public static func requestTooLarge() -> LocalHTTPResponse {
+    package static func requestTooLarge() -> LocalHTTPResponse {
         error(
             413, "RequestTooLargeException",
             "Request must be smaller than \(payloadLimit) bytes for the InvokeFunction operation")
     }
 
     /// Waits for every `Event` invocation still running.
-    public func finishEventInvocations() async {
+    package func finishEventInvocations() async {
         await events.waitForAll()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraHandlers
 import InkraJSON
 
@@ -207,20 +208,10 @@ struct ProxyEventBuilder: Sendable {
         }
     }
 
-    /// The first label of the host, without a port: the first non-empty run of bytes between
-    /// `:` and `.` separators, read from the bytes (splitting characters costs a microsecond a
-    /// request); the host itself when there is none.
+    /// The first label of the host, without a port: the first non-empty piece between `:`, then
+    /// between `.`; the host itself when there is none.
     static func domainPrefix(_ host: String) -> String {
-        let bytes = host.utf8
-        let name = firstPiece(of: bytes[...], separatedBy: UInt8(ascii: ":")) ?? bytes[...]
-        let label = firstPiece(of: name, separatedBy: UInt8(ascii: ".")) ?? name
-        return String(Substring(label))
-    }
-
-    /// The first non-empty run of bytes between separators, if any.
-    private static func firstPiece(of bytes: Substring.UTF8View, separatedBy separator: UInt8) -> Substring.UTF8View? {
-        guard let start = bytes.firstIndex(where: { $0 != separator }) else { return nil }
-        let end = bytes[start...].firstIndex(of: separator) ?? bytes.endIndex
-        return bytes[start..<end]
+        let name = host.split(separator: ":").first ?? host[...]
+        return String(name.split(separator: ".").first ?? name)
     }
 }

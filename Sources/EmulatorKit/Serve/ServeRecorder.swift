@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraUsage
 import Logging
 import Synchronization
 
@@ -16,15 +17,15 @@ import Synchronization
 /// order the requests were answered in, across functions: a `GET /usage` after two
 /// `POST /questions` replays after them. Requests no route matched and CORS preflights are not
 /// recorded: API Gateway answers them without a function.
-public final class ServeRecorder: Sendable {
+package final class ServeRecorder: Sendable {
     /// The folder written to.
-    public let directory: URL
+    package let directory: URL
     private let sequence: Mutex<Int>
     private let logger: Logger
 
     /// A recorder into a folder, created if need be; numbering follows the event files already in it.
     /// - Throws: ``EmulatorError`` naming the folder when it cannot be created or written to.
-    public init(directory: URL, logger: Logger = Logger(label: "inkra.serve.record")) throws(EmulatorError) {
+    package init(directory: URL, logger: Logger = Logger(label: "inkra.serve.record")) throws(EmulatorError) {
         self.directory = directory
         self.logger = logger
         let existing: [String]
@@ -42,7 +43,7 @@ public final class ServeRecorder: Sendable {
 
     /// Writes one exchange; one that no function answered is skipped. A file that cannot be
     /// written is logged (naming it) and serving goes on.
-    public func record(_ exchange: GatewayExchange) {
+    package func record(_ exchange: GatewayExchange) {
         guard let function = exchange.function, let event = Self.event(of: exchange) else { return }
         let number = sequence.withLock { value in
             value += 1
@@ -64,7 +65,7 @@ public final class ServeRecorder: Sendable {
     /// that name order is time order, then the sequence, for requests answered in the same
     /// millisecond (or at a fixed `--now`).
     static func fileName(time: Date, number: Int, function: FunctionName, requestID: String) -> String {
-        let stamp = instant(time).replacingOccurrences(of: ":", with: "-")
+        let stamp = CivilTime.iso8601Milliseconds(time).replacingOccurrences(of: ":", with: "-")
         let id = String(
             requestID.unicodeScalars.map { scalar in
                 CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar)
@@ -77,7 +78,7 @@ public final class ServeRecorder: Sendable {
     static func event(of exchange: GatewayExchange) -> JSONValue? {
         guard var event = exchange.event, event.object != nil, let function = exchange.function else { return nil }
         event.set(.string(function.rawValue), at: ["x-inkra-function"])
-        event.set(.string(instant(exchange.started)), at: ["x-inkra-recorded-at"])
+        event.set(.string(CivilTime.iso8601Milliseconds(exchange.started)), at: ["x-inkra-recorded-at"])
         return event
     }
 
@@ -110,12 +111,5 @@ public final class ServeRecorder: Sendable {
         guard status == 500, body?["message"]?.string == "Internal Server Error" else { return false }
         if case .failure? = exchange.authorizer?.result { return false }
         return true
-    }
-
-    /// `2027-01-15T08:10:00.000Z`: the instant to the millisecond, as `x-inkra-recorded-at` holds it.
-    static func instant(_ time: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: time)
     }
 }

@@ -2,58 +2,58 @@ import Foundation
 import InkraAuth
 
 /// What the emulator runs with: whose tokens it trusts, where state lives, the clock and the seed.
-public struct EmulatorOptions: Sendable {
+package struct EmulatorOptions: Sendable {
     /// A JWKS file to trust instead of the development key's.
-    public var jwksFile: URL?
+    package var jwksFile: URL?
     /// The issuer tokens must carry; default: the development pool's.
-    public var issuer: String?
+    package var issuer: String?
     /// A Cognito user pool id (with ``region``), instead of ``issuer``.
-    public var userPoolID: String?
+    package var userPoolID: String?
     /// The pool's region.
-    public var region: String?
+    package var region: String?
     /// Accepted client ids; default: the development client.
-    public var clientIDs: [String] = []
+    package var clientIDs: [String] = []
     /// Which tokens are accepted; ``defaultTokenUse`` unless another is named.
-    public var tokenUse: TokenUse = Self.defaultTokenUse
+    package var tokenUse: TokenUse = Self.defaultTokenUse
     /// Seconds of tolerance on `exp`, `nbf`, `iat`.
-    public var clockSkew: TimeInterval = 0
+    package var clockSkew: TimeInterval = 0
     /// Where the in-memory table is kept between runs.
-    public var stateFile: URL?
+    package var stateFile: URL?
     /// The table's name.
-    public var tableName = "inkra-usage"
+    package var tableName = "inkra-usage"
     /// A limits file.
-    public var limitsFile: URL?
+    package var limitsFile: URL?
     /// The upgrade URL sent with monthly refusals.
-    public var upgradeURL = "https://inkra.app/premium"
+    package var upgradeURL = "https://inkra.app/premium"
     /// A fixed clock for every invocation, instead of each event's recorded time.
-    public var now: Date?
+    package var now: Date?
     /// The question generator's seed.
-    public var seed: UInt64 = 0
+    package var seed: UInt64 = 0
     /// A DynamoDB-compatible endpoint to keep usage in, instead of the in-memory table.
-    public var dynamoDBEndpoint: URL?
+    package var dynamoDBEndpoint: URL?
     /// The development key (emulator/dev-keys), trusted unless another JWKS or pool is named.
-    public var developmentKey: DevelopmentKey?
+    package var developmentKey: DevelopmentKey?
 
     /// The token use template.yaml deploys (its Globals' `INKRA_TOKEN_USE: id`): what `token` mints
     /// and `serve`, `replay` and `invoke` accept unless `--token-use` says otherwise. A test holds it
     /// to template.yaml.
-    public static let defaultTokenUse = TokenUse.id
+    package static let defaultTokenUse = TokenUse.id
 
     /// The real time, for everything not replayed at a recorded instant or `--now`.
-    public var clock: @Sendable () -> Date
+    package var clock: @Sendable () -> Date
 
     /// The defaults (trust the development key, in memory, recorded time, seed 0) on a clock; the
     /// command line passes the system clock.
-    public init(clock: @escaping @Sendable () -> Date) {
+    package init(clock: @escaping @Sendable () -> Date) {
         self.clock = clock
     }
 
     /// Whether the development key is the trusted one.
-    public var trustsDevelopmentKey: Bool { jwksFile == nil && issuer == nil && userPoolID == nil }
+    package var trustsDevelopmentKey: Bool { jwksFile == nil && issuer == nil && userPoolID == nil }
 
     /// The Cognito settings the authorizer checks tokens against.
     /// - Throws: ``EmulatorError`` when a pool is named without its region.
-    public func cognitoConfiguration() throws(EmulatorError) -> CognitoConfiguration {
+    package func cognitoConfiguration() throws(EmulatorError) -> CognitoConfiguration {
         let ids = clientIDs.isEmpty && trustsDevelopmentKey ? [DevelopmentKey.clientID] : clientIDs
         if let issuer {
             return CognitoConfiguration(
@@ -86,12 +86,12 @@ public struct EmulatorOptions: Sendable {
 }
 
 /// A problem the emulator reports to its user, naming the file or flag at fault.
-public struct EmulatorError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct EmulatorError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -5,47 +5,44 @@ import InkraHandlers
 import InkraUsage
 import LocalUserPool
 import Logging
+import OutboundHTTP
 import SingleTable
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// The functions wired as they are deployed — one usage table, one key source, one clock —
 /// with API Gateway's chain in front.
-public struct EmulatorStack: Sendable {
+package struct EmulatorStack: Sendable {
     /// What the stack was built with.
-    public let options: EmulatorOptions
+    package let options: EmulatorOptions
     /// The table the usage store writes to.
-    public let table: any Table
+    package let table: any Table
     /// The in-memory table, when the stack is not on DynamoDB (persisted with `--state`).
-    public let memoryTable: InMemoryTable?
+    package let memoryTable: InMemoryTable?
     /// The usage store.
-    public let store: TableUsageStore
+    package let store: TableUsageStore
     /// `authorizer`.
-    public let authorizer: Authorizer
+    package let authorizer: Authorizer
     /// `checkUsage`.
-    public let checkUsage: CheckUsage
+    package let checkUsage: CheckUsage
     /// `generateQuestions`.
-    public let generateQuestions: GenerateQuestions
+    package let generateQuestions: GenerateQuestions
     /// `deleteAccount`.
-    public let deleteAccount: DeleteAccount
+    package let deleteAccount: DeleteAccount
     /// The state file, when one was named.
-    public let state: StateFile?
+    package let state: StateFile?
     /// The state file's write-ahead log, when one was named.
-    public private(set) var journal: StateJournal?
+    package private(set) var journal: StateJournal?
     /// The state file's lock, held while this stack (or a copy of it) lives.
-    public private(set) var stateLock: StateFileLock?
+    package private(set) var stateLock: StateFileLock?
     /// User pools trusted besides the one the options name (`serve`'s local user pool).
-    public let trustedPools: TrustedPools
+    package let trustedPools: TrustedPools
     /// The local user pool's accounts, which `deleteAccount` deletes once `serve` attaches its pool.
-    public let localAccounts = LocalAccounts()
+    package let localAccounts = LocalAccounts()
 
     /// Builds the stack on the in-memory table, loading `--state` when named — or on DynamoDB when
     /// `--dynamodb-endpoint` is given. A state file is locked first (``StateFileLock``): another
     /// process that holds it makes this throw, naming the holder.
     /// - Throws: ``EmulatorError`` naming the file or flag at fault, or the state file's holder.
-    public init(options: EmulatorOptions, logger: Logger = Logger(label: "inkra.emulator")) throws(EmulatorError) {
+    package init(options: EmulatorOptions, logger: Logger = Logger(label: "inkra.emulator")) throws(EmulatorError) {
         if let endpoint = options.dynamoDBEndpoint {
             guard options.stateFile == nil else {
                 throw EmulatorError("--state keeps the in-memory table; it cannot be combined with --dynamodb-endpoint")
@@ -65,7 +62,7 @@ public struct EmulatorStack: Sendable {
     }
 
     /// Builds the stack over any table (such as DynamoDB).
-    public init(options: EmulatorOptions, table: any Table, logger: Logger = Logger(label: "inkra.emulator"))
+    package init(options: EmulatorOptions, table: any Table, logger: Logger = Logger(label: "inkra.emulator"))
         throws(EmulatorError)
     {
         try self.init(options: options, table: table, memoryTable: nil, state: nil, logger: logger)
@@ -120,7 +117,7 @@ public struct EmulatorStack: Sendable {
     }
 
     /// The function of a name.
-    public func handler(for function: FunctionName) -> any EventHandler {
+    package func handler(for function: FunctionName) -> any EventHandler {
         switch function {
         case .authorizer: PoolRoutingAuthorizer(fallback: authorizer, pools: trustedPools)
         case .checkUsage: checkUsage
@@ -130,19 +127,19 @@ public struct EmulatorStack: Sendable {
     }
 
     /// API Gateway's chain in front of the functions.
-    public var gateway: GatewayChain { GatewayChain(stack: self, target: nil, recordedTime: nil) }
+    package var gateway: GatewayChain { GatewayChain(stack: self, target: nil, recordedTime: nil) }
 
     /// Writes the in-memory table to the state file, when one was named, with `serve`'s local user
     /// pool (the pool section already in the file is kept when `userPool` is `nil`).
     /// - Throws: ``EmulatorError`` naming the file.
-    public func saveState(userPool: UserPoolSnapshot? = nil) throws(EmulatorError) {
+    package func saveState(userPool: UserPoolSnapshot? = nil) throws(EmulatorError) {
         guard let state, let memoryTable else { return }
         try state.save(memoryTable, journal: journal, userPool: userPool)
     }
 
     /// A DynamoDB client for an endpoint, with credentials and region from the environment (any
     /// credentials do for local servers).
-    public static func dynamoDB(
+    package static func dynamoDB(
         _ endpoint: URL, environment: [String: String] = ProcessInfo.processInfo.environment,
         now: @escaping @Sendable () -> Date
     ) -> DynamoDBTable {
@@ -180,14 +177,13 @@ public struct EmulatorStack: Sendable {
         return RemoteKeySource(url: url, fetch: Self.fetch, now: options.clock)
     }
 
-    /// Fetches a pool's JWKS over HTTPS.
+    /// Fetches a pool's JWKS over HTTPS, with the client the functions use (as `bootstrap` does).
     @Sendable private static func fetch(_ url: URL) async throws -> Data {
-        var request = URLRequest(url: url)
-        request.timeoutInterval = 5
-        let (data, response) = try await URLSession.shared.data(for: request)
-        if let http = response as? HTTPURLResponse, http.statusCode != 200 {
-            throw EmulatorError("\(url.absoluteString) answered HTTP \(http.statusCode)")
+        let response = try await OutboundHTTPClient.shared.execute(
+            OutboundRequest(url: url), timeout: .seconds(5), maximumResponseBytes: 1024 * 1024)
+        guard response.status == 200 else {
+            throw EmulatorError("\(url.absoluteString) answered HTTP \(response.status)")
         }
-        return data
+        return Data(response.body)
     }
 }

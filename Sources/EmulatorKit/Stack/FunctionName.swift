@@ -1,19 +1,19 @@
 /// The functions of the stack, by their deployed names.
-public enum FunctionName: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum FunctionName: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case authorizer
     case checkUsage
     case generateQuestions
     case deleteAccount
 
     /// Every name, for messages and help: "authorizer, checkUsage, generateQuestions or deleteAccount".
-    public static let names =
+    package static let names =
         allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (allCases.last?.rawValue ?? "")
 
     /// The name as written in events folders, flags and `_HANDLER`.
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// A function from its name, ignoring case (`generatequestions`, `GenerateQuestions`).
-    public init?(caseInsensitive name: String) {
+    package init?(caseInsensitive name: String) {
         guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
             return nil
         }

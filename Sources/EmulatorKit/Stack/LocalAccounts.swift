@@ -4,20 +4,20 @@ import Synchronization
 
 /// The accounts `deleteAccount` deletes in the emulator: those of `serve`'s local user pool, once
 /// it has one (`--cognito-port`). Without a pool there is no account to delete, only usage.
-public final class LocalAccounts: UserDirectory {
+package final class LocalAccounts: UserDirectory {
     private let pool = Mutex<UserPool?>(nil)
 
     /// No pool yet.
-    public init() {}
+    package init() {}
 
     /// Deletes accounts from `pool` from now on.
-    public func attach(_ pool: UserPool) {
+    package func attach(_ pool: UserPool) {
         self.pool.withLock { $0 = pool }
     }
 
     /// Deletes the user whose `sub` is `userID` (the local pool's user name is the `sub`).
     /// - Returns: `false` without a pool or without such a user.
-    public func deleteUser(_ userID: String) async throws -> Bool {
+    package func deleteUser(_ userID: String) async throws -> Bool {
         guard let pool = pool.withLock({ $0 }) else { return false }
         let failure: CognitoError
         do {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraAuth
 import InkraHandlers
 import InkraJSON
@@ -11,25 +12,25 @@ import Synchronization
 /// goes to the one whose issuer its (not yet verified) `iss` names, and every other token to the
 /// stack's own authorizer. Each authorizer verifies fully, so the routing claim decides nothing by
 /// itself: a token that lies about its issuer fails that pool's signature or client checks.
-public final class TrustedPools: Sendable {
+package final class TrustedPools: Sendable {
     private let make: @Sendable (CognitoConfiguration) -> Authorizer
     private let pools = Mutex<[String: Authorizer]>([:])
 
     /// Pools whose authorizers `make` builds.
-    public init(make: @escaping @Sendable (CognitoConfiguration) -> Authorizer) { self.make = make }
+    package init(make: @escaping @Sendable (CognitoConfiguration) -> Authorizer) { self.make = make }
 
     /// Trusts a pool from now on.
-    public func trust(_ configuration: CognitoConfiguration) {
+    package func trust(_ configuration: CognitoConfiguration) {
         let authorizer = make(configuration)
         pools.withLock { $0[configuration.issuer] = authorizer }
     }
 
     /// The issuers trusted besides the stack's own.
-    public var issuers: [String] { pools.withLock { Array($0.keys).sorted() } }
+    package var issuers: [String] { pools.withLock { Array($0.keys).sorted() } }
 
     /// The authorizer for an authorizer event: the trusted pool's its token names, or `fallback`.
     func authorizer(for event: JSONValue, fallback: Authorizer) -> Authorizer {
-        guard let issuer = Self.unverifiedIssuer(of: event) else { return fallback }
+        guard !pools.withLock(\.isEmpty), let issuer = Self.unverifiedIssuer(of: event) else { return fallback }
         return pools.withLock { $0[issuer] } ?? fallback
     }
 
@@ -40,13 +41,9 @@ public final class TrustedPools: Sendable {
             event["identitySource"]?.string,
             event["headers"]?.object?.value(forCaseInsensitiveKey: "authorization")?.string,
         ]
-        guard var token = candidates.compactMap({ $0 }).first else { return nil }
-        if token.lowercased().hasPrefix("bearer ") { token = String(token.dropFirst(7)) }
-        let parts = token.trimmingCharacters(in: .whitespaces).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[1].utf8.count <= 8 * 1024 else { return nil }
-        var text = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.count % 4 != 0 { text += "=" }
-        guard let data = Data(base64Encoded: text), let payload = try? JSONParser.parse(Array(data)) else { return nil }
+        guard let token = candidates.compactMap({ $0 }).first, let payload = UnverifiedClaims.of(token) else {
+            return nil
+        }
         return payload["iss"]?.string
     }
 }

@@ -1,4 +1,6 @@
+import DynamoDBTable
 import Foundation
+import InkraJSON
 import LocalUserPool
 import SingleTable
 
@@ -15,31 +17,21 @@ import SingleTable
 /// state or the new one, never a torn file. Between saves, every write is in the
 /// ``StateJournal`` beside it before it is answered, so `kill -9` loses nothing acknowledged. A file that is not an emulator state file is refused
 /// with a message and never overwritten.
-public struct StateFile: Sendable {
+package struct StateFile: Sendable {
     /// The format tag at the top of every state file.
-    public static let format = "inkra-emulator-state"
+    package static let format = "inkra-emulator-state"
     /// The format version this emulator writes.
-    public static let version = 1
+    package static let version = 1
 
     /// The file.
-    public let url: URL
+    package let url: URL
     /// The table the file belongs to.
-    public let tableName: String
+    package let tableName: String
 
     /// A state file for a table.
-    public init(url: URL, tableName: String) {
+    package init(url: URL, tableName: String) {
         self.url = url
         self.tableName = tableName
-    }
-
-    private struct Contents: Codable {
-        var format: String
-        var version: Int
-        var table: String
-        var items: [Item]
-        /// `serve`'s local user pool: its users, their groups and the tokens it issued (hashed).
-        /// Absent from older files, which load as a pool without users.
-        var userPool: UserPoolSnapshot?
     }
 
     private struct UserPoolSection: Decodable {
@@ -48,7 +40,7 @@ public struct StateFile: Sendable {
 
     /// The local user pool kept in the file; `nil` when the file or its pool section does not exist.
     /// - Throws: ``EmulatorError`` when the section is there but corrupt.
-    public func loadUserPool() throws(EmulatorError) -> UserPoolSnapshot? {
+    package func loadUserPool() throws(EmulatorError) -> UserPoolSnapshot? {
         guard let data = try? Data(contentsOf: url) else { return nil }
         do {
             return try JSONDecoder().decode(UserPoolSection.self, from: data).userPool
@@ -62,17 +54,17 @@ public struct StateFile: Sendable {
     /// The items in the file; none when the file does not exist yet.
     /// - Throws: ``EmulatorError`` when the file exists but is unreadable, corrupt, of another
     ///   format or version, or of another table.
-    public func load() throws(EmulatorError) -> [Item] {
+    package func load() throws(EmulatorError) -> [Item] {
         let keyNames = ["PK", "SK"]
         return try StateJournal.replay(journalURL, onto: try loadSnapshot(), keyNames: keyNames)
     }
 
     /// The write-ahead log beside the file.
-    public var journalURL: URL { url.appendingPathExtension("journal") }
+    package var journalURL: URL { url.appendingPathExtension("journal") }
 
     /// Opens the write-ahead log for the table to record its writes in.
     /// - Throws: ``EmulatorError`` naming the file.
-    public func openJournal() throws(EmulatorError) -> StateJournal {
+    package func openJournal() throws(EmulatorError) -> StateJournal {
         try StateJournal(url: journalURL)
     }
 
@@ -102,16 +94,34 @@ public struct StateFile: Sendable {
             throw EmulatorError("state file \(url.path) holds table \"\(header.table)\", not \"\(tableName)\"\(refuse)")
         }
         do {
-            return try JSONDecoder().decode(Contents.self, from: data).items
+            _ = try JSONDecoder().decode(UserPoolSection.self, from: data)
+            return try Self.items(in: data)
         } catch {
             throw EmulatorError("state file \(url.path) is corrupt (\(Self.describe(error)))\(refuse)")
         }
     }
 
+    /// The `items` of a state file, in DynamoDB's JSON (``Wire``).
+    private static func items(in data: Data) throws -> [Item] {
+        guard let items = try JSONParser.parse(Array(data))["items"]?.array else {
+            throw EmulatorError("at top level: no \"items\" list")
+        }
+        var result: [Item] = []
+        for (index, item) in items.enumerated() {
+            guard let object = item.object else { throw EmulatorError("at .items[\(index)]: not an object") }
+            do throws(TableError) {
+                result.append(try Wire.item(object))
+            } catch {
+                throw EmulatorError("at .items[\(index)]: \(error.message)")
+            }
+        }
+        return result
+    }
+
     /// Writes the table's items atomically and durably, then empties its journal (unless writes
     /// came in while the snapshot was taken: the journal keeps them).
     /// - Throws: ``EmulatorError`` naming the file.
-    public func save(_ table: InMemoryTable, journal: StateJournal?, userPool: UserPoolSnapshot? = nil)
+    package func save(_ table: InMemoryTable, journal: StateJournal?, userPool: UserPoolSnapshot? = nil)
         throws(EmulatorError)
     {
         let seen = journal?.records ?? 0
@@ -122,19 +132,25 @@ public struct StateFile: Sendable {
     /// Replaces the file's contents with these items, atomically and durably; the user pool
     /// section is `userPool`, or the one already in the file when `nil`.
     /// - Throws: ``EmulatorError`` naming the file.
-    public func save(_ items: [Item], userPool: UserPoolSnapshot? = nil) throws(EmulatorError) {
+    package func save(_ items: [Item], userPool: UserPoolSnapshot? = nil) throws(EmulatorError) {
         var userPool = userPool
         if userPool == nil { userPool = try loadUserPool() }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data: Data
-        do {
-            data = try encoder.encode(
-                Contents(
-                    format: Self.format, version: Self.version, table: tableName, items: items, userPool: userPool))
-        } catch {
-            throw EmulatorError("state for \(url.path) cannot be encoded: \(error)")
+        // Members in sorted order, items in DynamoDB's JSON (``Wire``); `userPool` is `serve`'s local
+        // user pool (its users, their groups and the tokens it issued, hashed), absent when there is none.
+        var contents: JSONObject = [
+            "format": .string(Self.format), "items": .array(items.map(Wire.item)), "table": .string(tableName),
+        ]
+        if let userPool {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            do {
+                contents["userPool"] = try JSONParser.parse(Array(try encoder.encode(userPool)))
+            } catch {
+                throw EmulatorError("state for \(url.path) cannot be encoded: \(error)")
+            }
         }
+        contents["version"] = .number(Self.version)
+        let data = Data(JSONValue.object(contents).jsonBytes)
         try Self.writeAtomically(data, to: url)
     }
 

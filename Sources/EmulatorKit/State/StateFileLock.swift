@@ -19,9 +19,9 @@ import Synchronization
 /// Within one process every stack on a file shares one lock (a count of holders), and the lock
 /// file's descriptor stays open for the process's life: closing any descriptor of a file drops
 /// all of the process's `fcntl` locks on it, so none is ever closed while held.
-public final class StateFileLock: Sendable {
+package final class StateFileLock: Sendable {
     /// The lock file, `<state>.lock`.
-    public let url: URL
+    package let url: URL
     private let path: String
 
     private struct Held {
@@ -52,7 +52,7 @@ public final class StateFileLock: Sendable {
     ///   - command: what the lock file says holds it; default: this process's command line.
     /// - Throws: ``EmulatorError`` naming the holder when another process holds it, or the file
     ///   when the lock file cannot be opened.
-    public static func acquire(for stateFile: URL, command: String = currentCommand()) throws(EmulatorError)
+    package static func acquire(for stateFile: URL, command: String = currentCommand()) throws(EmulatorError)
         -> StateFileLock
     {
         let url = stateFile.appendingPathExtension("lock")
@@ -91,7 +91,7 @@ public final class StateFileLock: Sendable {
     }
 
     /// This process's command line, for the lock file: the executable's name and its arguments.
-    public static func currentCommand() -> String {
+    package static func currentCommand() -> String {
         let arguments = CommandLine.arguments
         guard let first = arguments.first else { return "" }
         return ([URL(fileURLWithPath: first).lastPathComponent] + arguments.dropFirst()).joined(separator: " ")

@@ -1,4 +1,6 @@
+import DynamoDBTable
 import Foundation
+import InkraJSON
 import SingleTable
 import Synchronization
 
@@ -15,25 +17,14 @@ import Synchronization
 /// Loading folds the journal into the snapshot in order (after-images, so applying one twice is
 /// harmless); a last line cut short by a crash was never acknowledged and is dropped. A clean
 /// save writes the snapshot atomically, then empties the journal unless writes came in meanwhile.
-public final class StateJournal: TableJournal {
-    /// One operation's line.
-    struct Entry: Codable {
-        var changes: [Change]
-    }
-
-    /// One item's after-image.
-    struct Change: Codable {
-        var key: Item
-        var item: Item?
-    }
-
+package final class StateJournal: TableJournal {
     private struct State {
         var descriptor: Int32
         var records = 0
     }
 
     /// The journal file.
-    public let url: URL
+    package let url: URL
     private let state: Mutex<State>
 
     /// Opens (creating) the journal for appending.
@@ -51,10 +42,8 @@ public final class StateJournal: TableJournal {
         _ = state.withLock { close($0.descriptor) }
     }
 
-    public func record(_ changes: [TableChange]) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var line = try encoder.encode(Entry(changes: changes.map { Change(key: $0.key, item: $0.item) }))
+    package func record(_ changes: [TableChange]) throws {
+        var line = Data(Self.line(changes).jsonBytes)
         line.append(0x0A)
         try state.withLock { state throws(EmulatorError) in
             if let failure = StateFile.writeAll(line, to: state.descriptor) ?? Self.flush(state.descriptor) {
@@ -97,20 +86,45 @@ public final class StateJournal: TableJournal {
         // The last piece is empty when the file ends with a newline; otherwise it is a line a crash
         // cut short, which was never acknowledged.
         lines.removeLast()
-        let decoder = JSONDecoder()
         for (number, line) in lines.enumerated() where !line.isEmpty {
-            let entry: Entry
-            do {
-                entry = try decoder.decode(Entry.self, from: Data(line))
-            } catch {
+            guard let changes = Self.changes(in: Array(line)) else {
                 throw EmulatorError(
                     "state journal \(url.path) is corrupt at line \(number + 1); refusing to use it (move it away)")
             }
-            for change in entry.changes {
+            for change in changes {
                 let changeKey = key(of: change.key)
                 if table.updateValue(change.item ?? [:], forKey: changeKey) == nil { order.append(changeKey) }
             }
         }
         return order.compactMap { table[$0] }.filter { !$0.isEmpty }
+    }
+
+    /// One operation's line: `{"changes":[{"item":{…},"key":{…}}]}`, items in DynamoDB's JSON
+    /// (``Wire``), `item` absent for a deletion.
+    static func line(_ changes: [TableChange]) -> JSONValue {
+        let changes = changes.map { change in
+            var object: JSONObject = [:]
+            if let item = change.item { object["item"] = Wire.item(item) }
+            object["key"] = Wire.item(change.key)
+            return JSONValue.object(object)
+        }
+        return ["changes": .array(changes)]
+    }
+
+    /// The changes of one line, or `nil` when it is not a journal entry.
+    static func changes(in line: [UInt8]) -> [TableChange]? {
+        guard let entries = (try? JSONParser.parse(line))?["changes"]?.array else { return nil }
+        var changes: [TableChange] = []
+        for entry in entries {
+            guard let key = entry["key"]?.object.flatMap({ try? Wire.item($0) }) else { return nil }
+            switch entry["item"] {
+            case nil, .null?: changes.append(TableChange(key: key, item: nil))
+            case .object(let item)?:
+                guard let item = try? Wire.item(item) else { return nil }
+                changes.append(TableChange(key: key, item: item))
+            default: return nil
+            }
+        }
+        return changes
     }
 }

@@ -1,9 +1,10 @@
 import InkraHandlers
+import InkraJSON
 import InkraUsage
 
 /// What became of one metered call (`generateQuestions`): admitted, refused by a usage window, or
 /// something that is not an admission decision at all (a 400, a 401, a failure).
-public enum Admission: Sendable, Hashable {
+package enum Admission: Sendable, Hashable {
     /// The call was answered 200: a unit was consumed.
     case admitted
     /// The call was refused with 429 by a usage window (`nil` when the recording does not say
@@ -14,13 +15,13 @@ public enum Admission: Sendable, Hashable {
     case other(Int?)
 
     /// Whether the limits decided this call.
-    public var isDecision: Bool {
+    package var isDecision: Bool {
         if case .other = self { return false }
         return true
     }
 
     /// The window of a refusal.
-    public var window: UsageWindow? {
+    package var window: UsageWindow? {
         if case .refused(let window) = self { return window }
         return nil
     }
@@ -31,7 +32,7 @@ public enum Admission: Sendable, Hashable {
     /// - Parameters:
     ///   - status: the proxy response's status.
     ///   - body: its body parsed as JSON (`nil` when it has none or is not JSON).
-    public init(status: Int?, body: JSONValue?) {
+    package init(status: Int?, body: JSONValue?) {
         switch status {
         case 200?:
             self = .admitted
@@ -51,7 +52,7 @@ public enum Admission: Sendable, Hashable {
     }
 
     /// The admission of an invocation's result, as replay got it.
-    public init(_ invocation: Invocation) {
+    package init(_ invocation: Invocation) {
         switch invocation.outcome {
         case .failure:
             self = .other(nil)
@@ -62,7 +63,7 @@ public enum Admission: Sendable, Hashable {
 
     /// The admission a recorded expectation (`<name>.expected.json`) holds, or `nil` when it says
     /// nothing of the status.
-    public init?(expectation: JSONValue) {
+    package init?(expectation: JSONValue) {
         if expectation["error"] != nil {
             self = .other(nil)
             return

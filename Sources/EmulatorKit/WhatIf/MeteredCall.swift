@@ -1,27 +1,28 @@
 import Foundation
 import InkraAuth
 import InkraHandlers
+import InkraJSON
 
 /// One metered call of a what-if replay: who made it, what the recording says became of it, and
 /// what became of it under the new limits. It holds identifiers only, never the request's body.
-public struct MeteredCall: Sendable, Hashable {
+package struct MeteredCall: Sendable, Hashable {
     /// The event file, as named in output.
-    public var file: String
+    package var file: String
     /// API Gateway's request id (`requestContext.requestId`), when the event has one.
-    public var requestID: String?
+    package var requestID: String?
     /// The caller's user id, when the authorizer's context or the event names one.
-    public var userID: String?
+    package var userID: String?
     /// The caller's tier (`free`, `premium`), or `unknown`.
-    public var tier: String
+    package var tier: String
     /// When the call was recorded.
-    public var recordedAt: Date?
+    package var recordedAt: Date?
     /// What the recording says became of it.
-    public var recorded: Admission
+    package var recorded: Admission
     /// What became of it in the replay.
-    public var replayed: Admission
+    package var replayed: Admission
 
     /// Creates a call.
-    public init(
+    package init(
         file: String, requestID: String? = nil, userID: String? = nil, tier: String, recordedAt: Date? = nil,
         recorded: Admission, replayed: Admission
     ) {
@@ -40,7 +41,7 @@ public struct MeteredCall: Sendable, Hashable {
     ///   - event: the event as recorded.
     ///   - recorded: the admission its expectation holds.
     ///   - invocation: what replay got.
-    public init(file: String, event: JSONValue, recorded: Admission, invocation: Invocation) {
+    package init(file: String, event: JSONValue, recorded: Admission, invocation: Invocation) {
         let identity = Self.identity(event: event, invocation: invocation)
         self.init(
             file: file,
@@ -65,5 +66,5 @@ public struct MeteredCall: Sendable, Hashable {
     }
 
     /// How the call is named in a report: its request id, else its file.
-    public var reference: String { requestID ?? file }
+    package var reference: String { requestID ?? file }
 }

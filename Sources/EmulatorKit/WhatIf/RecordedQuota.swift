@@ -1,5 +1,6 @@
 import InkraAuth
 import InkraHandlers
+import InkraJSON
 import InkraUsage
 
 /// The monthly limit a recorded authorizer context carries, moved to other limits.
@@ -10,14 +11,14 @@ import InkraUsage
 /// `quota` equal to the caller's tier's monthly limit under the recorded limits came from the tier,
 /// and becomes the tier's monthly limit under the new ones, as the authorizer would now answer;
 /// any other `quota` is the user's own (`custom:monthly_quota`) and stays.
-public struct RecordedQuota: Sendable {
+package struct RecordedQuota: Sendable {
     /// The limits the traffic was recorded under.
-    public var recorded: TierLimits
+    package var recorded: TierLimits
     /// The limits it is replayed under.
-    public var replayed: TierLimits
+    package var replayed: TierLimits
 
     /// Moves quotas from one set of limits to another.
-    public init(recorded: TierLimits, replayed: TierLimits) {
+    package init(recorded: TierLimits, replayed: TierLimits) {
         self.recorded = recorded
         self.replayed = replayed
     }
@@ -26,7 +27,7 @@ public struct RecordedQuota: Sendable {
     /// Contexts of a REST Lambda authorizer (`requestContext.authorizer.quota`, a string) and of an
     /// HTTP API Lambda authorizer (`requestContext.authorizer.lambda.quota`) are read; claims of a
     /// Cognito or JWT authorizer carry no tier quota and stay as they are.
-    public func moving(_ event: JSONValue) -> JSONValue {
+    package func moving(_ event: JSONValue) -> JSONValue {
         guard let section = event["requestContext"]?["authorizer"], section.object != nil else { return event }
         let path =
             section["lambda"]?.object != nil

@@ -13,7 +13,7 @@ extension WhatIfReport {
     ///    "refusedToAdmitted": {…}, "refusedByAnotherWindow": {…}, "otherChanges": {…}}},
     ///  "problems": [{"file": …, "problem": …}]}
     /// ```
-    public var json: JSONValue {
+    package var json: JSONValue {
         var limitsObject = JSONObject()
         for tier in limits.tiers.keys.sorted() {
             guard let tierLimits = limits.tiers[tier] else { continue }

@@ -4,7 +4,7 @@ import InkraUsage
 extension WhatIfReport {
     /// The report as `replay --report` prints it: what was compared, the limits, then each tier's
     /// changes with their first examples, and the files that could not be replayed.
-    public var text: String {
+    package var text: String {
         var lines: [String] = []
         lines.append(
             "What if: \(Self.count(events, "event")) replayed under \(limitsFile ?? "the default limits"); "
@@ -82,7 +82,7 @@ extension WhatIfReport {
 
 extension Admission: CustomStringConvertible {
     /// `admitted`, `refused (hour)`, `refused`, `400`, `failed`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .admitted: "admitted"
         case .refused(let window?): "refused (\(window.rawValue))"

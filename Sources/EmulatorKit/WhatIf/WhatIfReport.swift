@@ -4,82 +4,82 @@ import InkraUsage
 /// recording admitted and the replay refused (by window), those it refused and the replay admitted,
 /// and those refused by another window, each with the number of calls, of users, and the first
 /// few examples (request and user ids, never a request's content).
-public struct WhatIfReport: Sendable, Hashable {
+package struct WhatIfReport: Sendable, Hashable {
     /// Calls that moved from one outcome to another, and who made them.
-    public struct Change: Sendable, Hashable {
+    package struct Change: Sendable, Hashable {
         /// How many calls.
-        public var calls = 0
+        package var calls = 0
         /// How many distinct users made them.
-        public var users = 0
+        package var users = 0
         /// The first few, in replay order.
-        public var examples: [MeteredCall] = []
+        package var examples: [MeteredCall] = []
     }
 
     /// One tier's changes.
-    public struct TierChanges: Sendable, Hashable {
+    package struct TierChanges: Sendable, Hashable {
         /// The tier (`free`, `premium`, or `unknown` when no identity reached the function).
-        public var tier: String
+        package var tier: String
         /// Admitted when recorded, refused now: by the window that refuses them now.
-        public var admittedToRefused: [UsageWindow: Change] = [:]
+        package var admittedToRefused: [UsageWindow: Change] = [:]
         /// Admitted when recorded, refused now, whatever the window.
-        public var admittedToRefusedTotal = Change()
+        package var admittedToRefusedTotal = Change()
         /// Refused when recorded, admitted now.
-        public var refusedToAdmitted = Change()
+        package var refusedToAdmitted = Change()
         /// Refused both times, but by another window now.
-        public var refusedByAnotherWindow = Change()
+        package var refusedByAnotherWindow = Change()
         /// Calls whose outcome changed in a way limits do not explain (admitted when recorded, a
         /// 400 or a failure now): another difference between the recording and this replay.
-        public var otherChanges = Change()
+        package var otherChanges = Change()
         /// Admitted both times.
-        public var stillAdmitted = 0
+        package var stillAdmitted = 0
         /// Refused both times, by the same window.
-        public var stillRefused = 0
+        package var stillRefused = 0
         /// Distinct users with at least one call admitted or refused differently.
-        public var usersAffected = 0
+        package var usersAffected = 0
 
         /// Whether the new limits change anything for this tier.
-        public var changes: Bool {
+        package var changes: Bool {
             admittedToRefusedTotal.calls + refusedToAdmitted.calls + refusedByAnotherWindow.calls
                 + otherChanges.calls > 0
         }
     }
 
     /// A file that could not be replayed, and why.
-    public struct Problem: Sendable, Hashable {
+    package struct Problem: Sendable, Hashable {
         /// The file, as named in output.
-        public var file: String
+        package var file: String
         /// What was wrong.
-        public var problem: String
+        package var problem: String
     }
 
     /// The limits file the replay ran under (`nil`: the default limits).
-    public var limitsFile: String?
+    package var limitsFile: String?
     /// The limits the replay ran under.
-    public var limits: TierLimits
+    package var limits: TierLimits
     /// Every event replayed.
-    public var events = 0
+    package var events = 0
     /// Metered calls compared with their recording.
-    public var compared = 0
+    package var compared = 0
     /// Events that are not metered calls (authorizer, checkUsage, deleteAccount), replayed for the
     /// state they leave but not compared.
-    public var notMetered = 0
+    package var notMetered = 0
     /// Metered calls with no recorded status to compare with.
-    public var withoutRecording = 0
+    package var withoutRecording = 0
     /// Metered calls the limits decided neither time (a 400, a 401, a failure, recorded and now).
-    public var answeredOtherwise = 0
+    package var answeredOtherwise = 0
     /// Files that could not be replayed.
-    public var problems: [Problem] = []
+    package var problems: [Problem] = []
     /// The tiers, by name.
-    public var tiers: [TierChanges] = []
+    package var tiers: [TierChanges] = []
     /// How many examples each change keeps.
-    public var exampleLimit: Int
+    package var exampleLimit: Int
 
     /// Builds a report from the metered calls of a replay.
     /// - Parameters:
     ///   - calls: the metered calls, in replay order.
     ///   - limits: the limits the replay ran under, and the file they came from.
     ///   - exampleLimit: how many examples each change keeps.
-    public init(calls: [MeteredCall], limits: TierLimits, limitsFile: String? = nil, exampleLimit: Int = 3) {
+    package init(calls: [MeteredCall], limits: TierLimits, limitsFile: String? = nil, exampleLimit: Int = 3) {
         self.limits = limits
         self.limitsFile = limitsFile
         self.exampleLimit = exampleLimit
@@ -93,7 +93,7 @@ public struct WhatIfReport: Sendable, Hashable {
     }
 
     /// Changes summed over every tier.
-    public var changedCalls: Int {
+    package var changedCalls: Int {
         tiers.reduce(0) { total, tier in
             total + tier.admittedToRefusedTotal.calls + tier.refusedToAdmitted.calls + tier.refusedByAnotherWindow.calls
         }

@@ -5,21 +5,21 @@ import Synchronization
 
 /// What the console keeps of the gateway's traffic: the latest exchanges, numbered, and every
 /// open live list (server-sent events) to pass new ones on to. Memory only; nothing is written.
-public final class ConsoleFeed: Sendable {
+package final class ConsoleFeed: Sendable {
     /// One exchange as the console keeps it: numbered, its token already redacted.
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         /// The exchange's number in this run, from 1.
-        public var sequence: Int
+        package var sequence: Int
         /// The exchange, without its token.
-        public var exchange: GatewayExchange
+        package var exchange: GatewayExchange
     }
 
     /// What a caller told the authorizer it is, as the authorizer's context names it.
-    public struct Caller: Sendable, Hashable {
+    package struct Caller: Sendable, Hashable {
         /// The tier (`free`, `premium`).
-        public var tier: String?
+        package var tier: String?
         /// The monthly quota the token set, when it set one.
-        public var quota: Int?
+        package var quota: Int?
     }
 
     private struct State {
@@ -32,19 +32,19 @@ public final class ConsoleFeed: Sendable {
     }
 
     /// How many exchanges are kept; older ones drop off the list.
-    public let capacity: Int
+    package let capacity: Int
     /// Names this run of `serve`, so that a page still open from an earlier run starts its list
     /// again rather than skip numbers it saw then.
-    public let run = String(UUID().uuidString.prefix(8)).lowercased()
+    package let run = String(UUID().uuidString.prefix(8)).lowercased()
     private let state = Mutex(State())
 
     /// A feed keeping the latest `capacity` exchanges.
-    public init(capacity: Int = 500) {
+    package init(capacity: Int = 500) {
         self.capacity = max(1, capacity)
     }
 
     /// Takes one exchange from the gateway (an entry of `LocalAPIGateway.Configuration.observers`).
-    public func observe(_ exchange: GatewayExchange) {
+    package func observe(_ exchange: GatewayExchange) {
         var kept = exchange
         kept.event = kept.event.map(ConsoleRedaction.redacted)
         if var step = kept.authorizer {
@@ -63,18 +63,18 @@ public final class ConsoleFeed: Sendable {
     }
 
     /// The kept exchanges, oldest first.
-    public var entries: [Entry] { state.withLock { $0.entries } }
+    package var entries: [Entry] { state.withLock { $0.entries } }
 
     /// The kept exchange of a number, if it is still kept.
-    public func entry(_ sequence: Int) -> Entry? {
+    package func entry(_ sequence: Int) -> Entry? {
         state.withLock { state in state.entries.first { $0.sequence == sequence } }
     }
 
     /// The tier and quota each user's latest authorized request carried.
-    public var callers: [String: Caller] { state.withLock { $0.callers } }
+    package var callers: [String: Caller] { state.withLock { $0.callers } }
 
     /// The kept exchanges after `sequence`, and every later one as it comes, until ``finish()``.
-    public func subscribe(after sequence: Int) -> AsyncStream<Entry> {
+    package func subscribe(after sequence: Int) -> AsyncStream<Entry> {
         let (stream, continuation) = AsyncStream.makeStream(of: Entry.self, bufferingPolicy: .bufferingNewest(capacity))
         let id: Int? = state.withLock { state in
             for entry in state.entries where entry.sequence > sequence { continuation.yield(entry) }
@@ -95,7 +95,7 @@ public final class ConsoleFeed: Sendable {
     }
 
     /// Ends every live list, as the server shuts down (an open event stream would hold it up).
-    public func finish() {
+    package func finish() {
         let open = state.withLock { state in
             state.finished = true
             defer { state.subscribers.removeAll() }
@@ -105,7 +105,7 @@ public final class ConsoleFeed: Sendable {
     }
 
     /// The number of live lists open now.
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     private static func caller(of exchange: GatewayExchange) -> Caller? {
         guard case .success(let answer) = exchange.authorizer?.result else { return nil }

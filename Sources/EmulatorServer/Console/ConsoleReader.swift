@@ -1,3 +1,4 @@
+import DynamoDBTable
 import EmulatorKit
 import Foundation
 import InkraHandlers
@@ -102,10 +103,9 @@ struct ConsoleReader: Sendable {
             (items, truncated) = try await scan()
         }
         items.sort { Self.sortKey($0) < Self.sortKey($1) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let rendered = try items.map { item in try JSONParser.parse(Array(try encoder.encode(item))) }
-        return ["items": .array(rendered), "count": .number(items.count), "truncated": .bool(truncated)]
+        return [
+            "items": .array(items.map(Wire.item)), "count": .number(items.count), "truncated": .bool(truncated),
+        ]
     }
 
     /// Scans the table, up to ``itemLimit`` items.

@@ -19,9 +19,9 @@ import ServiceLifecycle
 /// | `/api/users` | each user's month, day and hour against the limits |
 /// | `/api/refused?date=YYYY-MM-DD` | the users refused that day (the index query) |
 /// | `/api/table?pk=USER%23alice` | the table's items, of one partition when `pk` is given |
-public struct ConsoleServer: Sendable {
+package struct ConsoleServer: Sendable {
     /// The gateway's traffic.
-    public let feed: ConsoleFeed
+    package let feed: ConsoleFeed
     let reader: ConsoleReader
 
     /// The files the page is made of, by path.
@@ -33,7 +33,7 @@ public struct ConsoleServer: Sendable {
     ]
 
     /// A console over a stack, showing what `feed` observes.
-    public init(stack: EmulatorStack, feed: ConsoleFeed) {
+    package init(stack: EmulatorStack, feed: ConsoleFeed) {
         self.feed = feed
         reader = ConsoleReader(stack: stack, feed: feed)
     }

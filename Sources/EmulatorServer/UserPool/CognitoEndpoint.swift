@@ -8,25 +8,25 @@ import LocalUserPool
 /// `{"__type": …, "message": …}`), so boto3, the AWS CLI and the app's SDK talk to it unchanged
 /// through a custom endpoint. Also serves the pool's `/<poolId>/.well-known/jwks.json` and
 /// `/<poolId>/.well-known/openid-configuration` at the issuer's path.
-public final class CognitoEndpoint: Sendable {
+package final class CognitoEndpoint: Sendable {
     /// The largest request body read (Cognito's requests are small).
-    public static let requestLimit = 1 << 20
+    package static let requestLimit = 1 << 20
     /// The `X-Amz-Target` prefix.
     static let targetPrefix = "AWSCognitoIdentityProviderService."
 
     /// The pool served.
-    public let pool: UserPool
+    package let pool: UserPool
 
     /// An endpoint over a pool.
-    public init(pool: UserPool) { self.pool = pool }
+    package init(pool: UserPool) { self.pool = pool }
 
     /// The answer to a request over ``requestLimit``.
-    public static func requestTooLarge() -> LocalHTTPResponse {
+    package static func requestTooLarge() -> LocalHTTPResponse {
         reply(CognitoError("InvalidParameterException", "The request is too large.", status: 413))
     }
 
     /// Answers one HTTP request.
-    public func respond(_ request: LocalHTTPRequest) async -> LocalHTTPResponse {
+    package func respond(_ request: LocalHTTPRequest) async -> LocalHTTPResponse {
         let wellKnown = "/\(pool.settings.poolID)/.well-known/"
         if request.method == "GET" || request.method == "HEAD" {
             switch request.path {

@@ -1,3 +1,4 @@
+import HTTPText
 import InkraJSON
 
 #if canImport(FoundationEssentials)
@@ -65,7 +66,7 @@ public struct CognitoClaims: Sendable, Hashable {
     }
 
     /// A positive integer from a JSON number or a string holding one.
-    public static func positiveInteger(_ value: JSONValue?) -> Int? {
+    package static func positiveInteger(_ value: JSONValue?) -> Int? {
         let number: Int?
         switch value {
         case .number?: number = value?.int

@@ -53,7 +53,7 @@ public struct DevelopmentClaims: Sendable, Hashable {
     public var monthlyQuota: String?
 
     /// The scope of an access token from a user pool sign-in (no OAuth scopes requested).
-    public static let signInScope = "aws.cognito.signin.user.admin"
+    package static let signInScope = "aws.cognito.signin.user.admin"
 
     /// Creates claims with fresh random `jti`, `origin_jti` and `event_id`.
     public init(
@@ -167,7 +167,7 @@ extension DevelopmentClaims {
         }
 
         /// Why an access token carries no custom attribute.
-        public static let noCustomAttributes =
+        package static let noCustomAttributes =
             "Cognito's access tokens carry no custom attributes unless a pre token generation trigger adds them, "
             + "and template.yaml's user pool has none"
 

@@ -40,7 +40,7 @@ public final class JWKSKeySource: KeySource {
     }
 
     /// The ids of the usable keys.
-    public var keyIDs: [String] { entries.keys.sorted() }
+    package var keyIDs: [String] { entries.keys.sorted() }
 
     public func key(withID kid: String) async throws -> VerificationKey? {
         if let key = built.withLock({ $0[kid] }) { return key }
@@ -71,7 +71,7 @@ public actor RemoteKeySource: KeySource {
     private var quietUntil: Date?
     private var inFlight: Task<[String: JWKEntry], any Error>?
     /// How many times the JWKS was fetched.
-    public private(set) var fetchCount = 0
+    package private(set) var fetchCount = 0
 
     /// A source for a JWKS URL.
     /// - Parameters:

@@ -166,7 +166,7 @@ public struct KeySourceError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// Whether the source could not answer at all, as opposed to answering with an unusable key.
-    public var isUnavailable: Bool { code != .unusableKey }
+    package var isUnavailable: Bool { code != .unusableKey }
 
     public var description: String { message }
 }

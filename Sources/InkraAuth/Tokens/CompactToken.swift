@@ -1,3 +1,4 @@
+import HTTPText
 import InkraJSON
 
 #if canImport(FoundationEssentials)

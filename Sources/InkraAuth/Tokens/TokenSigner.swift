@@ -38,7 +38,7 @@ public struct TokenSigner: Sendable {
     }
 
     /// The private key as PEM.
-    public var privateKeyPEM: String { key.pemRepresentation }
+    package var privateKeyPEM: String { key.pemRepresentation }
 
     /// The public JWKS: `{"keys":[{"kty":"RSA","kid":…,"alg":"RS256","use":"sig","n":…,"e":…}]}`.
     public var jwks: Data {

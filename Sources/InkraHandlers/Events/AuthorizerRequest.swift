@@ -1,3 +1,5 @@
+import InkraJSON
+
 /// A Lambda authorizer event of any of API Gateway's kinds, detected from its shape.
 public struct AuthorizerRequest: Sendable {
     /// The kind of authorizer event.

@@ -60,14 +60,14 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let gatewayError = ErrorCode("gateway_error", 500)
 
     /// Every code the functions answer.
-    public static let functions: [ErrorCode] = [
+    package static let functions: [ErrorCode] = [
         .invalidRequest, .unauthorized, .idempotencyConflict, .idempotencyKeyReused, .quotaExceeded, .rateLimited,
         .internalError, .generationFailed, .unavailable,
     ]
 
     /// API Gateway's response types and the code each answers with (template.yaml's
     /// `GatewayResponses`).
-    public static let gateway: [(responseType: String, code: ErrorCode)] = [
+    package static let gateway: [(responseType: String, code: ErrorCode)] = [
         ("UNAUTHORIZED", .unauthorized),
         ("ACCESS_DENIED", .accessDenied),
         ("AUTHORIZER_FAILURE", .authorizerFailure),

@@ -1,3 +1,5 @@
+import InkraJSON
+
 /// A failed invocation, reported as Lambda reports it: `{"errorMessage":…,"errorType":…}`.
 public struct FunctionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `errorType`.
@@ -20,7 +22,7 @@ public struct FunctionError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// Lambda's error object.
-    public var json: JSONValue { ["errorMessage": .string(errorMessage), "errorType": .string(errorType)] }
+    package var json: JSONValue { ["errorMessage": .string(errorMessage), "errorType": .string(errorType)] }
 
     /// "`<errorType>`: `<errorMessage>`".
     public var description: String { "\(errorType): \(errorMessage)" }

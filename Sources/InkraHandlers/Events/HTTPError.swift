@@ -1,3 +1,5 @@
+import InkraJSON
+
 /// A refusal that knows its HTTP status and renders its own proxy response.
 ///
 /// Its body is `{"error": <message>, "code": <code>, …details}`: the message for people, the
@@ -41,12 +43,12 @@ public struct HTTPError: Error, Sendable, Hashable {
     /// 503: the usage store failed, so nothing was generated unmetered.
     public static let storeUnavailable = unavailable("Usage store unavailable")
     /// 503 when the user directory (Cognito) could not delete an account.
-    public static let directoryUnavailable = unavailable("User directory unavailable")
+    package static let directoryUnavailable = unavailable("User directory unavailable")
     /// 500 that reveals nothing internal.
     public static let internalServer = HTTPError(.internalError, "Internal server error")
 
     /// How long a client waits before retrying a 503, in seconds.
-    public static let unavailableRetryAfter = 2
+    package static let unavailableRetryAfter = 2
 
     /// 503 with `Retry-After`: nothing was charged; try again shortly.
     public static func unavailable(_ message: String) -> HTTPError {

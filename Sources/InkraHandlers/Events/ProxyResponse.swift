@@ -1,3 +1,5 @@
+import InkraJSON
+
 /// A Lambda proxy integration response, understood by REST and HTTP APIs alike.
 public struct ProxyResponse: Sendable, Hashable {
     /// The HTTP status code.
@@ -33,7 +35,7 @@ public struct ProxyResponse: Sendable, Hashable {
     }
 
     /// Reads a proxy response back from its JSON (as the emulator receives it from a function).
-    public init?(json: JSONValue) {
+    package init?(json: JSONValue) {
         guard let statusCode = json["statusCode"]?.int else { return nil }
         self.statusCode = statusCode
         headers = json["headers"]?.object ?? JSONObject()

@@ -1,4 +1,5 @@
 import InkraAuth
+import InkraJSON
 import InkraUsage
 import Logging
 import Metrics
@@ -160,7 +161,7 @@ extension FunctionError {
     /// `AUTHORIZER_CONFIGURATION_ERROR` gateway response) rather than 401, so the client retries
     /// instead of discarding its tokens.
     /// - Parameter detail: what the key source said (the URL and the cause; never the token).
-    public static func keySourceUnavailable(_ detail: String) -> FunctionError {
+    package static func keySourceUnavailable(_ detail: String) -> FunctionError {
         FunctionError(errorType: "KeySourceUnavailable", errorMessage: "cannot check tokens: \(detail)")
     }
 }

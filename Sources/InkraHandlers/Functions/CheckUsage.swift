@@ -1,4 +1,5 @@
 import InkraAuth
+import InkraJSON
 import InkraUsage
 import Logging
 
@@ -33,7 +34,7 @@ public struct CheckUsage: EventHandler {
     }
 
     /// Answers one proxy request.
-    public func respond(to request: ProxyRequest) async -> ProxyResponse {
+    package func respond(to request: ProxyRequest) async -> ProxyResponse {
         guard let caller = CallerIdentity(authorizer: request.authorizer) else {
             return HTTPError.unauthorized.response
         }

@@ -1,3 +1,4 @@
+import InkraJSON
 import InkraUsage
 import Logging
 
@@ -35,7 +36,7 @@ public struct DeleteAccount: EventHandler {
     }
 
     /// Answers one proxy request.
-    public func respond(to request: ProxyRequest) async -> ProxyResponse {
+    package func respond(to request: ProxyRequest) async -> ProxyResponse {
         guard let caller = CallerIdentity(authorizer: request.authorizer) else {
             return HTTPError.unauthorized.response
         }

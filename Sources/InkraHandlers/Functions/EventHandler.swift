@@ -1,3 +1,5 @@
+import InkraJSON
+
 /// A Lambda function: one JSON event in, one JSON result out, or a failed invocation.
 public protocol EventHandler: Sendable {
     /// Handles one event.

@@ -1,4 +1,5 @@
 import InkraAuth
+import InkraJSON
 import InkraUsage
 import Logging
 import Metrics
@@ -14,7 +15,7 @@ import SingleTable
 /// three windows at once, then generates.
 public struct GenerateQuestions: EventHandler {
     /// The largest body accepted, in bytes.
-    public static let maximumBodySize = 64 * 1024
+    package static let maximumBodySize = 64 * 1024
 
     let store: any UsageStore
     let generator: any QuestionGenerator
@@ -52,7 +53,7 @@ public struct GenerateQuestions: EventHandler {
     }
 
     /// Answers one proxy request.
-    public func respond(to request: ProxyRequest) async -> ProxyResponse {
+    package func respond(to request: ProxyRequest) async -> ProxyResponse {
         do {
             return try await answer(request)
         } catch let error as HTTPError {

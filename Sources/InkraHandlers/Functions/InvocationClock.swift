@@ -1,3 +1,5 @@
+import InkraJSON
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -7,19 +9,19 @@
 /// The clock of the invocation under way: an instant set for the duration of one invocation
 /// (the event's recorded time when replaying, or API Gateway's request time when a runtime is
 /// configured so), else a fixed instant, else the real time.
-public enum InvocationClock {
+package enum InvocationClock {
     /// The instant of the invocation under way in this task, if any.
-    @TaskLocal public static var instant: Date?
+    @TaskLocal package static var instant: Date?
 
     /// A clock closure for the functions: the task's instant, else `fixed`, else `system` (the
     /// real time, which only a composition root reads).
-    public static func closure(fixed: Date? = nil, system: @escaping @Sendable () -> Date) -> @Sendable () -> Date {
+    package static func closure(fixed: Date? = nil, system: @escaping @Sendable () -> Date) -> @Sendable () -> Date {
         { instant ?? fixed ?? system() }
     }
 
     /// API Gateway's receive time in an event: `requestContext.requestTimeEpoch` (REST) or
     /// `requestContext.timeEpoch` (HTTP API), in milliseconds.
-    public static func requestTime(of event: JSONValue) -> Date? {
+    package static func requestTime(of event: JSONValue) -> Date? {
         guard let context = event["requestContext"],
             let milliseconds = (context["requestTimeEpoch"] ?? context["timeEpoch"])?.double
         else { return nil }
@@ -28,7 +30,7 @@ public enum InvocationClock {
 
     /// The instant a local runtime should run an event at: its request time, else the
     /// `x-inkra-recorded-at` the emulator adds to events that carry no time (authorizer events).
-    public static func recordedTime(of event: JSONValue) -> Date? {
+    package static func recordedTime(of event: JSONValue) -> Date? {
         if let time = requestTime(of: event) { return time }
         guard let text = event["x-inkra-recorded-at"]?.string else { return nil }
         return try? Date.ISO8601FormatStyle().parse(text)

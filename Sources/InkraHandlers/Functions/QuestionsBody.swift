@@ -1,3 +1,5 @@
+import InkraJSON
+
 /// The body of `generateQuestions`, validated: every refusal names the field.
 struct QuestionsBody {
     /// The most characters (grapheme clusters) a topic may have.

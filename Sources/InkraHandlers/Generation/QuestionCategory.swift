@@ -1,5 +1,5 @@
 /// The stages of an interview, in the order a good interviewer moves through them.
-public enum QuestionCategory: String, Sendable, Hashable, CaseIterable {
+package enum QuestionCategory: String, Sendable, Hashable, CaseIterable {
     /// Setting the scene.
     case opening
     /// Where it came from, who was there.

@@ -39,7 +39,7 @@ public struct QuestionRequest: Sendable, Hashable {
     }
 
     /// The same request as the asker's `turn`-th answer.
-    public func asTurn(_ turn: Int) -> QuestionRequest {
+    package func asTurn(_ turn: Int) -> QuestionRequest {
         var request = self
         request.turn = turn
         return request

@@ -17,7 +17,7 @@
 /// turn choose where to start, so answers two turns apart move on as well.
 public struct TemplateQuestionGenerator: QuestionGenerator {
     /// The seed every selection starts from.
-    public let seed: UInt64
+    package let seed: UInt64
 
     /// A generator with a seed.
     public init(seed: UInt64 = 0) {
@@ -29,7 +29,7 @@ public struct TemplateQuestionGenerator: QuestionGenerator {
     }
 
     /// The questions for a request, synchronously.
-    public func questions(_ request: QuestionRequest) -> [String] {
+    package func questions(_ request: QuestionRequest) -> [String] {
         let cleaned = Self.cleaned(request.topic)
         let topic = InterviewerVoice.forLanguage(request.language).rewrite(cleaned)
         let bank = QuestionBank.forLanguage(request.language)

@@ -1,4 +1,6 @@
+import HTTPText
 import InkraAuth
+import InkraJSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

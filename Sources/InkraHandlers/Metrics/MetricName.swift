@@ -1,7 +1,7 @@
 /// The names of the metrics the functions emit (CloudWatch Embedded Metric Format lines in
 /// `bootstrap`, namespace `Inkra`, dimension `function`): the one source of truth that
 /// template.yaml's alarms are held to by a test.
-public enum MetricName: String, Sendable, CaseIterable {
+package enum MetricName: String, Sendable, CaseIterable {
     /// The usage store failed; the caller got 503 and nothing was generated (`generateQuestions`).
     case usageStoreFailure = "UsageStoreFailure"
     /// A caller's month was full (`generateQuestions`).

@@ -1,3 +1,5 @@
+import InkraJSON
+
 /// A request body with its content gone and its form kept: every string value becomes a placeholder
 /// of the same UTF-8 length and the same number of characters, so the redacted body is valid or
 /// invalid JSON exactly where the original was, is as long, and a function refuses it (or accepts

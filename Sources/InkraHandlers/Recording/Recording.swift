@@ -1,3 +1,6 @@
+import InkraJSON
+import InkraUsage
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -51,21 +54,11 @@ package struct Recording: Sendable, Hashable {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
-    /// `2026-11-16T10:02:00.123Z`, from the milliseconds themselves (no rounding of a `Double`).
-    package static func iso8601(milliseconds: Int64) -> String {
-        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-        let fraction = milliseconds - seconds * 1000
-        let date = Date(timeIntervalSince1970: Double(seconds))
-        let whole = date.formatted(Date.ISO8601FormatStyle())
-        let digits = String(fraction)
-        return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
-    }
-
     /// The recording as JSON (format version 1).
     package var json: JSONValue {
         var object: JSONObject = [
             "v": 1, "function": .string(function), "requestId": .string(requestID),
-            "at": .string(Self.iso8601(milliseconds: epochMilliseconds)),
+            "at": .string(CivilTime.iso8601(milliseconds: epochMilliseconds)),
             "epochMillis": .number(String(epochMilliseconds)),
         ]
         if let event { object["event"] = event }

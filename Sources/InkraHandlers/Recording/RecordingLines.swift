@@ -1,3 +1,5 @@
+import InkraJSON
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

@@ -48,7 +48,7 @@ public struct UsageRefund: Sendable, Hashable {
 
     /// The reference of a refund that names none: the hour of `instant` and the units
     /// (`2026-11-17T12/2`), so the same command run again within the hour changes nothing.
-    public static func defaultReference(units: Int, at instant: Date) -> String {
+    package static func defaultReference(units: Int, at instant: Date) -> String {
         "\(UsageWindows(at: instant).hour)/\(units)"
     }
 }

@@ -6,22 +6,22 @@
 
 /// A UTC calendar reading of an instant, computed with integer arithmetic (no `Calendar`, no
 /// formatter), so the usage hot path stays cheap.
-public struct CivilTime: Hashable, Sendable {
+package struct CivilTime: Hashable, Sendable {
     /// The year.
-    public internal(set) var year: Int
+    package internal(set) var year: Int
     /// The month, 1–12.
-    public internal(set) var month: Int
+    package internal(set) var month: Int
     /// The day of the month, 1–31.
-    public internal(set) var day: Int
+    package internal(set) var day: Int
     /// The hour, 0–23.
-    public internal(set) var hour: Int
+    package internal(set) var hour: Int
     /// The minute, 0–59.
-    public internal(set) var minute: Int
+    package internal(set) var minute: Int
     /// The second, 0–59.
-    public internal(set) var second: Int
+    package internal(set) var second: Int
 
     /// Reads an instant in UTC, to the whole second (rounded down).
-    public init(_ instant: Date) {
+    package init(_ instant: Date) {
         self.init(epochSeconds: Int(instant.timeIntervalSince1970.rounded(.down)))
     }
 

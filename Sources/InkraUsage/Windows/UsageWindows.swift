@@ -72,7 +72,7 @@ public struct UsageWindows: Sendable, Hashable {
     }
 
     /// Formats an instant as `YYYY-MM-DDTHH:MM:SSZ`.
-    public static func iso8601(_ instant: Date) -> String {
+    package static func iso8601(_ instant: Date) -> String {
         CivilTime(instant).iso8601
     }
 }

@@ -47,7 +47,10 @@ struct ExpressionContext {
         values: [String: AttributeValue]
     ) throws(TableError) {
         // The usual case, without building unions: each placeholder the expressions use is
-        // provided, and as many are provided as are used, so none is unused.
+        // provided, and as many are provided as are used, so none is unused. Kept because it pays:
+        // in a profile of `inkra-benchmarks --only consume` (perf, cpu-clock, 2026-11-25) this
+        // check is 4% of the samples with it, 13% with the plain unions below alone, and 11% with
+        // a plain lookup of each provided placeholder in each expression.
         if usesExactly(values, expressions, \.values) && usesExactly(names, expressions, \.names) {
             return
         }

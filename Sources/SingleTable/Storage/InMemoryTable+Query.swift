@@ -8,83 +8,82 @@ import Synchronization
 
 extension InMemoryTable {
     public func query(_ request: QueryRequest) async throws -> QueryResponse {
-        try checkTable(request.tableName)
-        let keySchema = try self.keySchema(request.indexName)
-        let keyCondition = try expressions.condition(request.keyConditionExpression, kind: "KeyConditionExpression")
-        let filter = try request.filterExpression.map { text throws(TableError) in
-            try expressions.condition(text, kind: "FilterExpression")
-        }
-        let projection = try request.projectionExpression.map { text throws(TableError) in
-            try expressions.projection(text)
-        }
-        try ExpressionContext.checkPlaceholders(
-            used: [keyCondition.placeholders, filter?.placeholders, projection?.placeholders],
-            names: request.expressionAttributes.names,
-            values: request.expressionAttributes.values
-        )
-        let context = ExpressionContext(
-            names: request.expressionAttributes.names, values: request.expressionAttributes.values)
-        let key = try KeyConditionReader.read(keyCondition.tree, keySchema, context)
-        if let limit = request.limit, limit < 1 {
-            throw TableError(
-                .validation,
-                "1 validation error detected: Value at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"
-            )
-        }
-        let candidates: [(item: Item, sort: KeyValue?, position: IndexPosition)] = state.withLock { state in
-            self.rows(in: state, index: request.indexName, partition: KeyValue(value: key.partition))
-        }
-        var matching = candidates.filter { key.matchesSort($0.sort) }
-        if !request.scanIndexForward { matching.reverse() }
-        return try page(
-            matching,
-            start: request.exclusiveStartKey,
-            forward: request.scanIndexForward,
-            limit: request.limit,
-            indexName: request.indexName,
-            filter: filter?.tree,
-            projection: projection?.tree,
-            context: context
-        )
+        try select(
+            Selection(
+                tableName: request.tableName, indexName: request.indexName,
+                keyCondition: request.keyConditionExpression, filter: request.filterExpression,
+                projection: request.projectionExpression, attributes: request.expressionAttributes,
+                forward: request.scanIndexForward, limit: request.limit, start: request.exclusiveStartKey))
     }
 
     public func scan(_ request: ScanRequest) async throws -> QueryResponse {
-        try checkTable(request.tableName)
-        _ = try keySchema(request.indexName)
-        let filter = try request.filterExpression.map { text throws(TableError) in
+        try select(
+            Selection(
+                tableName: request.tableName, indexName: request.indexName, keyCondition: nil,
+                filter: request.filterExpression, projection: request.projectionExpression,
+                attributes: request.expressionAttributes, forward: true, limit: request.limit,
+                start: request.exclusiveStartKey))
+    }
+
+    /// What a query (with a key condition) and a scan (without one) ask for.
+    private struct Selection {
+        var tableName: String
+        var indexName: String?
+        var keyCondition: String?
+        var filter: String?
+        var projection: String?
+        var attributes: ExpressionAttributes
+        var forward: Bool
+        var limit: Int?
+        var start: Item?
+    }
+
+    /// A row as a query or scan reads it: the item, its sort key in the index read, its position.
+    private typealias Row = (item: Item, sort: KeyValue?, position: IndexPosition)
+
+    /// A query or a scan: the request checked in the order DynamoDB checks it, the rows read
+    /// (the key condition's partition, or every partition), then one page of them.
+    private func select(_ selection: Selection) throws(TableError) -> QueryResponse {
+        try checkTable(selection.tableName)
+        let keySchema = try self.keySchema(selection.indexName)
+        let keyCondition = try selection.keyCondition.map { text throws(TableError) in
+            try expressions.condition(text, kind: "KeyConditionExpression")
+        }
+        let filter = try selection.filter.map { text throws(TableError) in
             try expressions.condition(text, kind: "FilterExpression")
         }
-        let projection = try request.projectionExpression.map { text throws(TableError) in
+        let projection = try selection.projection.map { text throws(TableError) in
             try expressions.projection(text)
         }
+        let names = selection.attributes.names
+        let values = selection.attributes.values
         try ExpressionContext.checkPlaceholders(
-            used: [filter?.placeholders, projection?.placeholders],
-            names: request.expressionAttributes.names,
-            values: request.expressionAttributes.values
-        )
-        let context = ExpressionContext(
-            names: request.expressionAttributes.names, values: request.expressionAttributes.values)
-        if let limit = request.limit, limit < 1 {
+            used: [keyCondition?.placeholders, filter?.placeholders, projection?.placeholders],
+            names: names, values: values)
+        let context = ExpressionContext(names: names, values: values)
+        let key = try keyCondition.map { condition throws(TableError) in
+            try KeyConditionReader.read(condition.tree, keySchema, context)
+        }
+        if let limit = selection.limit, limit < 1 {
             throw TableError(
                 .validation,
                 "1 validation error detected: Value at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"
             )
         }
-        let all = state.withLock { state in
-            let partitions =
-                request.indexName.map { state.indexes[$0]?.keys.sorted() ?? [] } ?? state.partitions.keys.sorted()
-            return partitions.flatMap { self.rows(in: state, index: request.indexName, partition: $0) }
+        let index = selection.indexName
+        var rows: [Row]
+        if let key {
+            let partition = KeyValue(value: key.partition)
+            rows = state.withLock { state in self.rows(in: state, index: index, partition: partition) }
+            rows.removeAll { !key.matchesSort($0.sort) }
+            if !selection.forward { rows.reverse() }
+        } else {
+            rows = state.withLock { state in
+                let partitions = index.map { state.indexes[$0]?.keys.sorted() ?? [] } ?? state.partitions.keys.sorted()
+                return partitions.flatMap { self.rows(in: state, index: index, partition: $0) }
+            }
         }
-        return try page(
-            all,
-            start: request.exclusiveStartKey,
-            forward: true,
-            limit: request.limit,
-            indexName: request.indexName,
-            filter: filter?.tree,
-            projection: projection?.tree,
-            context: context
-        )
+        return try page(rows, selection, filter: filter?.tree, projection: projection?.tree, context: context)
     }
 
     /// A row's place, for pagination: the index entry's keys, or the table key.
@@ -102,9 +101,7 @@ extension InMemoryTable {
         return index.key
     }
 
-    private func rows(in state: TableState, index: String?, partition: KeyValue)
-        -> [(item: Item, sort: KeyValue?, position: IndexPosition)]
-    {
+    private func rows(in state: TableState, index: String?, partition: KeyValue) -> [Row] {
         if let index {
             return (state.indexes[index]?[partition] ?? []).compactMap { entry in
                 guard let item = state.item(at: entry.key) else { return nil }
@@ -118,42 +115,23 @@ extension InMemoryTable {
         }
     }
 
+    /// One page of the rows: from just after the start key (or where it would be, when its item
+    /// is gone), up to the limit, filtered and projected, with the key to go on from.
     private func page(
-        _ rows: [(item: Item, sort: KeyValue?, position: IndexPosition)],
-        start: Item?,
-        forward: Bool,
-        limit: Int?,
-        indexName: String?,
-        filter: Condition?,
-        projection: [DocumentPath]?,
+        _ rows: [Row], _ selection: Selection, filter: Condition?, projection: [DocumentPath]?,
         context: ExpressionContext
     ) throws(TableError) -> QueryResponse {
+        let indexName = selection.indexName
         var first = 0
-        if let start {
+        if let start = selection.start {
             let position = try startPosition(start, indexName: indexName)
-            guard let found = rows.firstIndex(where: { $0.position == position }) else {
-                first = rows.firstIndex { row in Self.after(row.position, position, forward: forward) } ?? rows.count
-                return try finish(
-                    rows, from: first, limit: limit, indexName: indexName, filter: filter, projection: projection,
-                    context: context)
+            if let found = rows.firstIndex(where: { $0.position == position }) {
+                first = found + 1
+            } else {
+                first = rows.firstIndex { Self.after($0.position, position, forward: selection.forward) } ?? rows.count
             }
-            first = found + 1
         }
-        return try finish(
-            rows, from: first, limit: limit, indexName: indexName, filter: filter, projection: projection,
-            context: context)
-    }
-
-    private func finish(
-        _ rows: [(item: Item, sort: KeyValue?, position: IndexPosition)],
-        from first: Int,
-        limit: Int?,
-        indexName: String?,
-        filter: Condition?,
-        projection: [DocumentPath]?,
-        context: ExpressionContext
-    ) throws(TableError) -> QueryResponse {
-        let end = limit.map { $0 < rows.count - first ? first + $0 : rows.count } ?? rows.count
+        let end = selection.limit.map { $0 < rows.count - first ? first + $0 : rows.count } ?? rows.count
         var items: [Item] = []
         for row in rows[first..<end] {
             if let filter, try !ConditionEvaluator.evaluate(filter, row.item, context) { continue }
@@ -166,8 +144,7 @@ extension InMemoryTable {
         return QueryResponse(items: items, scannedCount: end - first, lastEvaluatedKey: lastKey)
     }
 
-    private func evaluatedKey(_ row: (item: Item, sort: KeyValue?, position: IndexPosition), indexName: String?) -> Item
-    {
+    private func evaluatedKey(_ row: Row, indexName: String?) -> Item {
         var key = row.position.key.item(named: schema.key)
         if let indexName, let index = schema.indexes.first(where: { $0.name == indexName }) {
             if let partition = row.position.indexPartition { key[index.key.partitionKey] = partition.value }

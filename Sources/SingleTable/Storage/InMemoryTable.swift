@@ -22,14 +22,19 @@ public final class InMemoryTable: Table {
     /// Where each operation's changes are recorded before they take effect, if anywhere.
     let journal: (any TableJournal)?
 
-    /// A table with a schema, optionally holding items already (from a state file).
+    /// A table with a schema, optionally holding items already.
     /// - Parameters:
     ///   - schema: the table's name, key and indexes.
     ///   - items: items to load; each must carry the key attributes.
-    ///   - journal: where each write is recorded before it takes effect (a write-ahead log).
     ///   - now: the clock for `ClientRequestToken` expiry.
-    public init(
-        schema: TableSchema, items: [Item] = [], journal: (any TableJournal)? = nil,
+    public convenience init(schema: TableSchema, items: [Item] = [], now: @escaping @Sendable () -> Date) {
+        self.init(schema: schema, items: items, journal: nil, now: now)
+    }
+
+    /// A table with a schema, holding items already (from a state file), that records each write
+    /// in `journal` (a write-ahead log) before it takes effect.
+    package init(
+        schema: TableSchema, items: [Item] = [], journal: (any TableJournal)?,
         now: @escaping @Sendable () -> Date
     ) {
         self.schema = schema
@@ -55,7 +60,7 @@ public final class InMemoryTable: Table {
     public var count: Int { state.withLock { $0.count } }
 
     /// Removes every item.
-    public func removeAll() {
+    package func removeAll() {
         state.withLock { $0.removeAll() }
     }
 
@@ -111,34 +116,26 @@ public final class InMemoryTable: Table {
     }
 
     public func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse {
-        let write = try prepare(.put(request))
-        return try state.withLock { state throws(TableError) in
-            let old = try write.check(against: state)
-            let new = try write.apply(to: old)
-            try record([TableChange(key: write.keyItem, item: new)])
-            commit(new, replacing: old, at: write.key, in: &state)
-            return WriteItemResponse(attributes: write.returned(old: old, new: new))
-        }
+        try write(.put(request))
     }
 
     public func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
-        let write = try prepare(.update(request))
+        try write(.update(request))
+    }
+
+    public func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
+        try write(.delete(request))
+    }
+
+    /// One put, update or delete: its condition checked, the change recorded and made, atomically.
+    private func write(_ action: TransactWriteItem) throws(TableError) -> WriteItemResponse {
+        let write = try prepare(action)
         return try state.withLock { state throws(TableError) in
             let old = try write.check(against: state)
             let new = try write.apply(to: old)
             try record([TableChange(key: write.keyItem, item: new)])
             commit(new, replacing: old, at: write.key, in: &state)
             return WriteItemResponse(attributes: write.returned(old: old, new: new))
-        }
-    }
-
-    public func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
-        let write = try prepare(.delete(request))
-        return try state.withLock { state throws(TableError) in
-            let old = try write.check(against: state)
-            try record([TableChange(key: write.keyItem, item: nil)])
-            commit(nil, replacing: old, at: write.key, in: &state)
-            return WriteItemResponse(attributes: write.returned(old: old, new: nil))
         }
     }
 

@@ -172,7 +172,7 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
     }
 
     /// Whether the number is zero.
-    public var isZero: Bool { storage == .integer(0) }
+    package var isZero: Bool { storage == .integer(0) }
 
     /// The canonical text: integers plainly (`999999`), decimals plainly when short (`-0.5`),
     /// others in scientific form (`1.5E+30`).
@@ -222,7 +222,7 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
 
     /// The exact sum.
     /// - Throws: ``TableError`` when the result needs more than 38 digits or is out of range.
-    public func adding(_ other: Number) throws(TableError) -> Number {
+    package func adding(_ other: Number) throws(TableError) -> Number {
         if case .integer(let a) = storage, case .integer(let b) = other.storage { return Number(a + b) }
         if other.isZero { return self }
         if isZero { return other }
@@ -241,12 +241,12 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
 
     /// The exact difference.
     /// - Throws: ``TableError`` when the result needs more than 38 digits or is out of range.
-    public func subtracting(_ other: Number) throws(TableError) -> Number {
+    package func subtracting(_ other: Number) throws(TableError) -> Number {
         try adding(other.negated)
     }
 
     /// The number with its sign flipped.
-    public var negated: Number {
+    package var negated: Number {
         switch storage {
         case .integer(let value): Number(-value)
         case .decimal(let negative, let digits, let exponent): Number(normalizing: !negative, digits, exponent)

@@ -1,3 +1,4 @@
+import HTTPText
 import InkraAuth
 
 #if canImport(FoundationEssentials)
@@ -10,9 +11,9 @@ import InkraAuth
 ///
 /// Reading checks the form of every setting present; what a function needs and lacks is reported
 /// when that function is built, by ``ConfigurationError`` naming the setting.
-public struct Configuration: Sendable, Hashable {
+struct Configuration: Sendable, Hashable {
     /// Which usage store to use.
-    public enum StoreKind: String, Sendable, Hashable {
+    enum StoreKind: String, Sendable, Hashable {
         /// The embedded in-memory table.
         case memory
         /// DynamoDB (or a compatible endpoint).
@@ -20,74 +21,74 @@ public struct Configuration: Sendable, Hashable {
     }
 
     /// Log line format.
-    public enum LogFormat: String, Sendable, Hashable {
+    enum LogFormat: String, Sendable, Hashable {
         case text = "Text"
         case json = "JSON"
     }
 
     /// `INKRA_TABLE_NAME`, default `inkra-usage`.
-    public var tableName: String = "inkra-usage"
+    var tableName: String = "inkra-usage"
     /// `INKRA_STORE`: required inside Lambda (a sandbox-local table would meter each sandbox on
     /// its own and hand out the quota once per sandbox); `memory` elsewhere.
-    public var store: StoreKind = .memory
+    var store: StoreKind = .memory
     /// Whether the process runs inside Lambda (`AWS_LAMBDA_FUNCTION_NAME` is set): settings are
     /// then never defaulted to local ones, and an unknown `INKRA_*` setting stops start-up.
-    public var insideLambda = false
+    var insideLambda = false
     /// `INKRA_GATEWAY_TIMEOUT`: API Gateway's integration timeout in seconds (default 29, its
     /// default limit); a request's work ends before it, and before Lambda's deadline.
-    public var gatewayTimeout: TimeInterval = 29
+    var gatewayTimeout: TimeInterval = 29
     /// What a request keeps back from its deadline to give a unit back and answer.
-    public static let deadlineMargin: TimeInterval = 1
+    static let deadlineMargin: TimeInterval = 1
     /// `AWS_REGION` (or `AWS_DEFAULT_REGION`).
-    public var region: String?
+    var region: String?
     /// `AWS_ACCESS_KEY_ID`.
-    public var accessKeyID: String?
+    var accessKeyID: String?
     /// `AWS_SECRET_ACCESS_KEY`.
-    public var secretAccessKey: String?
+    var secretAccessKey: String?
     /// `AWS_SESSION_TOKEN`.
-    public var sessionToken: String?
+    var sessionToken: String?
     /// `AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`.
-    public var dynamoDBEndpoint: URL?
+    var dynamoDBEndpoint: URL?
     /// `COGNITO_USER_POOL_ID`.
-    public var userPoolID: String?
+    var userPoolID: String?
     /// `COGNITO_REGION`, else the pool id's region prefix, else `AWS_REGION`.
-    public var cognitoRegion: String?
+    var cognitoRegion: String?
     /// `COGNITO_CLIENT_IDS`, comma-separated.
-    public var clientIDs: [String] = []
+    var clientIDs: [String] = []
     /// `INKRA_TOKEN_USE`: `id` (default, as template.yaml deploys), `access` or `any`.
-    public var tokenUse: TokenUse = .id
+    var tokenUse: TokenUse = .id
     /// `INKRA_JWKS_FILE`: a local JWKS instead of the pool's.
-    public var jwksFile: String?
+    var jwksFile: String?
     /// `INKRA_CLOCK_SKEW`: seconds of tolerance on `exp`, `nbf`, `iat`.
-    public var clockSkew: TimeInterval = 0
+    var clockSkew: TimeInterval = 0
     /// `INKRA_LIMITS_FILE`.
-    public var limitsFile: String?
+    var limitsFile: String?
     /// `INKRA_LIMITS`: the tiers' limits as JSON.
-    public var limitsJSON: String?
+    var limitsJSON: String?
     /// `INKRA_LIMITS_PARAMETER`: an SSM parameter holding that JSON, read at start.
-    public var limitsParameter: String?
+    var limitsParameter: String?
     /// `INKRA_CLOCK`: `request-time` runs each event at the instant API Gateway received it (for
     /// replaying recorded events), `system` (the default) at the real time.
-    public var requestClock = false
+    var requestClock = false
     /// `INKRA_DELETE_COGNITO_USER`: whether `deleteAccount` also deletes the caller's user in
     /// `COGNITO_USER_POOL_ID` (`true` or `false`); `deleteAccount` requires it inside Lambda.
-    public var deleteCognitoUser: Bool?
+    var deleteCognitoUser: Bool?
     /// `INKRA_UPGRADE_URL`.
-    public var upgradeURL: String = "https://inkra.app/premium"
+    var upgradeURL: String = "https://inkra.app/premium"
     /// `INKRA_RECORD_EVENTS`: `1` (or `true`) writes a redacted recording of every invocation to
     /// the log for `inkra-emulator import`; off by default.
-    public var recordEvents = false
+    var recordEvents = false
     /// `AWS_LAMBDA_LOG_FORMAT`.
-    public var logFormat: LogFormat = .text
+    var logFormat: LogFormat = .text
     /// `LOG_LEVEL` (or `AWS_LAMBDA_LOG_LEVEL`), default `info`.
-    public var logLevel: String = "info"
+    var logLevel: String = "info"
 
     /// The defaults.
-    public init() {}
+    init() {}
 
     /// Reads the environment.
     /// - Throws: ``ConfigurationError`` naming the first malformed setting.
-    public init(environment: [String: String]) throws(ConfigurationError) {
+    init(environment: [String: String]) throws(ConfigurationError) {
         func value(_ name: String) -> String? {
             guard let raw = environment[name]?.trimmingSpacesAndTabs(), !raw.isEmpty else { return nil }
             return String(raw)
@@ -215,7 +216,7 @@ public struct Configuration: Sendable, Hashable {
 
     /// The Cognito settings the authorizer needs.
     /// - Throws: ``ConfigurationError`` when the pool or its region is missing.
-    public func cognito() throws(ConfigurationError) -> CognitoConfiguration {
+    func cognito() throws(ConfigurationError) -> CognitoConfiguration {
         guard let userPoolID else {
             throw ConfigurationError("COGNITO_USER_POOL_ID", "is required by the authorizer")
         }
@@ -234,7 +235,7 @@ public struct Configuration: Sendable, Hashable {
     /// The pool whose user `deleteAccount` deletes, or `nil` when it erases usage only.
     /// - Throws: ``ConfigurationError`` when inside Lambda `INKRA_DELETE_COGNITO_USER` is not set
     ///   (it is never assumed either way there), or when it is `true` without a pool.
-    public func accountPool() throws(ConfigurationError) -> String? {
+    func accountPool() throws(ConfigurationError) -> String? {
         guard let deleteCognitoUser else {
             guard !insideLambda else {
                 throw ConfigurationError(
@@ -253,7 +254,7 @@ public struct Configuration: Sendable, Hashable {
     }
 
     /// Every `INKRA_*` setting the runtime reads.
-    public static let knownSettings = [
+    static let knownSettings = [
         "INKRA_CLOCK", "INKRA_CLOCK_SKEW", "INKRA_DELETE_COGNITO_USER", "INKRA_GATEWAY_TIMEOUT", "INKRA_JWKS_FILE",
         "INKRA_LIMITS",
         "INKRA_LIMITS_FILE", "INKRA_LIMITS_PARAMETER", "INKRA_LLM_API_KEY", "INKRA_LLM_API_KEY_SECRET_ARN",
@@ -268,7 +269,7 @@ public struct Configuration: Sendable, Hashable {
 
     /// The instant a request's work must end: the earlier of Lambda's deadline and API Gateway's
     /// integration timeout counted from `start`, less ``deadlineMargin``.
-    public func requestDeadline(lambdaDeadline: Date, start: Date) -> Date {
+    func requestDeadline(lambdaDeadline: Date, start: Date) -> Date {
         min(lambdaDeadline, start.addingTimeInterval(gatewayTimeout)).addingTimeInterval(-Self.deadlineMargin)
     }
 
@@ -282,20 +283,3 @@ public struct Configuration: Sendable, Hashable {
 }
 
 extension Configuration.LogFormat: CaseIterable {}
-
-/// A setting that is missing or malformed; stops start-up with a message naming it.
-public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The environment variable or flag.
-    public var setting: String
-    /// What is wrong with it.
-    public var reason: String
-
-    /// Creates an error.
-    public init(_ setting: String, _ reason: String) {
-        self.setting = setting
-        self.reason = reason
-    }
-
-    /// "`<setting>` `<reason>`".
-    public var description: String { "\(setting) \(reason)" }
-}

@@ -1,0 +1,140 @@
+import EmulatorKit
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// A local Lambda Runtime API (`/2018-06-01/runtime/…`) on loopback, so a real custom runtime
+/// such as `bootstrap` can be run and fed events as Lambda would: long-polled `next`, `response`,
+/// `error` and `init/error`, with `Lambda-Runtime-Aws-Request-Id`, `Lambda-Runtime-Deadline-Ms`,
+/// `Lambda-Runtime-Invoked-Function-Arn` and `Lambda-Runtime-Trace-Id`.
+///
+/// A Hummingbird application (``RuntimeAPIRoutes``) over EmulatorKit's queue of invocations; it
+/// listens once `init` returns, and until ``shutdown()``.
+package final class RuntimeAPIServer: RuntimeAPIEndpoint {
+    let queue: RuntimeQueue
+    private let group: ServiceGroup
+    private let running: Task<(any Error)?, Never>
+    /// The function's ARN, as Lambda sends it.
+    package let functionARN: String
+    /// The bound port.
+    package let port: Int
+
+    /// The address to give the runtime as `AWS_LAMBDA_RUNTIME_API`.
+    package var address: String { "127.0.0.1:\(port)" }
+
+    /// Starts the server.
+    /// - Parameters:
+    ///   - host: the address to bind (loopback by default).
+    ///   - port: the port; 0 picks a free one.
+    ///   - functionName: the function's name, for its ARN.
+    ///   - clock: the clock invocation deadlines are set by.
+    ///   - logger: the server's own logger (quiet, by default, but for errors).
+    /// - Throws: ``EmulatorError`` when the port cannot be bound.
+    package init(
+        host: String = "127.0.0.1", port: Int = 0, functionName: String = "function",
+        clock: @escaping @Sendable () -> Date, logger: Logger = RuntimeAPIServer.quietLogger
+    ) async throws {
+        let queue = RuntimeQueue(now: clock)
+        let functionARN = "arn:aws:lambda:us-east-1:123456789012:function:\(functionName)"
+        let (bound, announce) = AsyncStream.makeStream(of: Int.self)
+        let application = Application(
+            router: RuntimeAPIRoutes(queue: queue).router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), backlog: 32),
+            onServerRunning: { channel in announce.yield(channel.localAddress?.port ?? port) },
+            logger: logger
+        )
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [RuntimeAPIService(application: application, queue: queue)],
+                gracefulShutdownSignals: [], logger: logger))
+        let running = Task { () -> (any Error)? in
+            defer { announce.finish() }
+            do {
+                try await group.run()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        var ports = bound.makeAsyncIterator()
+        guard let boundPort = await ports.next() else {
+            let error = await running.value
+            throw EmulatorError(
+                "cannot listen for the Runtime API on \(host):\(port): \(error.map { "\($0)" } ?? "the server stopped")"
+            )
+        }
+        self.queue = queue
+        self.group = group
+        self.running = running
+        self.functionARN = functionARN
+        self.port = boundPort
+    }
+
+    /// A logger that tells only errors.
+    package static var quietLogger: Logger {
+        var logger = Logger(label: "inkra.runtime-api")
+        logger.logLevel = .error
+        return logger
+    }
+
+    /// Hands an event to the runtime and waits for its outcome.
+    package func invoke(_ event: [UInt8], timeout: TimeInterval = 3) async -> RuntimeOutcome {
+        await queue.invoke(event, timeout: timeout, functionARN: functionARN)
+    }
+
+    /// Tells waiting invocations that the runtime process ended.
+    package func runtimeEnded(_ reason: String) async {
+        await queue.runtimeEnded(reason)
+    }
+
+    /// The start-up failure, if the runtime reported one.
+    package var initializationFailure: RuntimeOutcome? {
+        get async { await queue.initializationFailure }
+    }
+
+    /// Whether a runtime is attached: polling for its next invocation, or working on one.
+    package var isAttached: Bool {
+        get async {
+            guard queue.hasBeenPolled.withLock({ $0 }) else { return false }
+            return await queue.isAttached
+        }
+    }
+
+    /// How many times the runtime asked for the next invocation.
+    package var nextCalls: Int {
+        get async { await queue.nextCalls }
+    }
+
+    /// How many connections were dropped on purpose.
+    package var droppedConnections: Int {
+        get async { await queue.dropped }
+    }
+
+    /// Drops the connection of the next `next` request instead of answering it (tests).
+    package func dropNextConnection() async {
+        await queue.dropNext()
+    }
+
+    /// Stops listening and closes the runtime's connections: a long poll under way is dropped
+    /// unanswered, as the old sandbox's connection would be.
+    package func shutdown() async {
+        await group.triggerGracefulShutdown()
+        _ = await running.value
+    }
+}
+
+/// The server as a service: a graceful shutdown first ends the long polls, which would hold it up.
+struct RuntimeAPIService<App: Service>: Service {
+    let application: App
+    let queue: RuntimeQueue
+
+    func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await application.run()
+        } onGracefulShutdown: {
+            Task { await queue.close() }
+        }
+    }
+}
