@@ -317,6 +317,7 @@ let package = Package(
         .testTarget(
             name: "EmulatorServerTests",
             dependencies: [
+                "LocalUserPool",
                 "EmulatorServer", "EmulatorKit", "InkraJSON", "InkraTestSupport", "inkra-emulator", "Bootstrap",
                 "SingleTable",
                 "InkraHandlers", "InkraUsage",

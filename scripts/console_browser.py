@@ -67,6 +67,8 @@ class Serve:
         banner = wait_for(lambda: self.banner(), "serve's banner", timeout=30)
         self.api = re.search(r"API Gateway\s+(\S+)", banner).group(1)
         self.console = re.search(r"Console\s+(\S+)", banner).group(1)
+        cognito = re.search(r"Cognito\s+(\S+)", banner)
+        self.cognito = cognito.group(1) if cognito else None
         check(self.console.startswith("http://127.0.0.1:"), f"the banner names the console on loopback: {self.console}")
 
     def banner(self):
@@ -274,6 +276,24 @@ def main():
                  "the whole table")
         partitions = browser.evaluate("[...document.querySelectorAll('#items tbody tr')].map(r => r.cells[0].textContent)")
         check(f"USER#{MARKUP_USER}" in partitions, "the markup user's partition key is shown as text in the table")
+
+        # The local user pool's page: a user created through the pool's own API, shown as text.
+        check(serve.cognito is not None, "the banner names the local user pool")
+        request = urllib.request.Request(
+            serve.cognito, method="POST",
+            data=json.dumps({"UserPoolId": "us-east-1_InkraLocal", "Username": "pool.ada@example.com",
+                             "UserAttributes": [{"Name": "email", "Value": "pool.ada@example.com"}]}).encode(),
+            headers={"Content-Type": "application/x-amz-json-1.1",
+                     "X-Amz-Target": "AWSCognitoIdentityProviderService.AdminCreateUser"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            check(answer.status == 200, f"AdminCreateUser on the local pool answered {answer.status}")
+        browser.open(serve.console + "#pool")
+        pool_rows = wait_for(lambda: browser.evaluate(
+            "[...document.querySelectorAll('#pool-users tbody tr')].map(r => [...r.cells].slice(1).map(c => c.textContent))")
+            or None, "the user pool page")
+        check(pool_rows == [["pool.ada@example.com", "FORCE_CHANGE_PASSWORD", "free", "—"]],
+              f"the user pool page lists the user, their status, tier and groups: {pool_rows}")
+        browser.screenshot(os.path.join(args.screenshots, "console-pool.png"))
 
         fired = browser.marker_fired()
         check(fired is None, f"no script of the markup user's id ran ({fired or 'no dialog, no console marker'})")

@@ -3,6 +3,7 @@ import EmulatorKit
 import EmulatorServer
 import Foundation
 import InkraJSON
+import LocalUserPool
 import NIOCore
 import NIOHTTP1
 import SingleTable
@@ -192,6 +193,35 @@ struct ConsoleTests {
             #expect(script.header("Content-Type") == "text/javascript; charset=utf-8")
             #expect(!script.text.contains("innerHTML"))
             #expect(try await served.send(.GET, console, path: "console.css").status == 200)
+        }
+    }
+
+    @Test("The user pool page: each user's sub, email, status, tier and groups; without a pool, 404 saying so")
+    func userPool() async throws {
+        var configuration = Self.settings()
+        configuration.cognitoPort = 0
+        try await ServeFixture.run(configuration) { served in
+            let console = try #require(served.endpoints.console)
+            let pool = try #require(served.stack.localAccounts.pool)
+            let user = try pool.adminCreateUser(
+                username: "ada@example.com", attributes: [("email", "ada@example.com")], temporaryPassword: nil)
+            try pool.adminUpdateUserAttributes(
+                username: user.sub, attributes: [("custom:subscription_tier", "premium")])
+            try pool.adminAddUserToGroup(username: user.sub, group: "premium_tier")
+            let answer = try await served.send(.GET, console, path: "api/pool")
+            #expect(answer.status == 200)
+            let listed = try #require(try answer.json["users"]?.array)
+            #expect(listed.count == 1)
+            #expect(listed.first?["sub"] == .string(user.sub))
+            #expect(listed.first?["email"] == "ada@example.com")
+            #expect(listed.first?["tier"] == "premium")
+            #expect(listed.first?["groups"] == ["premium_tier"])
+            #expect(try answer.json["groups"] == ["free_tier", "premium_tier", "blocked"])
+        }
+        try await ServeFixture.run(Self.settings()) { served in
+            let answer = try await served.send(.GET, try #require(served.endpoints.console), path: "api/pool")
+            #expect(answer.status == 404)
+            #expect(try answer.json["error"] == "serve runs no local user pool (--no-cognito)")
         }
     }
 

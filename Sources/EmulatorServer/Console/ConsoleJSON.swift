@@ -3,6 +3,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraUsage
+import LocalUserPool
 
 /// The console's JSON for the gateway's exchanges: a line of the live list, and all of one.
 enum ConsoleJSON {
@@ -77,4 +78,21 @@ enum ConsoleJSON {
 
     /// `{"error": message}`.
     static func error(_ message: String) -> JSONValue { ["error": .string(message)] }
+
+    /// The local user pool: each user (sub, email, status, tier, groups) and the groups.
+    static func pool(_ pool: UserPool) -> JSONValue {
+        let users = (try? pool.listUsers(filter: nil)) ?? []
+        return [
+            "users": .array(
+                users.map { user in
+                    [
+                        "sub": .string(user.sub), "email": user.email.map(JSONValue.string) ?? .null,
+                        "status": .string(user.status.rawValue),
+                        "tier": .string(user.attributes["custom:subscription_tier"] ?? "free"),
+                        "groups": .array(user.groups.map(JSONValue.string)),
+                    ]
+                }),
+            "groups": .array(pool.settings.groups.map { .string($0.name) }),
+        ]
+    }
 }

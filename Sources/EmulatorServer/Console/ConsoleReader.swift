@@ -4,6 +4,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraUsage
+import LocalUserPool
 import SingleTable
 
 /// What the console's Users and Table pages show, read from the stack's table and usage store.
@@ -14,6 +15,9 @@ struct ConsoleReader: Sendable {
     let limits: TierLimits
     /// The most items a page reads from the table.
     static let itemLimit = 1000
+
+    /// `serve`'s local user pool, when it runs one.
+    var pool: UserPool? { stack.localAccounts.pool }
 
     init(stack: EmulatorStack, feed: ConsoleFeed) {
         self.stack = stack

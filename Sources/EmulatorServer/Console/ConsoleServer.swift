@@ -19,6 +19,7 @@ import ServiceLifecycle
 /// | `/api/users` | each user's month, day and hour against the limits |
 /// | `/api/refused?date=YYYY-MM-DD` | the users refused that day (the index query) |
 /// | `/api/table?pk=USER%23alice` | the table's items, of one partition when `pk` is given |
+/// | `/api/pool` | the local user pool's users (status, tier, groups) and groups, when it runs |
 package struct ConsoleServer: Sendable {
     /// The gateway's traffic.
     package let feed: ConsoleFeed
@@ -58,6 +59,11 @@ package struct ConsoleServer: Sendable {
                     return Self.json(400, ConsoleJSON.error("date must be a UTC date YYYY-MM-DD, as ?date=2026-11-17"))
                 }
                 return Self.json(200, try await reader.refused(on: date))
+            case "/api/pool":
+                guard let pool = reader.pool else {
+                    return Self.json(404, ConsoleJSON.error("serve runs no local user pool (--no-cognito)"))
+                }
+                return Self.json(200, ConsoleJSON.pool(pool))
             case "/api/table":
                 let partition = query.get("pk").flatMap { $0.isEmpty ? nil : String($0) }
                 return Self.json(200, try await reader.items(partition: partition))

@@ -176,7 +176,28 @@ async function loadTable() {
 
 // Pages ------------------------------------------------------------------------------------------
 
-const pages = { requests: null, users: loadUsers, table: loadTable };
+// User pool ------------------------------------------------------------------------------------
+
+async function loadPool() {
+  const response = await fetch("/api/pool", { headers: { Accept: "application/json" } });
+  const body = await response.json();
+  const rows = $("pool-users").tBodies[0];
+  rows.replaceChildren();
+  if (!response.ok) {
+    $("pool-empty").textContent = body.error;
+    $("pool-empty").hidden = false;
+    $("pool-groups").textContent = "";
+    return;
+  }
+  for (const user of body.users) {
+    rows.appendChild(row([user.sub, user.email ?? "—", user.status, user.tier, user.groups.join(", ") || "—"]));
+  }
+  $("pool-empty").textContent = "No user has signed up.";
+  $("pool-empty").hidden = body.users.length > 0;
+  $("pool-groups").textContent = `Groups: ${body.groups.join(", ")}`;
+}
+
+const pages = { requests: null, users: loadUsers, table: loadTable, pool: loadPool };
 
 async function route() {
   const name = Object.hasOwn(pages, location.hash.slice(1)) ? location.hash.slice(1) : "requests";
