@@ -88,7 +88,7 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether a retry of the same request may succeed (throttling, conflicts, a transaction still in
-    /// progress, service failures). A cancelled transaction is not: see ``isTransientCancellation``.
+    /// progress, service failures). A cancelled transaction is not: see `isTransientCancellation`.
     public var isRetryable: Bool {
         [
             .provisionedThroughputExceeded, .throttling, .requestLimitExceeded, .transactionConflict,

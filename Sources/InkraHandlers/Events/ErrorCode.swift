@@ -1,8 +1,8 @@
 /// The stable, machine-readable `code` of every error body a client can get, with its status.
 ///
 /// A client acts on the code (retry later, ask the user to sign in, show the upgrade screen),
-/// never on the English `error` text beside it. The functions answer the codes of ``functions``;
-/// API Gateway answers the codes of ``gateway`` itself, through template.yaml's gateway responses,
+/// never on the English `error` text beside it. The functions answer the codes of `ErrorCode.functions`;
+/// API Gateway answers the codes of `ErrorCode.gateway` itself, through template.yaml's gateway responses,
 /// in the same JSON shape. docs/errors.md lists them all, and a test holds the list, the
 /// functions and the template to one another.
 public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {

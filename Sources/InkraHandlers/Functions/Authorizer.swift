@@ -17,7 +17,7 @@ import Metrics
 /// or naming a `kid` that a freshly fetched JWKS does not have) is refused: `Unauthorized`, which
 /// API Gateway answers 401, or `{"isAuthorized":false}` for HTTP API simple responses. When the key
 /// source cannot answer (the JWKS unreachable, too slow, answering an HTTP error, or not a JWKS),
-/// the invocation fails with ``FunctionError/keySourceUnavailable(_:)`` instead, which API Gateway
+/// the invocation fails with `FunctionError.keySourceUnavailable(_:)` instead, which API Gateway
 /// answers 500 (`AUTHORIZER_CONFIGURATION_ERROR`), so the app retries rather than signing its user
 /// out; the failure is counted as `AuthorizerKeySourceFailure` and logged, never with the token.
 public struct Authorizer: EventHandler {

@@ -32,7 +32,7 @@ public protocol UsageStore: Sendable {
     ///   - userID: the user.
     ///   - instant: the instant whose windows get the units back.
     ///   - reference: names the refund (an incident or a ticket); `nil` names it after the hour
-    ///     of `instant` and `units` (``UsageRefund/defaultReference(units:at:)``).
+    ///     of `instant` and `units` (`UsageRefund.defaultReference(units:at:)`).
     func refund(_ units: Int, to userID: String, at instant: Date, reference: String?) async throws -> UsageRefund
     /// Sets one window of `instant` back to zero; a window already at zero is left alone.
     func reset(_ window: UsageWindow, of userID: String, at instant: Date) async throws -> WindowChange
