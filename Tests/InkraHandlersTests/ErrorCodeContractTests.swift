@@ -64,4 +64,27 @@ struct ErrorCodeContractTests {
         }
         #expect(rows.count == ErrorCode.gateway.count)
     }
+
+    @Test("The template's gateway answers that ask for a retry wait as long as the functions' 503 does")
+    func retryAfter() throws {
+        let template = try String(contentsOf: Self.root.appendingPathComponent("template.yaml"), encoding: .utf8)
+        let section = try #require(template.components(separatedBy: "GatewayResponses:\n").dropFirst().first)
+        // Each response: its type at eight spaces, then its headers; THROTTLED keeps its own second.
+        var waits: [String: String] = [:]
+        var type = ""
+        for line in section.split(separator: "\n") {
+            if line.hasPrefix("        "), !line.hasPrefix("         "), line.hasSuffix(":") {
+                type = String(line.dropFirst(8).dropLast())
+            } else if let range = line.range(of: "Retry-After: \"'") {
+                waits[type] = String(line[range.upperBound...].prefix { $0 != "'" })
+            }
+        }
+        #expect(waits["THROTTLED"] == "1")
+        let others = waits.filter { $0.key != "THROTTLED" }
+        #expect(
+            others.keys.sorted() == ["AUTHORIZER_CONFIGURATION_ERROR", "AUTHORIZER_FAILURE", "INTEGRATION_TIMEOUT"])
+        for (response, seconds) in others {
+            #expect(seconds == String(HTTPError.unavailableRetryAfter), "template.yaml's Retry-After for \(response)")
+        }
+    }
 }
