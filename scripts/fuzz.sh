@@ -24,7 +24,8 @@ for target in "${targets[@]}"; do
     seeds=("Fuzz/corpus/$target")
     case $target in json | event) seeds+=(events) ;; esac
     echo "== fuzzing $target for ${seconds}s (seeds: ${seeds[*]})"
-    if ! INKRA_FUZZ_TARGET=$target "$fuzzer" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 \
+    # Swift's backtracer would take the abort before libFuzzer could write the failing input.
+    if ! SWIFT_BACKTRACE=enable=no INKRA_FUZZ_TARGET=$target "$fuzzer" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 \
         -rss_limit_mb=4096 -max_len=65536 -artifact_prefix="$artifacts/$target-" -print_final_stats=1 \
         > "$artifacts/$target.log" 2>&1; then
         tail -40 "$artifacts/$target.log"

@@ -69,6 +69,9 @@ struct SeedCorpusTests {
         try TokenGarbage.check(token, refusal: AuthError(.malformed, "not a JWT"))
         // Words of the message itself, found by the fuzzer, are no echo of a token.
         try TokenGarbage.check("oken has 1 parts, not", refusal: AuthError(.malformed, "token has 1 parts, not 3"))
+        // Nor is a digit followed by NULs, which a C-string comparison stops reading at.
+        try TokenGarbage.check(
+            "3" + String(repeating: "\0", count: 40), refusal: AuthError(.malformed, "token has 1 parts, not 3"))
     }
 
     @Test("expression: a refusal under a condition that holds, or a table unlike the returned image, fails")
