@@ -184,6 +184,49 @@ struct QueryTests {
         }
     }
 
+    @Test(
+        "An index entry follows its item's index keys through every kind of write", arguments: TableContract.factories)
+    func indexFollowsWrites(factory: TableContract.Factory) async throws {
+        let table = try await factory.make()
+        let day = [":d": AttributeValue.s("DATE#2026-03-10")]
+        func refused(_ date: String = "DATE#2026-03-10") async throws -> [String] {
+            try await query(table, "GSI1PK = :d", [":d": .s(date)], index: "GSI1").items.compactMap {
+                $0["PK"]?.stringValue
+            }
+        }
+        for user in ["a", "b", "c"] {
+            try await table.put([
+                "PK": .s("USER#\(user)"), "SK": .s("RATELIMIT#2026-03-10"), "GSI1PK": .s("DATE#2026-03-10"),
+                "GSI1SK": .s("USER#\(user)"), "requestCount": .n(1),
+            ])
+        }
+        // Writes that leave the index keys as they were: one entry each, in place.
+        for _ in 0..<3 {
+            _ = try await table.update(
+                "USER#b", "RATELIMIT#2026-03-10", "ADD requestCount :one", values: [":one": .n(1)])
+        }
+        _ = try await table.update(
+            "USER#b", "RATELIMIT#2026-03-10", "SET GSI1PK = :d", values: day)
+        #expect(try await refused() == ["USER#a", "USER#b", "USER#c"])
+        // A new index sort key moves the entry within its partition.
+        _ = try await table.update(
+            "USER#a", "RATELIMIT#2026-03-10", "SET GSI1SK = :s", values: [":s": .s("USER#z")])
+        #expect(try await refused() == ["USER#b", "USER#c", "USER#a"])
+        // A new index partition key moves it to another partition.
+        _ = try await table.update(
+            "USER#c", "RATELIMIT#2026-03-10", "SET GSI1PK = :d", values: [":d": .s("DATE#2026-03-11")])
+        #expect(try await refused() == ["USER#b", "USER#a"])
+        #expect(try await refused("DATE#2026-03-11") == ["USER#c"])
+        // A put without the index keys takes the item out; a put with them puts it back.
+        try await table.put(["PK": .s("USER#b"), "SK": .s("RATELIMIT#2026-03-10"), "requestCount": .n(9)])
+        #expect(try await refused() == ["USER#a"])
+        try await table.put([
+            "PK": .s("USER#b"), "SK": .s("RATELIMIT#2026-03-10"), "GSI1PK": .s("DATE#2026-03-10"),
+            "GSI1SK": .s("USER#b"),
+        ])
+        #expect(try await refused() == ["USER#b", "USER#a"])
+    }
+
     @Test("Key conditions must name the partition key with =", arguments: TableContract.factories)
     func badKeyConditions(factory: TableContract.Factory) async throws {
         let table = try await factory.make()

@@ -155,7 +155,7 @@ public final class InMemoryTable: Table {
             if let token = request.clientRequestToken {
                 state.expireTokens(before: instant.addingTimeInterval(-600))
                 if let previous = state.tokens[token] {
-                    guard previous.request == request else {
+                    guard previous.fingerprint == request.hashValue else {
                         throw TableError(
                             .idempotentParameterMismatch,
                             "The request uses the same client token as a previous, but non-identical request."

@@ -46,8 +46,12 @@ struct TableState {
     private(set) var partitions: [KeyValue: [(sort: KeyValue?, item: Item)]] = [:]
     private(set) var indexes: [String: [KeyValue: [IndexEntry]]] = [:]
     private(set) var count = 0
-    /// Client request tokens of the last ten minutes' transactions, with their requests.
-    private(set) var tokens: [String: (request: TransactWriteItemsRequest, at: Date)] = [:]
+    /// Client request tokens of the last ten minutes' transactions, each with its request's hash
+    /// (enough to tell a repeat from a different request under the same token, with a chance of
+    /// one in 2⁶⁴ of mistaking one for the other) rather than the request: a replay runs tens of
+    /// thousands of transactions a minute, and holding each request for ten minutes took 28 MB of
+    /// a million-event replay's 66.
+    private(set) var tokens: [String: (fingerprint: Int, at: Date)] = [:]
     /// The same tokens in the order they were used, from `tokenHead` on, so expiry looks only at
     /// the oldest.
     private var tokenOrder: [(token: String, at: Date)] = []
@@ -60,7 +64,7 @@ struct TableState {
 
     /// Remembers a transaction's client request token.
     mutating func remember(_ token: String, for request: TransactWriteItemsRequest, at instant: Date) {
-        tokens[token] = (request, instant)
+        tokens[token] = (request.hashValue, instant)
         tokenOrder.append((token, instant))
     }
 
@@ -130,12 +134,19 @@ struct TableState {
 
     /// Stores an item in place of `old`, the item under its key now (`nil` for none).
     mutating func store(_ item: Item, at key: PrimaryKey, replacing old: Item?) {
-        if let old { unindex(old, key) }
         // Changed in place through the dictionary's accessor: a copy of the partition would cost
         // a copy of every item in it per write.
         let inserted = Self.upsert(item, sort: key.sort, in: &partitions[key.partition, default: []])
         if inserted { count += 1 }
-        index(item, key)
+        for index in schema.indexes {
+            let before = old.flatMap { Self.indexEntry($0, key, index) }
+            let after = Self.indexEntry(item, key, index)
+            // Most writes leave an item's index keys as they were (a refused user's counter, say,
+            // under a day's refusal-index partition of thousands): its entry stays where it is.
+            if before?.0 == after?.0, before?.1.sort == after?.1.sort { continue }
+            if let before { unindex(before, key, index) }
+            if let after { Self.insertSorted(after.1, in: &indexes[index.name, default: [:]][after.0, default: []]) }
+        }
     }
 
     /// Removes the item under a key.
@@ -154,20 +165,18 @@ struct TableState {
         count = 0
     }
 
-    private mutating func index(_ item: Item, _ key: PrimaryKey) {
-        for index in schema.indexes {
-            guard let entry = Self.indexEntry(item, key, index) else { continue }
-            Self.insertSorted(entry.1, in: &indexes[index.name, default: [:]][entry.0, default: []])
-        }
-    }
-
     private mutating func unindex(_ item: Item, _ key: PrimaryKey) {
         for index in schema.indexes {
             guard let entry = Self.indexEntry(item, key, index) else { continue }
-            guard indexes[index.name]?[entry.0] != nil else { continue }
-            indexes[index.name]?[entry.0]?.removeAll { $0.key == key }
-            if indexes[index.name]?[entry.0]?.isEmpty == true { indexes[index.name]?[entry.0] = nil }
+            unindex(entry, key, index)
         }
+    }
+
+    /// Removes an item's entry from one index.
+    private mutating func unindex(_ entry: (KeyValue, IndexEntry), _ key: PrimaryKey, _ index: TableSchema.Index) {
+        guard indexes[index.name]?[entry.0] != nil else { return }
+        indexes[index.name]?[entry.0]?.removeAll { $0.key == key }
+        if indexes[index.name]?[entry.0]?.isEmpty == true { indexes[index.name]?[entry.0] = nil }
     }
 
     /// An item's place in a sparse index: absent unless it has the index's key attributes (S, N or B).
