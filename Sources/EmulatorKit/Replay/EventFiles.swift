@@ -55,14 +55,14 @@ struct EventSource {
                 folder = nil
             }
             if var current = lines {
+                // Taken out while it reads, so its buffer has one owner and is not copied.
+                lines = nil
                 do {
                     if let line = try current.reader.next() {
                         lines = current
                         return Self.event(of: line, in: current.display)
                     }
-                    lines = nil
                 } catch {
-                    lines = nil
                     return LoadedEvent(
                         display: current.display, problem: "cannot be read: \(error.localizedDescription)")
                 }
