@@ -128,6 +128,36 @@ struct ReplayBenchmarks {
             Measurement(
                 name: "handlers called directly, per event (authorizer + function, baseline)",
                 samples: directTimes.sorted(), batch: eventCount))
+        // Where replay's own cost goes: reading alone (listing the folder, reading and parsing each
+        // file), and the gateway chain alone on events already parsed — the floor each sets.
+        var readingTimes: [Double] = []
+        var parsed: [(FunctionName, JSONValue)] = []
+        for round in 0..<3 {
+            var source = EventSource([folder])
+            var count = 0
+            let started = ContinuousClock.now
+            while let loaded = source.next() {
+                count += 1
+                if round == 0, let function = loaded.function { parsed.append((function, loaded.event)) }
+            }
+            readingTimes.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(max(count, 1)))
+        }
+        report.add(
+            Measurement(
+                name: "replay's reading alone (list, read, parse), per event", samples: readingTimes.sorted(),
+                batch: eventCount))
+        var chainTimes: [Double] = []
+        for _ in 0..<3 {
+            let replayer = Replayer(stack: try EmulatorStack(options: options))
+            let started = ContinuousClock.now
+            for (function, event) in parsed { _ = await replayer.replay(event: event, function: function) }
+            chainTimes.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(max(parsed.count, 1)))
+        }
+        report.add(
+            Measurement(
+                name: "replay's gateway chain alone (parsed events), per event", samples: chainTimes.sorted(),
+                batch: eventCount))
+
         let summary = statuses.sorted { $0.key < $1.key }.map { "\($0.value)×\($0.key)" }.joined(separator: ", ")
         report.figure("replay workload", "\(eventCount) events, \(users) users; answers \(summary)")
 

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// A folder's file names are listed and sorted first (a recorded name's order cannot be told
 /// without them all), but no event is read before its turn; a JSON-lines file is read as it goes.
-struct EventSource {
+package struct EventSource {
     private var paths: [URL]
     private var folder: Folder?
     private var lines: (reader: JSONLinesReader, display: String)?
@@ -31,7 +31,7 @@ struct EventSource {
     var knownTotal: Int? { paths.isEmpty ? total : nil }
 
     /// The events of files, folders and JSON-lines files, in that order.
-    init(_ paths: [URL]) {
+    package init(_ paths: [URL]) {
         self.paths = paths.reversed()
         total = paths.contains(where: Self.isJSONLines) ? nil : 0
     }
@@ -40,7 +40,7 @@ struct EventSource {
     static func isJSONLines(_ url: URL) -> Bool { ["jsonl", "ndjson"].contains(url.pathExtension.lowercased()) }
 
     /// The next event, or `nil` when every path is read.
-    mutating func next() -> LoadedEvent? {
+    package mutating func next() -> LoadedEvent? {
         while true {
             if var current = folder {
                 if current.position < current.keys.count {

@@ -4,7 +4,7 @@ import InkraJSON
 
 /// One event read from its file or its line, parsed, and ready to run — or the problem that keeps
 /// it from running.
-struct LoadedEvent: Sendable {
+package struct LoadedEvent: Sendable {
     /// Where an event's expected result is.
     enum ExpectationPlace: Sendable {
         /// `<name>.expected.json` beside the event file (it may not exist).
@@ -16,9 +16,9 @@ struct LoadedEvent: Sendable {
     /// The event as named in output: its file, or `<file>:<line>`.
     var display: String
     /// The event as read.
-    var event: JSONValue = .null
+    package var event: JSONValue = .null
     /// The function it is for.
-    var function: FunctionName?
+    package var function: FunctionName?
     /// Why it cannot run.
     var problem: String?
     /// Where its expectation is.
