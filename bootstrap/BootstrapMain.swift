@@ -39,8 +39,11 @@ enum BootstrapMain {
             Console.error("bootstrap: \(error)")
             Console.exit(1)
         }
-        let earlyLogger = Logger(label: "inkra.bootstrap")
-        let loop = RuntimeLoop(client: client) { earlyLogger.warning("\($0)") }
+        // The loop's warnings (a dropped connection, a retry) take a logger when they come, not
+        // now: the logging system is set up below, once the configuration names the log format,
+        // and a logger made before it would write swift-log's default text lines for good, even
+        // under AWS_LAMBDA_LOG_FORMAT=JSON.
+        let loop = RuntimeLoop(client: client) { Logger(label: "inkra.bootstrap").warning("\($0)") }
 
         let configuration: Configuration
         let function: any EventHandler

@@ -1,5 +1,6 @@
 import HTTPText
 import InkraAuth
+import InkraHandlers
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -253,18 +254,11 @@ struct Configuration: Sendable, Hashable {
         return userPoolID
     }
 
-    /// Every `INKRA_*` setting the runtime reads.
-    static let knownSettings = [
-        "INKRA_CLOCK", "INKRA_CLOCK_SKEW", "INKRA_DELETE_COGNITO_USER", "INKRA_GATEWAY_TIMEOUT", "INKRA_JWKS_FILE",
-        "INKRA_LIMITS",
-        "INKRA_LIMITS_FILE", "INKRA_LIMITS_PARAMETER", "INKRA_LLM_API_KEY", "INKRA_LLM_API_KEY_SECRET_ARN",
-        "INKRA_LLM_BASE_URL", "INKRA_LLM_MODEL", "INKRA_LLM_TIMEOUT", "INKRA_RECORD_EVENTS", "INKRA_STORE",
-        "INKRA_TABLE_NAME",
-        "INKRA_TOKEN_USE", "INKRA_UPGRADE_URL",
-    ]
+    /// Every `INKRA_*` setting the runtime reads: ``RuntimeSetting``'s, the one list.
+    static let knownSettings = RuntimeSetting.allCases.map(\.rawValue).sorted()
 
     private static func isUnknownSetting(_ name: String) -> Bool {
-        name.hasPrefix("INKRA_") && !knownSettings.contains(name)
+        name.hasPrefix("INKRA_") && RuntimeSetting(rawValue: name) == nil
     }
 
     /// The instant a request's work must end: the earlier of Lambda's deadline and API Gateway's

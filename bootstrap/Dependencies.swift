@@ -14,6 +14,29 @@ import SingleTable
 
 /// Builds the chosen function once, at start-up, from the environment (docs/configuration.md).
 enum Dependencies {
+    /// The functions `_HANDLER` may name, as events folders and recordings write them: the one
+    /// list the function lookup and ``Recorder`` read.
+    enum Function: String, Sendable, CaseIterable {
+        case authorizer
+        case checkUsage
+        case generateQuestions
+        case deleteAccount
+
+        /// "authorizer, checkUsage, generateQuestions or deleteAccount", for messages.
+        static let names =
+            allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (allCases.last?.rawValue ?? "")
+
+        /// The function `handler` names: its last `.`-separated part (`bootstrap.checkUsage`),
+        /// ignoring case; `nil` when it names none.
+        init?(handler: String) {
+            let name = handler.split(separator: ".").last.map(String.init) ?? handler
+            guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+                return nil
+            }
+            self = match
+        }
+    }
+
     /// The function `_HANDLER` names, wired to its store, keys, limits and generator.
     /// - Throws: ``ConfigurationError`` naming the setting that is missing or malformed.
     static func function(
@@ -24,14 +47,15 @@ enum Dependencies {
         logger: Logger
     ) async throws -> any EventHandler {
         guard let handler, !handler.isEmpty else {
-            throw ConfigurationError(
-                "_HANDLER", "is required: authorizer, checkUsage, generateQuestions or deleteAccount")
+            throw ConfigurationError("_HANDLER", "is required: \(Function.names)")
         }
-        let name = handler.split(separator: ".").last.map(String.init) ?? handler
+        guard let function = Function(handler: handler) else {
+            throw ConfigurationError("_HANDLER", "must be \(Function.names), got \"\(handler)\"")
+        }
         let limits = try await tierLimits(configuration, environment, clock: clock)
         let now = InvocationClock.closure(system: clock)
-        switch name.lowercased() {
-        case "authorizer":
+        switch function {
+        case .authorizer:
             let verifier = TokenVerifier(
                 configuration: try configuration.cognito(),
                 keys: try keySource(configuration, clock: clock),
@@ -39,16 +63,16 @@ enum Dependencies {
                 logger: logger
             )
             return Authorizer(verifier: verifier, limits: limits, logger: logger)
-        case "checkusage":
+        case .checkUsage:
             return CheckUsage(
                 store: try await store(configuration, environment, clock: clock), limits: limits, now: now,
                 logger: logger)
-        case "deleteaccount":
+        case .deleteAccount:
             return DeleteAccount(
                 store: try await store(configuration, environment, clock: clock),
                 users: try CognitoUserDirectory.fromConfiguration(configuration, environment, clock: clock),
                 logger: logger)
-        case "generatequestions":
+        case .generateQuestions:
             return GenerateQuestions(
                 store: try await store(configuration, environment, clock: clock),
                 generator: try await generator(environment, clock: clock),
@@ -57,9 +81,6 @@ enum Dependencies {
                 now: now,
                 logger: logger
             )
-        default:
-            throw ConfigurationError(
-                "_HANDLER", "must be authorizer, checkUsage, generateQuestions or deleteAccount, got \"\(handler)\"")
         }
     }
 

@@ -21,13 +21,12 @@ struct Recorder: Sendable {
     /// The real time.
     let clock: @Sendable () -> Date
 
-    /// The names `_HANDLER` may give, as recordings write them.
-    static let functions = ["authorizer", "checkUsage", "generateQuestions", "deleteAccount"]
-
-    /// A recorder for the function `_HANDLER` names.
+    /// A recorder for the function `_HANDLER` names, written as ``Dependencies/Function`` spells it.
     init(handler: String?, json: Bool, clock: @escaping @Sendable () -> Date) {
-        let name = (handler ?? "").split(separator: ".").last.map(String.init) ?? ""
-        function = Self.functions.first { $0.lowercased() == name.lowercased() } ?? name
+        let handler = handler ?? ""
+        function =
+            Dependencies.Function(handler: handler)?.rawValue
+            ?? handler.split(separator: ".").last.map(String.init) ?? ""
         self.json = json
         self.clock = clock
     }

@@ -1,4 +1,5 @@
 import Foundation
+import InkraUsage
 
 extension Date {
     /// The instant an ISO 8601 date-time names, such as `2026-03-10T10:00:00Z` or
@@ -8,11 +9,9 @@ extension Date {
     /// it stops the test with a message naming the text, rather than returning an optional every
     /// call site would unwrap.
     /// - Parameter text: a date-time with seconds and a zone (`Z` or an offset), optionally with
-    ///   fractional seconds.
+    ///   fractional seconds, read by the package's one parser (`CivilTime`).
     package init(iso8601 text: String) {
-        let plain = Date.ISO8601FormatStyle()
-        let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-        guard let date = (try? plain.parse(text)) ?? (try? fractional.parse(text)) else {
+        guard let date = CivilTime.instant(iso8601: text) else {
             preconditionFailure("not an ISO 8601 date-time such as 2026-03-10T10:00:00Z: \(text)")
         }
         self = date

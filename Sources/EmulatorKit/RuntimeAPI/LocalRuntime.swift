@@ -75,8 +75,8 @@ package final class LocalRuntime: Sendable {
     }
 
     /// The environment a local runtime starts with: `shell` (the emulator's own environment) less
-    /// its `INKRA_*` variables but the model's `INKRA_LLM_*` and `INKRA_RECORD_EVENTS`, and the
-    /// settings run-runtime sets.
+    /// its `INKRA_*` variables but those ``RuntimeSetting/passesFromShell`` allows (the model's
+    /// `INKRA_LLM_*` and `INKRA_RECORD_EVENTS`), and the settings run-runtime sets.
     static func environment(
         function: FunctionName,
         address: String,
@@ -88,9 +88,10 @@ package final class LocalRuntime: Sendable {
     ) throws(EmulatorError) -> [String: String] {
         // Inside Lambda an unknown INKRA_* setting stops start-up (a test suite's INKRA_TEST_*, say),
         // and a function's environment holds only what its configuration sets: the runtime gets the
-        // INKRA_* settings set below, and of the shell's only the model endpoint's and recording.
+        // INKRA_* settings set below, and of the shell's only those RuntimeSetting lets pass (the
+        // model endpoint's and recording).
         var environment = shell.filter {
-            !$0.key.hasPrefix("INKRA_") || $0.key.hasPrefix("INKRA_LLM_") || $0.key == "INKRA_RECORD_EVENTS"
+            !$0.key.hasPrefix("INKRA_") || RuntimeSetting(rawValue: $0.key)?.passesFromShell == true
         }
         environment["AWS_LAMBDA_RUNTIME_API"] = address
         environment["_HANDLER"] = function.rawValue

@@ -1,4 +1,5 @@
 import InkraJSON
+import InkraUsage
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -33,6 +34,6 @@ package enum InvocationClock {
     package static func recordedTime(of event: JSONValue) -> Date? {
         if let time = requestTime(of: event) { return time }
         guard let text = event["x-inkra-recorded-at"]?.string else { return nil }
-        return try? Date.ISO8601FormatStyle().parse(text)
+        return CivilTime.instant(iso8601: text)
     }
 }

@@ -1,0 +1,46 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import Bootstrap
+@testable import EmulatorKit
+
+/// `Dependencies.Function` is the runtime's one list of the functions `_HANDLER` names: the
+/// function lookup builds from it and the recorder names recordings by it, so a recording always
+/// names a function the emulator's `import` and `replay` know.
+@Suite("The runtime's functions: one list")
+struct FunctionListTests {
+    @Test(
+        "A recording names the function as the list spells it, whatever the case and prefix of _HANDLER",
+        arguments: Dependencies.Function.allCases)
+    func recorderSpellsListedName(function: Dependencies.Function) {
+        for handler in [
+            function.rawValue, function.rawValue.lowercased(), "bootstrap.\(function.rawValue.uppercased())",
+        ] {
+            let recorder = Recorder(handler: handler, json: false, clock: { Date(timeIntervalSince1970: 0) })
+            #expect(recorder.function == function.rawValue, "_HANDLER=\(handler)")
+        }
+    }
+
+    @Test("A _HANDLER outside the list is recorded as given, and refused at start naming the list")
+    func unknownHandler() async {
+        #expect(Dependencies.Function(handler: "bootstrap.deleteAll") == nil)
+        #expect(Recorder(handler: "bootstrap.deleteAll", json: false, clock: { Date() }).function == "deleteAll")
+        #expect(Recorder(handler: nil, json: false, clock: { Date() }).function == "")
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await Dependencies.function(
+                named: "bootstrap.deleteAll", configuration: Configuration(), environment: [:], clock: { Date() },
+                logger: Logger(label: "test"))
+        }
+        #expect(error?.setting == "_HANDLER")
+        #expect(
+            error?.reason
+                == "must be authorizer, checkUsage, generateQuestions or deleteAccount, got \"bootstrap.deleteAll\"")
+    }
+
+    @Test("The runtime's functions are the emulator's: every recording's function can be imported and replayed")
+    func sameAsEmulator() {
+        #expect(Dependencies.Function.allCases.map(\.rawValue) == FunctionName.allCases.map(\.rawValue))
+        #expect(Dependencies.Function.names == FunctionName.names)
+    }
+}
