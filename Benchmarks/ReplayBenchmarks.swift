@@ -118,11 +118,15 @@ struct ReplayBenchmarks {
         // The same events, in memory, handed to the handlers directly: the authorizer on a TOKEN
         // event, its context injected by hand, then the function — on each event's recorded clock.
         var directTimes: [Double] = []
-        for _ in 0..<3 {
+        var directStatuses: [Int: Int] = [:]
+        for round in 0..<3 {
             let stack = try EmulatorStack(options: options)
+            var answers: [Int?] = []
+            answers.reserveCapacity(events.count)
             let started = ContinuousClock.now
-            for (function, event) in events { await Self.direct(stack, function, event) }
+            for (function, event) in events { answers.append(await Self.direct(stack, function, event)) }
             directTimes.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(events.count))
+            if round == 0 { for answer in answers { directStatuses[answer ?? 0, default: 0] += 1 } }
         }
         report.add(
             Measurement(
@@ -160,6 +164,14 @@ struct ReplayBenchmarks {
 
         let summary = statuses.sorted { $0.key < $1.key }.map { "\($0.value)×\($0.key)" }.joined(separator: ", ")
         report.figure("replay workload", "\(eventCount) events, \(users) users; answers \(summary)")
+        // The baseline must do the work replay does: the same answers, event for event in count.
+        let directSummary = directStatuses.sorted { $0.key < $1.key }.map { "\($0.value)×\($0.key)" }
+            .joined(separator: ", ")
+        report.figure("handlers called directly: answers", directSummary)
+        if directStatuses != statuses {
+            FileHandle.standardError.write(
+                Data("  warning: the direct baseline answered \(directSummary), replay \(summary)\n".utf8))
+        }
 
         if let emulatorBinary {
             let one = try replayProcess(emulatorBinary, [folder.path, "--jobs", "1"], events: eventCount)
@@ -218,18 +230,23 @@ struct ReplayBenchmarks {
         )
     }
 
-    /// What API Gateway and the functions do for one event, without the emulator.
-    static func direct(_ stack: EmulatorStack, _ function: FunctionName, _ event: JSONValue) async {
-        guard let time = InvocationClock.requestTime(of: event) else { return }
-        await InvocationClock.$instant.withValue(time) {
-            let token = event["headers"]?["Authorization"]?.string ?? ""
+    /// What API Gateway and the functions do for one event, without the emulator: the
+    /// authorizer on a TOKEN event, its context injected by hand, then the function, on the
+    /// event's recorded clock.
+    /// - Returns: the answer's status code, so the run can show it did the work replay does
+    ///   (`nil` when the authorizer refused or the function failed).
+    static func direct(_ stack: EmulatorStack, _ function: FunctionName, _ event: JSONValue) async -> Int? {
+        guard let time = InvocationClock.requestTime(of: event) else { return nil }
+        return await InvocationClock.$instant.withValue(time) {
+            // HTTP API events carry their headers in lower case: the header is found in any case.
+            let token = (try? ProxyRequest(event: event))?.header("Authorization") ?? ""
             let authorizerEvent: JSONValue = [
                 "type": "TOKEN", "authorizationToken": .string(token),
                 "methodArn": "arn:aws:execute-api:us-east-1:123456789012:inkra0local/prod/GET/usage",
             ]
             guard let policy = try? await stack.authorizer.handle(authorizerEvent),
                 var object = event.object, var context = object["requestContext"]?.object
-            else { return }
+            else { return nil }
             var injected = JSONObject()
             for (name, value) in policy["context"]?.object?.pairs ?? [] {
                 injected[name] = .string(value.scalarText ?? value.jsonString)
@@ -241,7 +258,8 @@ struct ReplayBenchmarks {
                 context["authorizer"] = .object(injected)
             }
             object["requestContext"] = .object(context)
-            _ = try? await stack.handler(for: function).handle(.object(object))
+            let answer = try? await stack.handler(for: function).handle(.object(object))
+            return answer?["statusCode"]?.int
         }
     }
 }
