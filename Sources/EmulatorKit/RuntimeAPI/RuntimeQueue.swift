@@ -38,8 +38,14 @@ package actor RuntimeQueue {
     package nonisolated let hasBeenPolled = Mutex(false)
 
     /// Waits for the next invocation (the runtime's long poll).
-    /// - Returns: the invocation; `nil` once the server closes, which then drops the connection.
+    /// - Returns: the invocation; `nil` once the server closes, or when a test asked for this
+    ///   poll's connection to be dropped (``dropNext()``): the server then drops the connection.
     package func next() async -> Pending? {
+        if dropNextConnection {
+            dropNextConnection = false
+            dropped += 1
+            return nil
+        }
         if nextCalls == 0 { hasBeenPolled.withLock { $0 = true } }
         nextCalls += 1
         if closed { return nil }
@@ -66,10 +72,11 @@ package actor RuntimeQueue {
             deadline: start.addingTimeInterval(timeout),
             functionARN: functionARN,
             traceID:
-                "Root=1-\(String(Int(start.timeIntervalSince1970), radix: 16))-\(requestID.replacingOccurrences(of: "-", with: "").prefix(24));Sampled=0"
+                "Root=1-\(String(Int(start.timeIntervalSince1970), radix: 16))-\(requestID.filter { $0 != "-" }.prefix(24));Sampled=0"
         )
         let timer = Task {
-            try? await Task.sleep(for: .seconds(timeout))
+            // Cancelled once the runtime answers: then it ends here, without a hop to the queue.
+            do { try await Task.sleep(for: .seconds(timeout)) } catch { return }
             self.complete(requestID, with: .timedOut(timeout))
         }
         defer { timer.cancel() }
@@ -114,13 +121,6 @@ package actor RuntimeQueue {
 
     /// Asks the server to drop the next connection that asks for an invocation (tests).
     package func dropNext() { dropNextConnection = true }
-
-    /// Whether to drop this `next` request's connection (and count it), as ``dropNext()`` asked.
-    package func takeDrop() -> Bool {
-        defer { dropNextConnection = false }
-        if dropNextConnection { dropped += 1 }
-        return dropNextConnection
-    }
 
     /// How many connections were dropped on purpose.
     package private(set) var dropped = 0

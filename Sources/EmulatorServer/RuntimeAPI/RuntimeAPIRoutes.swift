@@ -46,7 +46,7 @@ struct RuntimeAPIRoutes: Sendable {
     /// The long poll: the next invocation, or a dropped connection when the server closes (or a
     /// test asked for one).
     private func next(_ context: RuntimeAPIRequestContext) async -> Response {
-        guard !(await queue.takeDrop()), let next = await queue.next() else {
+        guard let next = await queue.next() else {
             context.channel.close(promise: nil)
             return Response(status: .serviceUnavailable)
         }
