@@ -1,3 +1,5 @@
+import EmulatorKit
+import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport
@@ -137,6 +139,22 @@ struct RunRuntimeJobsTests {
         #expect(result.standardOutput.contains("Runtime.ExitError"))
     }
 
+    @Test("A Runtime API port taken by another server stops the start, naming the runtime; runtime 1 is stopped")
+    func portTaken() async throws {
+        let taken = try await RuntimeAPIServer(clock: { Date() })
+        let result = try await Self.runRuntime(
+            URL(fileURLWithPath: "events"), jobs: 2, ["--runtime-api-port", String(taken.port - 1)])
+        await taken.shutdown()
+        #expect(result.status == 2)
+        #expect(
+            result.standardError.contains(#/runtime [12] of 2: cannot listen for the Runtime API on 127\.0\.0\.1:/#),
+            "\(result.standardError)")
+        #expect(result.standardOutput.isEmpty, "no event ran")
+        // A runtime left running loses its Runtime API when the emulator exits, and says so on the
+        // standard error it shares with the emulator (which the run above reads to its end).
+        #expect(!result.standardError.contains("unreachable"), "\(result.standardError)")
+    }
+
     @Test("--jobs 0, and a --runtime-api-port with no room for every runtime, are refused naming the flag")
     func refused() async throws {
         let zero = try await Self.runRuntime(URL(fileURLWithPath: "events"), jobs: 0)
@@ -145,5 +163,67 @@ struct RunRuntimeJobsTests {
         let port = try await Self.runRuntime(URL(fileURLWithPath: "events"), jobs: 2, ["--runtime-api-port", "65535"])
         #expect(port.status != 0)
         #expect(port.standardError.contains("--runtime-api-port must leave room for --jobs 2 ports"))
+    }
+}
+
+/// With `--dynamodb-endpoint` the runtimes share one table, so any of them may run any event.
+///
+/// The table is the emulator's own DynamoDB endpoint (`serve`'s), not moto: moto's
+/// TransactWriteItems copies the whole table first and restores that copy when the transaction is
+/// cancelled, undoing the writes of other users' transactions that ran meanwhile, where AWS's
+/// "Amazon DynamoDB Transactions: How it works" (Isolation levels for DynamoDB transactions)
+/// makes a cancelled transaction change nothing and transactions on other items serializable.
+/// Two runtimes refused and admitted side by side show it: on moto, runs of --jobs 2 differ.
+@Suite("run-runtime --jobs on one shared table (spawned)", .timeLimit(.minutes(5)))
+struct RunRuntimeJobsSharedTableTests {
+    /// Runs `body` with a fresh in-memory table served over DynamoDB's JSON protocol, as `serve`
+    /// serves it; stops the server afterwards.
+    static func withSharedTable<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
+        var options = EmulatorOptions(clock: { Date() })
+        options.developmentKey = RuntimeWorkload.developmentKey
+        let server = try await LocalServer(
+            stack: try EmulatorStack(options: options), configuration: .ephemeral, accessLog: { _ in })
+        let (ready, announce) = AsyncStream.makeStream(of: ServeEndpoints.self)
+        let running = Task {
+            defer { announce.finish() }
+            try await server.run { announce.yield($0) }
+        }
+        do {
+            guard let endpoint = await ready.first(where: { _ in true })?.dynamoDB else {
+                throw EmulatorError("the DynamoDB endpoint did not start")
+            }
+            let result = try await body(endpoint)
+            await server.shutdown()
+            try await running.value
+            return result
+        } catch {
+            await server.shutdown()
+            _ = try? await running.value
+            throw error
+        }
+    }
+
+    @Test("Users tied in a later chunk run on one table: --jobs 2 prints every line of --jobs 1 and exits alike")
+    func tiedUsersOnOneTable() async throws {
+        let scratch = RunRuntimeJobsTests.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let file = scratch.appendingPathComponent("tied.jsonl")
+        try RuntimeWorkload.tiedLater().write(to: file)
+
+        let one = try await Self.withSharedTable { endpoint in
+            try await RunRuntimeJobsTests.runRuntime(
+                file, jobs: 1, ["--json", "--dynamodb-endpoint", endpoint.absoluteString])
+        }
+        let two = try await Self.withSharedTable { endpoint in
+            try await RunRuntimeJobsTests.runRuntime(
+                file, jobs: 2, ["--json", "--dynamodb-endpoint", endpoint.absoluteString])
+        }
+        let lines = one.standardOutput.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
+        #expect(lines.count == 261, "\(one.standardError)")
+        #expect(lines.contains { $0["statusCode"] == 429 } && lines.contains { $0["statusCode"] == 200 })
+        #expect(two.standardOutput == one.standardOutput)
+        #expect(two.status == one.status)
+        #expect(!two.standardError.contains("stopped before"))
+        #expect(two.standardError.contains("runtime 2 of 2: "))
     }
 }
