@@ -21,10 +21,20 @@ struct RunRuntimeCommand: AsyncParsableCommand {
             The runtime is configured for local work: in-memory store (or --dynamodb-endpoint), the development \
             pool's JWKS, and INKRA_CLOCK=request-time so each event runs at its recorded time.
 
+            --jobs N starts N runtime processes (default: every core), each polling a Runtime API of its own, \
+            as Lambda runs several execution environments; with --runtime-api-port P, runtime n listens on \
+            P + n - 1. Events of one user, or sharing an Idempotency-Key, always go to the same runtime, in \
+            input order, so the output and the exit status are those of --jobs 1. Each runtime keeps its own \
+            table, so an event that ties users two runtimes already hold (one Idempotency-Key sent by two \
+            users first seen apart) cannot run as --jobs 1 runs it: the replay stops before it, saying so, \
+            with exit status 1 (use --jobs 1, or --dynamodb-endpoint, where the runtimes share one table).
+
             Examples, from the repository root:
               swift build --product bootstrap
               swift run inkra-emulator run-runtime .build/debug/bootstrap \\
                 --function generateQuestions events
+              swift run inkra-emulator run-runtime .build/release/bootstrap \\
+                --function checkUsage day.jsonl --jobs 2 --json
             """
     )
 
@@ -37,8 +47,13 @@ struct RunRuntimeCommand: AsyncParsableCommand {
     @Argument(help: "Event files and folders (default: events).")
     var paths: [String] = []
 
-    @Option(name: .customLong("runtime-api-port"), help: "The Runtime API's port (0 picks a free one).")
+    @Option(
+        name: .customLong("runtime-api-port"),
+        help: "The first runtime's Runtime API port; runtime n listens on it + n - 1 (0 picks a free one for each).")
     var runtimeAPIPort: Int = 0
+
+    @Option(help: "How many runtime processes run events at once (default: the cores); 1 runs them in turn.")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "The function's timeout in seconds.")
     var timeout: Double = 3
@@ -55,6 +70,12 @@ struct RunRuntimeCommand: AsyncParsableCommand {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ValidationError("\(executable) is not an executable file")
         }
+        if jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
+        guard runtimeAPIPort == 0 || (runtimeAPIPort > 0 && runtimeAPIPort + jobs - 1 <= 65_535) else {
+            throw ValidationError(
+                "--runtime-api-port must leave room for --jobs \(jobs) ports (runtime n listens on it + n - 1) "
+                    + "up to 65535, or be 0, not \(runtimeAPIPort)")
+        }
     }
 
     func run() async throws {
@@ -62,45 +83,57 @@ struct RunRuntimeCommand: AsyncParsableCommand {
         let name = FunctionName(caseInsensitive: function) ?? .authorizer
         let options = try common.emulatorOptions()
         let stack = try EmulatorStack(options: options)
-        let server = try await RuntimeAPIServer(port: runtimeAPIPort, functionName: name.rawValue, clock: options.clock)
-        let process: LocalRuntime
-        do {
-            process = try LocalRuntime(
-                executable: URL(fileURLWithPath: executable), function: name, server: server, options: options,
-                dynamoDBEndpoint: options.dynamoDBEndpoint, logLevel: common.logLevel)
-        } catch {
-            await server.shutdown()
-            throw UsageFailure(error.message)
+        let fleet = try await RuntimeFleet.start(
+            count: jobs, firstPort: runtimeAPIPort, executable: URL(fileURLWithPath: executable), function: name,
+            options: options, timeout: timeout, logLevel: common.logLevel)
+        for runtime in fleet.runtimes {
+            let name = jobs == 1 ? "runtime" : "runtime \(runtime.number) of \(jobs):"
+            Output.err(
+                "\(name) \(executable) (pid \(runtime.process.processIdentifier)) polling http://\(runtime.server.address)"
+            )
         }
-        Output.err("runtime \(executable) (pid \(process.processIdentifier)) polling http://\(server.address)")
 
         var replayer = Replayer(stack: stack)
         replayer.keepsResults = false
         if options.dynamoDBEndpoint == nil {
-            // The runtime keeps its own in-memory table, so events of the other functions would not
-            // see its writes: replay only this function's events. On DynamoDB both share the table,
-            // and the other functions run in the emulator as API Gateway would call them.
+            // Each runtime keeps its own in-memory table, so events of the other functions would not
+            // see its writes: replay only this function's events, and keep each user's events on one
+            // runtime. On DynamoDB all share the table, and the other functions run in the emulator
+            // as API Gateway would call them.
             replayer.functions = [name]
+            replayer.stickyLanes = true
             Output.err(
                 "note: replaying only \(name.rawValue) events (pass --dynamodb-endpoint to run the others beside it)")
         }
-        let invoker = RuntimeInvoker(server: server, timeout: timeout)
+        let invokers = fleet.invokers
         replayer.target = { function, event, time in
-            function == name ? await invoker.invoke(event, recordedAt: time) : nil
+            function == name ? await invokers[Replayer.lane].invoke(event, recordedAt: time) : nil
         }
         let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
+        let progress = Progress()
         let started = ContinuousClock.now
-        let tally = await replayer.replay(targets, jobs: 1) { record, _ in
+        let tally = await replayer.replay(targets, jobs: jobs) { record, total in
+            progress.clear()
             Output.out(json ? ReplayReporter.json(for: record).jsonString : ReplayReporter.line(for: record))
+            progress.advance(total)
         }
+        progress.clear()
         let elapsed = ContinuousClock.now - started
-        await process.stop()
-        await server.shutdown()
+        let problems = await fleet.problems()
+        await fleet.stop()
         if !json { Output.out(ReplayReporter.summary(tally, elapsed: elapsed)) }
-        if case .initializationFailed(let type, let body)? = await server.initializationFailure {
-            Output.err("the runtime failed to start (\(type)): \(String(decoding: body, as: UTF8.self))")
+        for problem in problems { Output.err(problem) }
+        if let stopped = tally.stopped {
+            Output.err(
+                """
+                stopped before \(stopped.event): it shares a user or an Idempotency-Key with events that \
+                runtimes \(stopped.lanes.map { String($0 + 1) }.joined(separator: " and ")) each ran, and each \
+                runtime keeps its own table, so no runtime can run it as a sequential replay would; \
+                replay with --jobs 1, or share one table with --dynamodb-endpoint
+                """)
             throw ExitCode(1)
         }
+        if !problems.isEmpty { throw ExitCode(1) }
         if tally.events == 0 {
             Output.err("no events for \(name.rawValue) in \(targets.map(\.relativePath).joined(separator: ", "))")
             throw ExitCode(2)

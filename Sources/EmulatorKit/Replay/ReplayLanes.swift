@@ -10,11 +10,17 @@
 /// Events of different groups touch different partitions of the table; the only item they share
 /// is the refusal index's (GSI1) view, which no replayed function reads and which the table keeps
 /// in key order, so the final state does not depend on how the workers interleaved.
+///
+/// With `sticky`, a key keeps the lane it was first placed in for the whole replay
+/// (``StickyLanes``), and each lane runs its events with ``Replayer/lane`` set to its number, so
+/// `run-runtime` sends them to the runtime process of that lane.
 struct ReplayLanes {
     /// How many workers run at once; 1 runs every event in turn, reading none ahead.
     var jobs: Int
     /// How many events are read, run and reported together when `jobs` > 1.
     var chunkSize = 256
+    /// Whether a key stays in the lane it was first placed in across chunks.
+    var sticky = false
 
     /// Runs every event of a source.
     /// - Parameters:
@@ -23,40 +29,59 @@ struct ReplayLanes {
     ///   - work: runs one event.
     ///   - deliver: takes the results in input order, with how many events the source holds when
     ///     known.
+    /// - Returns: with `sticky`, the event that tied keys of two lanes, before which the replay
+    ///   stopped (every event before it was run and delivered); otherwise `nil`.
+    @discardableResult
     func run<Result: Sendable>(
         _ source: EventSource,
         keep: @escaping @Sendable (LoadedEvent) -> Bool = { _ in true },
         work: @escaping @Sendable (LoadedEvent) async -> Result,
         deliver: ([Result], _ knownTotal: Int?) -> Void
-    ) async {
+    ) async -> LaneConflict? {
         guard jobs > 1 else {
             var source = source
             while let event = source.next() {
                 guard keep(event) else { continue }
                 deliver([await work(event)], source.knownTotal)
             }
-            return
+            return nil
         }
         let reader = EventReader(source, keep: keep)
+        var placement = StickyLanes(count: jobs)
         var chunk = await reader.chunk(of: chunkSize)
         while !chunk.events.isEmpty {
             async let following = reader.chunk(of: chunkSize)
-            deliver(await run(chunk.events, work: work), chunk.knownTotal)
+            let keys = chunk.events.map(\.keys)
+            guard sticky else {
+                deliver(await run(chunk.events, in: Self.lanes(for: keys, count: jobs), work: work), chunk.knownTotal)
+                chunk = await following
+                continue
+            }
+            let placed = placement.place(keys)
+            deliver(await run(chunk.events, in: placed.lanes, work: work), chunk.knownTotal)
+            if var conflict = placed.conflict {
+                conflict.event = chunk.events[conflict.position].display
+                _ = await following
+                return conflict
+            }
             chunk = await following
         }
+        return nil
     }
 
-    /// Runs one chunk on the workers; the results in input order.
+    /// Runs one chunk's events placed in lanes, each lane on a worker; the results in input order.
     private func run<Result: Sendable>(
-        _ events: [LoadedEvent], work: @escaping @Sendable (LoadedEvent) async -> Result
+        _ events: [LoadedEvent], in lanes: [[Int]], work: @escaping @Sendable (LoadedEvent) async -> Result
     ) async -> [Result] {
         await withTaskGroup(of: [(Int, Result)].self) { group in
-            for lane in Self.lanes(for: events.map(\.keys), count: jobs) where !lane.isEmpty {
+            for (number, lane) in lanes.enumerated() where !lane.isEmpty {
                 group.addTask {
-                    var results: [(Int, Result)] = []
-                    results.reserveCapacity(lane.count)
-                    for index in lane { results.append((index, await work(events[index]))) }
-                    return results
+                    await Replayer.$lane.withValue(number) {
+                        var results: [(Int, Result)] = []
+                        results.reserveCapacity(lane.count)
+                        for index in lane { results.append((index, await work(events[index]))) }
+                        return results
+                    }
                 }
             }
             var results = [Result?](repeating: nil, count: events.count)

@@ -9,6 +9,9 @@ package struct ReplayTally: Sendable, Hashable {
     package var unchecked = 0
     /// The expectations `--update` wrote.
     package var updated = 0
+    /// The event a replay over lanes that keep their keys stopped before, because it ties keys of
+    /// two lanes (``LaneConflict``); `nil` when every event ran.
+    package var stopped: LaneConflict?
 
     /// No events yet.
     package init() {}

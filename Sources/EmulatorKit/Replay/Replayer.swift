@@ -17,6 +17,14 @@ package struct Replayer: Sendable {
     /// record as it goes needs only the verdicts afterwards, and a long replay then holds no
     /// responses in memory.
     package var keepsResults = true
+    /// Whether an event's keys (its user, its `Idempotency-Key`) stay in the lane they were first
+    /// placed in for the whole replay, when `jobs` > 1: `run-runtime` sends each lane to a runtime
+    /// process of its own, which holds those users' usage (``StickyLanes``).
+    package var stickyLanes = false
+
+    /// The lane the running event was placed in, from 0 to `jobs` - 1 (0 when `jobs` is 1): a
+    /// ``target`` with several runtimes behind it picks the lane's.
+    @TaskLocal package static var lane = 0
 
     /// A replayer over a stack.
     package init(stack: EmulatorStack, update: Bool = false) {
@@ -48,7 +56,8 @@ package struct Replayer: Sendable {
     /// Replays files, folders and JSON-lines files, handing each record over in input order and
     /// keeping none. With `jobs` > 1, events of different users run side by side (``ReplayLanes``)
     /// and the records, the table's final state and every expectation written are what one job
-    /// gives.
+    /// gives. With ``stickyLanes``, a replay stops before an event that ties keys of two lanes
+    /// (``ReplayTally/stopped``), having handed over every record before it.
     /// - Parameters:
     ///   - paths: event files, folders and JSON-lines files.
     ///   - jobs: how many events run at once; 1 runs them in turn.
@@ -60,7 +69,9 @@ package struct Replayer: Sendable {
     ) async -> ReplayTally {
         var tally = ReplayTally()
         let functions = functions
-        await ReplayLanes(jobs: jobs).run(EventSource(paths)) { event in
+        var lanes = ReplayLanes(jobs: jobs)
+        lanes.sticky = stickyLanes
+        let stopped = await lanes.run(EventSource(paths)) { event in
             guard let functions, let function = event.function else { return true }
             return functions.contains(function)
         } work: { event in
@@ -71,6 +82,7 @@ package struct Replayer: Sendable {
                 each(record, total)
             }
         }
+        tally.stopped = stopped
         return tally
     }
 

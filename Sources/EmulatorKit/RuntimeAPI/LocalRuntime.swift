@@ -64,6 +64,14 @@ package final class LocalRuntime: Sendable {
     /// Whether the process is still running.
     package var isRunning: Bool { process.isRunning }
 
+    /// How the process ended ("exited with status 3", "was killed by signal 9"); `nil` while it runs.
+    package var ending: String? {
+        guard !process.isRunning else { return nil }
+        return process.terminationReason == .uncaughtSignal
+            ? "was killed by signal \(process.terminationStatus)"
+            : "exited with status \(process.terminationStatus)"
+    }
+
     /// SIGTERM, then SIGKILL after two seconds.
     package func stop() async {
         guard process.isRunning else { return }
