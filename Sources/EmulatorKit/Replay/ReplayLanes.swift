@@ -1,19 +1,23 @@
+import Synchronization
+
 /// Runs a replay's events on several workers with the result of a sequential replay.
 ///
 /// Events are taken a chunk at a time. Within a chunk, events that share a key (a user, an
 /// idempotency key: ``LoadedEvent/keys``) are joined into groups — union-find, so two users tied
-/// by one idempotency key are one group — and each group goes whole to one worker, which runs its
-/// events in input order; groups are spread so the workers get as many events each as can be.
+/// by one idempotency key are one group — and each group goes whole to one lane, which runs its
+/// events in input order. A chunk has several lanes a worker, of about as many events each, and
+/// each worker takes the next lane no other has taken, so no core waits on the slowest lane.
 /// Results come back in input order, a chunk at a time, once the whole chunk has run, so no event
-/// of a later chunk runs before an event of an earlier one. While a chunk runs, the next is read.
+/// of a later chunk runs before an event of an earlier one. While a chunk runs, the next is read
+/// and the one before is delivered.
 ///
 /// Events of different groups touch different partitions of the table; the only item they share
 /// is the refusal index's (GSI1) view, which no replayed function reads and which the table keeps
 /// in key order, so the final state does not depend on how the workers interleaved.
 ///
-/// With `sticky`, a key keeps the lane it was first placed in for the whole replay
-/// (``StickyLanes``), and each lane runs its events with ``Replayer/lane`` set to its number, so
-/// `run-runtime` sends them to the runtime process of that lane.
+/// With `sticky`, there is one lane a worker, a key keeps the lane it was first placed in for the
+/// whole replay (``StickyLanes``), and each lane runs its events with ``Replayer/lane`` set to its
+/// number, so `run-runtime` sends them to the runtime process of that lane.
 struct ReplayLanes {
     /// How many workers run at once; 1 runs every event in turn, reading none ahead.
     var jobs: Int
@@ -49,37 +53,60 @@ struct ReplayLanes {
         let reader = EventReader(source, keep: keep)
         var placement = StickyLanes(count: jobs)
         var chunk = await reader.chunk(of: chunkSize)
+        // A chunk's results are delivered while the next chunk runs: every event of a chunk has
+        // run before any of the next starts, and delivery (printing) keeps no core waiting.
+        var ran: (results: [Result], knownTotal: Int?)?
         while !chunk.events.isEmpty {
             async let following = reader.chunk(of: chunkSize)
             let keys = chunk.events.map(\.keys)
-            guard sticky else {
-                deliver(await run(chunk.events, in: Self.lanes(for: keys, count: jobs), work: work), chunk.knownTotal)
-                chunk = await following
-                continue
+            var conflict: LaneConflict?
+            let lanes: [[Int]]
+            if sticky {
+                let placed = placement.place(keys)
+                lanes = placed.lanes
+                conflict = placed.conflict
+            } else {
+                lanes = Self.lanes(for: keys, count: jobs * Self.lanesPerWorker)
             }
-            let placed = placement.place(keys)
-            deliver(await run(chunk.events, in: placed.lanes, work: work), chunk.knownTotal)
-            if var conflict = placed.conflict {
+            async let results = run(chunk.events, in: lanes, fixed: sticky, work: work)
+            if let ran { deliver(ran.results, ran.knownTotal) }
+            ran = (await results, chunk.knownTotal)
+            if var conflict {
+                deliver(ran?.results ?? [], chunk.knownTotal)
                 conflict.event = chunk.events[conflict.position].display
                 _ = await following
                 return conflict
             }
             chunk = await following
         }
+        if let ran { deliver(ran.results, ran.knownTotal) }
         return nil
     }
 
-    /// Runs one chunk's events placed in lanes, each lane on a worker; the results in input order.
+    /// How many lanes a chunk is split into per worker when lanes need not stay put: a worker
+    /// whose lanes ran quickly takes more, so no core waits for the slowest lane of a chunk.
+    static let lanesPerWorker = 8
+
+    /// Runs one chunk's events placed in lanes on `jobs` workers; the results in input order.
+    /// - Parameter fixed: lane `n` runs on worker `n` (there are `jobs` lanes), with
+    ///   ``Replayer/lane`` `n`; otherwise each worker takes the next lane no worker has taken, and
+    ///   ``Replayer/lane`` is the worker's number.
     private func run<Result: Sendable>(
-        _ events: [LoadedEvent], in lanes: [[Int]], work: @escaping @Sendable (LoadedEvent) async -> Result
+        _ events: [LoadedEvent], in lanes: [[Int]], fixed: Bool,
+        work: @escaping @Sendable (LoadedEvent) async -> Result
     ) async -> [Result] {
-        await withTaskGroup(of: [(Int, Result)].self) { group in
-            for (number, lane) in lanes.enumerated() where !lane.isEmpty {
+        let taken = LaneCounter()
+        return await withTaskGroup(of: [(Int, Result)].self) { group in
+            for worker in 0..<jobs {
                 group.addTask {
-                    await Replayer.$lane.withValue(number) {
+                    await Replayer.$lane.withValue(worker) {
                         var results: [(Int, Result)] = []
-                        results.reserveCapacity(lane.count)
-                        for index in lane { results.append((index, await work(events[index]))) }
+                        var lane = fixed ? worker : taken.next()
+                        while lane < lanes.count {
+                            for index in lanes[lane] { results.append((index, await work(events[index]))) }
+                            guard !fixed else { break }
+                            lane = taken.next()
+                        }
                         return results
                     }
                 }
@@ -159,5 +186,18 @@ private actor EventReader {
             events.append(event)
         }
         return (events, source.knownTotal)
+    }
+}
+
+/// Hands out lane numbers, each once, to the workers of a chunk.
+private final class LaneCounter: Sendable {
+    private let taken = Mutex(0)
+
+    /// The next lane no worker has taken.
+    func next() -> Int {
+        taken.withLock { count in
+            count += 1
+            return count - 1
+        }
     }
 }

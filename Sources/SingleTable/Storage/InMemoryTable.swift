@@ -151,11 +151,13 @@ public final class InMemoryTable: Table {
             throw TableError(.validation, "Transaction request cannot include multiple operations on one item")
         }
         let instant = now()
+        // Hashed before the lock is taken: the whole request is hashed, and other writes wait on the lock.
+        let fingerprint = request.clientRequestToken == nil ? 0 : request.hashValue
         try state.withLock { state throws(TableError) in
             if let token = request.clientRequestToken {
                 state.expireTokens(before: instant.addingTimeInterval(-600))
                 if let previous = state.tokens[token] {
-                    guard previous.fingerprint == request.hashValue else {
+                    guard previous.fingerprint == fingerprint else {
                         throw TableError(
                             .idempotentParameterMismatch,
                             "The request uses the same client token as a previous, but non-identical request."
@@ -203,7 +205,7 @@ public final class InMemoryTable: Table {
             for index in writes.indices where writes[index].writes {
                 commit(news[index], replacing: olds[index], at: writes[index].key, in: &state)
             }
-            if let token = request.clientRequestToken { state.remember(token, for: request, at: instant) }
+            if let token = request.clientRequestToken { state.remember(token, fingerprint: fingerprint, at: instant) }
         }
     }
 

@@ -62,9 +62,9 @@ struct TableState {
         for index in schema.indexes { indexes[index.name] = [:] }
     }
 
-    /// Remembers a transaction's client request token.
-    mutating func remember(_ token: String, for request: TransactWriteItemsRequest, at instant: Date) {
-        tokens[token] = (request.hashValue, instant)
+    /// Remembers a transaction's client request token, with its request's hash.
+    mutating func remember(_ token: String, fingerprint: Int, at instant: Date) {
+        tokens[token] = (fingerprint, instant)
         tokenOrder.append((token, instant))
     }
 
