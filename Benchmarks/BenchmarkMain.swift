@@ -108,6 +108,12 @@ enum BenchmarkMain {
                 package: root.appendingPathComponent(".build/lambda/bootstrap.zip"),
                 jwks: root.appendingPathComponent("emulator/dev-keys/dev-jwks.json")
             ).run()
+            if let emulator = sibling("inkra-emulator"), let bootstrap = sibling("bootstrap") {
+                try RunRuntimeBenchmarks(
+                    key: key, report: report, events: events, users: max(1, events / 5), emulator: emulator,
+                    bootstrap: bootstrap
+                ).run()
+            }
         }
         if groups.contains("serve") || groups.contains("gateway") {
             FileHandle.standardError.write(Data("serve\n".utf8))
