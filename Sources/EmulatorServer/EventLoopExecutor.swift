@@ -23,8 +23,9 @@ import Synchronization
 /// on the loop, about forty a request in Hummingbird and NIO's own code. Here those hops are
 /// checks that pass, and a request's own work runs as one job on its loop's actor
 /// (``EventLoopIsolation``). `serve`'s CPU per `POST /questions` fell from 73 to 68 µs, and the
-/// bare Hummingbird route's on the loops from 40–45 to 35 µs (BENCHMARKS.md, "2026-11-24,
-/// afternoon").
+/// bare Hummingbird route's on the loops from 40–45 to 35 µs (BENCHMARKS.md as of 2026-11-24,
+/// "afternoon", in its git history); removing the hook cost `serve` 35 % of its rate on
+/// 2026-11-25 (BENCHMARKS.md).
 ///
 /// The price of running tasks on the loops: a task that blocks its thread (a file written and
 /// flushed under `--state`) also holds up the other connections of its loop.

@@ -10,7 +10,8 @@ import NIOPosix
 /// on the loop instead of inline in Hummingbird's task, and the requests that arrived in one turn
 /// of the loop run theirs one after another. Run inline, the same code cost 46 µs of CPU a request
 /// under load, against 28 µs when it ran as queued jobs (the code one request's work used still
-/// being in the caches for the next is the likely reason); BENCHMARKS.md, "2026-11-24, afternoon".
+/// being in the caches for the next is the likely reason); BENCHMARKS.md as of 2026-11-24,
+/// "afternoon", in its git history.
 actor EventLoopIsolation {
     /// The loop.
     nonisolated let loop: any EventLoop
