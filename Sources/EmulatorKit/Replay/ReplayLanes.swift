@@ -123,20 +123,12 @@ struct ReplayLanes {
     /// lane, each lane in input order.
     /// - Parameter keys: each event's keys.
     static func lanes(for keys: [[String]], count: Int) -> [[Int]] {
-        var parent = Array(keys.indices)
-        func root(_ index: Int) -> Int {
-            var index = index
-            while parent[index] != index {
-                parent[index] = parent[parent[index]]
-                index = parent[index]
-            }
-            return index
-        }
+        var sets = DisjointSets(count: keys.count)
         var first: [String: Int] = [:]
         for (index, eventKeys) in keys.enumerated() {
             for key in eventKeys {
                 if let other = first[key] {
-                    parent[root(index)] = root(other)
+                    sets.join(index, into: other)
                 } else {
                     first[key] = index
                 }
@@ -145,7 +137,7 @@ struct ReplayLanes {
         var groupOfRoot: [Int: Int] = [:]
         var groups: [[Int]] = []
         for index in keys.indices {
-            let top = root(index)
+            let top = sets.root(index)
             if let group = groupOfRoot[top] {
                 groups[group].append(index)
             } else {

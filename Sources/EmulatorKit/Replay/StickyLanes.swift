@@ -35,17 +35,9 @@ struct StickyLanes {
     /// - Parameter keys: each event's keys, in input order.
     mutating func place(_ keys: [[String]]) -> Placement {
         // Union-find over the chunk's keys, each group knowing the lane it already lives in.
-        var parent: [Int] = []
+        var sets = DisjointSets()
         var home: [Int?] = []
         var groupOfKey: [String: Int] = [:]
-        func root(_ group: Int) -> Int {
-            var group = group
-            while parent[group] != group {
-                parent[group] = parent[parent[group]]
-                group = parent[group]
-            }
-            return group
-        }
         var groupOfEvent: [Int?] = []
         groupOfEvent.reserveCapacity(keys.count)
         var conflict: LaneConflict?
@@ -53,12 +45,12 @@ struct StickyLanes {
             var roots: [Int] = []
             for key in eventKeys {
                 if let group = groupOfKey[key] {
-                    let top = root(group)
+                    let top = sets.root(group)
                     if !roots.contains(top) { roots.append(top) }
                 } else {
-                    groupOfKey[key] = parent.count
-                    roots.append(parent.count)
-                    parent.append(parent.count)
+                    let group = sets.add()
+                    groupOfKey[key] = group
+                    roots.append(group)
                     home.append(homes[key])
                 }
             }
@@ -68,7 +60,7 @@ struct StickyLanes {
                 break
             }
             if let first = roots.first {
-                for other in roots.dropFirst() { parent[other] = first }
+                for other in roots.dropFirst() { sets.join(other, into: first) }
                 home[first] = lanes.first
             }
             groupOfEvent.append(roots.first)
@@ -83,7 +75,7 @@ struct StickyLanes {
                 loners.append(index)
                 continue
             }
-            let top = root(group)
+            let top = sets.root(group)
             if members[top] == nil { order.append(top) }
             members[top, default: []].append(index)
         }
@@ -106,7 +98,7 @@ struct StickyLanes {
             lanes[lightest].append(index)
         }
         for (key, group) in groupOfKey where homes[key] == nil {
-            if let lane = laneOfGroup[root(group)] { homes[key] = lane }
+            if let lane = laneOfGroup[sets.root(group)] { homes[key] = lane }
         }
         return Placement(lanes: lanes.map { $0.sorted() }, conflict: conflict)
     }
