@@ -1,4 +1,5 @@
 import Foundation
+import InkraAuth
 import InkraHandlers
 import InkraJSON
 
@@ -45,7 +46,7 @@ enum PartitionKeys {
 
     /// `user <sub>` from a JWT's payload, or `token <token>` when it has none to read.
     static func user(ofToken token: String) -> String {
-        if let sub = UnverifiedClaims.of(token)?["sub"]?.string { return "user " + sub }
+        if let sub = (try? CompactToken(token))?.payload["sub"]?.string { return "user " + sub }
         return "token " + token
     }
 }

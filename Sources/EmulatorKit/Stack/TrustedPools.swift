@@ -41,10 +41,8 @@ package final class TrustedPools: Sendable {
             event["identitySource"]?.string,
             event["headers"]?.object?.value(forCaseInsensitiveKey: "authorization")?.string,
         ]
-        guard let token = candidates.compactMap({ $0 }).first, let payload = UnverifiedClaims.of(token) else {
-            return nil
-        }
-        return payload["iss"]?.string
+        guard let token = candidates.compactMap({ $0 }).first else { return nil }
+        return (try? CompactToken(token))?.payload["iss"]?.string
     }
 }
 

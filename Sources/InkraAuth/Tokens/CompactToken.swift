@@ -7,20 +7,22 @@ import InkraJSON
     import Foundation
 #endif
 
-/// A JWT in compact form, split and decoded but not yet verified.
-struct CompactToken {
+/// A JWT in compact form, split and decoded but not yet verified. The emulator reads an unverified
+/// token's claims with it too (whose events to keep in order, which pool issued a token), never
+/// to trust them.
+package struct CompactToken {
     /// The largest token accepted.
     static let maximumLength = 8 * 1024
 
     let header: JSONObject
-    let payload: JSONObject
+    package let payload: JSONObject
     /// `<header>.<payload>` as sent: what the signature covers.
     let signingInput: [UInt8]
     let signature: [UInt8]
 
     /// Splits and decodes a token, with or without a `Bearer ` prefix.
     /// - Throws: ``AuthError`` naming what is malformed.
-    init(_ raw: String) throws(AuthError) {
+    package init(_ raw: String) throws(AuthError) {
         var text = raw.trimmingSpacesAndTabs()
         if text.utf8.count >= 7, text.prefix(7).caseInsensitiveEquals("bearer ") {
             text = text.dropFirst(7).trimmingSpacesAndTabs()
