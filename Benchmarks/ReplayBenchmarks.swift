@@ -86,91 +86,59 @@ struct ReplayBenchmarks {
         options.developmentKey = key
 
         // In-process replay: files read, parsed, run through the chain, checked, reported.
-        var replayTimes: [Double] = []
         var statuses: [Int: Int] = [:]
-        for round in 0..<3 {
-            let stack = try EmulatorStack(options: options)
-            let started = ContinuousClock.now
+        let sequential = try await rounds("replay, in-process, per event", options) { round, stack in
             let records = await Replayer(stack: stack).replay([folder])
-            replayTimes.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(records.count))
             if round == 0 {
                 for record in records { statuses[record.invocation?.statusCode ?? 0, default: 0] += 1 }
             }
+            return records.count
         }
-        report.add(Measurement(name: "replay, in-process, per event", samples: replayTimes.sorted(), batch: eventCount))
-
         // The same, with --jobs 2: events of different users side by side.
-        var parallelTimes: [Double] = []
-        for _ in 0..<3 {
-            let stack = try EmulatorStack(options: options)
-            let started = ContinuousClock.now
-            let tally = await Replayer(stack: stack).replay([folder], jobs: 2) { _, _ in }
-            parallelTimes.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(tally.events))
+        let parallel = try await rounds("replay, in-process, --jobs 2, per event (wall clock)", options) { _, stack in
+            await Replayer(stack: stack).replay([folder], jobs: 2) { _, _ in }.events
         }
-        report.add(
-            Measurement(
-                name: "replay, in-process, --jobs 2, per event (wall clock)", samples: parallelTimes.sorted(),
-                batch: eventCount))
         report.figure(
             "replay in-process: --jobs 2 rate ÷ --jobs 1 rate",
-            String(format: "%.2f×", (replayTimes.sorted()[1]) / (parallelTimes.sorted()[1])))
+            String(format: "%.2f×", sequential.median / parallel.median))
 
         // The same events, in memory, handed to the handlers directly: the authorizer on a TOKEN
         // event, its context injected by hand, then the function — on each event's recorded clock.
-        var directTimes: [Double] = []
         var directStatuses: [Int: Int] = [:]
-        for round in 0..<3 {
-            let stack = try EmulatorStack(options: options)
-            var answers: [Int?] = []
-            answers.reserveCapacity(events.count)
-            let started = ContinuousClock.now
-            for (function, event) in events { answers.append(await Self.direct(stack, function, event)) }
-            directTimes.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(events.count))
-            if round == 0 { for answer in answers { directStatuses[answer ?? 0, default: 0] += 1 } }
+        try await rounds("handlers called directly, per event (authorizer + function, baseline)", options) {
+            round, stack in
+            for (function, event) in events {
+                let answer = await Self.direct(stack, function, event)
+                if round == 0 { directStatuses[answer ?? 0, default: 0] += 1 }
+            }
+            return events.count
         }
-        report.add(
-            Measurement(
-                name: "handlers called directly, per event (authorizer + function, baseline)",
-                samples: directTimes.sorted(), batch: eventCount))
         // Where replay's own cost goes: reading alone (listing the folder, reading and parsing each
         // file), and the gateway chain alone on events already parsed — the floor each sets.
-        var readingTimes: [Double] = []
         var parsed: [(FunctionName, JSONValue)] = []
-        for round in 0..<3 {
+        try await rounds("replay's reading alone (list, read, parse), per event", options) { round, _ in
             var source = EventSource([folder])
             var count = 0
-            let started = ContinuousClock.now
             while let loaded = source.next() {
                 count += 1
                 if round == 0, let function = loaded.function { parsed.append((function, loaded.event)) }
             }
-            readingTimes.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(max(count, 1)))
+            return count
         }
-        report.add(
-            Measurement(
-                name: "replay's reading alone (list, read, parse), per event", samples: readingTimes.sorted(),
-                batch: eventCount))
-        var chainTimes: [Double] = []
-        for _ in 0..<3 {
-            let replayer = Replayer(stack: try EmulatorStack(options: options))
-            let started = ContinuousClock.now
+        try await rounds("replay's gateway chain alone (parsed events), per event", options) { _, stack in
+            let replayer = Replayer(stack: stack)
             for (function, event) in parsed { _ = await replayer.replay(event: event, function: function) }
-            chainTimes.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(max(parsed.count, 1)))
+            return parsed.count
         }
-        report.add(
-            Measurement(
-                name: "replay's gateway chain alone (parsed events), per event", samples: chainTimes.sorted(),
-                batch: eventCount))
 
-        let summary = statuses.sorted { $0.key < $1.key }.map { "\($0.value)×\($0.key)" }.joined(separator: ", ")
-        report.figure("replay workload", "\(eventCount) events, \(users) users; answers \(summary)")
+        report.figure("replay workload", "\(eventCount) events, \(users) users; answers \(Self.tally(statuses))")
         // The baseline must do the work replay does: the same answers, event for event in count.
-        let directSummary = directStatuses.sorted { $0.key < $1.key }.map { "\($0.value)×\($0.key)" }
-            .joined(separator: ", ")
-        report.figure("handlers called directly: answers", directSummary)
+        report.figure("handlers called directly: answers", Self.tally(directStatuses))
         if directStatuses != statuses {
             FileHandle.standardError.write(
-                Data("  warning: the direct baseline answered \(directSummary), replay \(summary)\n".utf8))
+                Data(
+                    "  warning: the direct baseline answered \(Self.tally(directStatuses)), replay \(Self.tally(statuses))\n"
+                        .utf8))
         }
 
         if let emulatorBinary {
@@ -200,6 +168,31 @@ struct ReplayBenchmarks {
             }
         }
         try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Times three rounds of `body`, each on a fresh stack built before the clock starts, and
+    /// reports the time per event; `body` returns how many events it ran.
+    @discardableResult
+    func rounds(
+        _ name: String, _ options: EmulatorOptions,
+        _ body: (_ round: Int, _ stack: EmulatorStack) async throws -> Int
+    ) async throws -> Measurement {
+        var samples: [Double] = []
+        var batch = 0
+        for round in 0..<3 {
+            let stack = try EmulatorStack(options: options)
+            let started = ContinuousClock.now
+            batch = try await body(round, stack)
+            samples.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(max(batch, 1)))
+        }
+        let measurement = Measurement(name: name, samples: samples.sorted(), batch: batch)
+        report.add(measurement)
+        return measurement
+    }
+
+    /// Answers counted by status, as `8400×200, 1600×429`.
+    static func tally(_ statuses: [Int: Int]) -> String {
+        statuses.sorted { $0.key < $1.key }.map { "\($0.value)×\($0.key)" }.joined(separator: ", ")
     }
 
     /// One `inkra-emulator replay` process: its wall time and, under GNU time (which forks the
