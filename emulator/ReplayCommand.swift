@@ -3,10 +3,6 @@ import EmulatorKit
 import Foundation
 import InkraJSON
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
@@ -91,13 +87,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let progress = Progress()
         let started = ContinuousClock.now
         let tally = await replayer.replay(targets, jobs: jobs) { record, total in
-            progress.clear()
-            if json {
-                Output.out(ReplayReporter.json(for: record).jsonString)
-            } else {
-                Output.out(ReplayReporter.line(for: record))
-            }
-            progress.advance(total)
+            progress.print(record, json: json, total: total)
         }
         progress.clear()
         try stack.saveState()
@@ -131,49 +121,5 @@ extension ReplayCommand {
             throw ExitCode(2)
         }
         Output.out(json ? report.json.jsonString : report.text)
-    }
-}
-
-/// A progress line on standard error for long replays, never on standard output: redrawn in
-/// place on a terminal at most every 100 ms, a line every 5 seconds otherwise, from the first
-/// second on (nothing for a replay that ends within it).
-final class Progress {
-    private let terminal = isatty(STDERR_FILENO) == 1
-    private let started = ContinuousClock.now
-    private var last: ContinuousClock.Instant?
-    private var drawn = false
-    private var position = 0
-
-    /// One more event done, of `total` when known.
-    func advance(_ total: Int?) {
-        position += 1
-        show(position, total)
-    }
-
-    /// `position` events done, of `total` when known.
-    func show(_ position: Int, _ total: Int?) {
-        if let total, position >= total { return }
-        let now = ContinuousClock.now
-        guard now - started >= .seconds(1) else { return }
-        if let last, now - last < (terminal ? .milliseconds(100) : .seconds(5)) { return }
-        last = now
-        let rate = Double(position) / max(Double((now - started).components.seconds), 1)
-        var text = "\(position)"
-        if let total { text += "/\(total)" }
-        text += " events"
-        if let total { text += " (\(position * 100 / total)%)" }
-        text += String(format: ", %.0f a second", rate)
-        if terminal {
-            FileHandle.standardError.write(Data("\r  replaying \(text)".utf8))
-            drawn = true
-        } else {
-            Output.err("  replayed \(text)")
-        }
-    }
-
-    func clear() {
-        guard drawn else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-        drawn = false
     }
 }

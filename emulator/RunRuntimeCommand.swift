@@ -87,9 +87,8 @@ struct RunRuntimeCommand: AsyncParsableCommand {
             count: jobs, firstPort: runtimeAPIPort, executable: URL(fileURLWithPath: executable), function: name,
             options: options, timeout: timeout, logLevel: common.logLevel)
         for runtime in fleet.runtimes {
-            let name = jobs == 1 ? "runtime" : "runtime \(runtime.number) of \(jobs):"
             Output.err(
-                "\(name) \(executable) (pid \(runtime.process.processIdentifier)) polling http://\(runtime.server.address)"
+                "\(runtime.name): \(executable) (pid \(runtime.process.processIdentifier)) polling http://\(runtime.server.address)"
             )
         }
 
@@ -113,9 +112,7 @@ struct RunRuntimeCommand: AsyncParsableCommand {
         let progress = Progress()
         let started = ContinuousClock.now
         let tally = await replayer.replay(targets, jobs: jobs) { record, total in
-            progress.clear()
-            Output.out(json ? ReplayReporter.json(for: record).jsonString : ReplayReporter.line(for: record))
-            progress.advance(total)
+            progress.print(record, json: json, total: total)
         }
         progress.clear()
         let elapsed = ContinuousClock.now - started

@@ -12,9 +12,19 @@ struct RuntimeFleet {
     struct Runtime {
         /// Its number, from 1, as messages name it.
         var number: Int
+        /// How many runtimes the fleet has.
+        var count: Int
         var server: RuntimeAPIServer
         var process: LocalRuntime
         var invoker: RuntimeInvoker
+
+        /// How messages name it: "the runtime", or "runtime 2 of 3" in a fleet of several.
+        var name: String { RuntimeFleet.name(number, of: count) }
+    }
+
+    /// How messages name runtime `number` of `count`.
+    static func name(_ number: Int, of count: Int) -> String {
+        count == 1 ? "the runtime" : "runtime \(number) of \(count)"
     }
 
     /// The runtimes, runtime `n` at `n - 1`.
@@ -37,7 +47,7 @@ struct RuntimeFleet {
     ) async throws -> RuntimeFleet {
         var runtimes: [Runtime] = []
         for number in 1...count {
-            let name = count == 1 ? "the runtime" : "runtime \(number) of \(count)"
+            let name = Self.name(number, of: count)
             let server: RuntimeAPIServer
             do {
                 server = try await RuntimeAPIServer(
@@ -53,7 +63,7 @@ struct RuntimeFleet {
                     dynamoDBEndpoint: options.dynamoDBEndpoint, logLevel: logLevel)
                 runtimes.append(
                     Runtime(
-                        number: number, server: server, process: process,
+                        number: number, count: count, server: server, process: process,
                         invoker: RuntimeInvoker(server: server, timeout: timeout)))
             } catch {
                 await server.shutdown()
@@ -72,10 +82,7 @@ struct RuntimeFleet {
     func problems() async -> [String] {
         var problems: [String] = []
         for runtime in runtimes {
-            let name =
-                runtimes.count == 1
-                ? "the runtime (pid \(runtime.process.processIdentifier))"
-                : "runtime \(runtime.number) of \(runtimes.count) (pid \(runtime.process.processIdentifier))"
+            let name = "\(runtime.name) (pid \(runtime.process.processIdentifier))"
             if case .initializationFailed(let type, let body)? = await runtime.server.initializationFailure {
                 let message = (try? JSONParser.parse(body))?["errorMessage"]?.string
                 problems.append(
