@@ -44,18 +44,8 @@ struct BootstrapRecordingTests {
     /// Runs bootstrap as `function` recording in `format`, hands it `event`, and returns its answer
     /// and every line it wrote (standard output, then standard error).
     static func run(_ function: String, format: String, event: JSONValue) async throws -> (RuntimeOutcome, [String]) {
-        let server = try await RuntimeAPIServer(functionName: function, clock: { Date() })
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
-        environment["AWS_LAMBDA_RUNTIME_API"] = server.address
-        environment["AWS_LAMBDA_FUNCTION_NAME"] = function
-        environment["_HANDLER"] = function
-        environment["INKRA_STORE"] = "memory"
-        environment["INKRA_RECORD_EVENTS"] = "1"
-        environment["AWS_LAMBDA_LOG_FORMAT"] = format
-        let runtime = Task { try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment) }
-        let outcome = await server.invoke(event.jsonBytes, timeout: 30)
-        await server.shutdown()
-        let result = try await runtime.value
+        let (outcome, result) = try await BuiltBootstrap.invoke(
+            function, ["INKRA_RECORD_EVENTS": "1", "AWS_LAMBDA_LOG_FORMAT": format], event: event, timeout: 30)
         let lines = (result.standardOutput + result.standardError).split(separator: "\n").map(String.init)
         return (outcome, lines)
     }

@@ -19,18 +19,8 @@ struct BootstrapSettingsTests {
     static func run(_ function: String, _ settings: [String: String], event: JSONValue) async throws -> (
         RuntimeOutcome, String
     ) {
-        let server = try await RuntimeAPIServer(functionName: function, clock: { Date() })
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
-        environment["AWS_LAMBDA_RUNTIME_API"] = server.address
-        environment["AWS_LAMBDA_FUNCTION_NAME"] = function
-        environment["_HANDLER"] = function
-        environment["INKRA_STORE"] = "memory"
-        for (name, value) in settings { environment[name] = value }
-        let runtime = Task { try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment) }
-        let outcome = await server.invoke(event.jsonBytes, timeout: 60)
-        await server.shutdown()
-        let log = try await runtime.value.standardError
-        return (outcome, log)
+        let (outcome, result) = try await BuiltBootstrap.invoke(function, settings, event: event)
+        return (outcome, result.standardError)
     }
 
     static func transport() -> HTTPClientTransport {
