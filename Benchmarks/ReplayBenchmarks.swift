@@ -142,13 +142,9 @@ struct ReplayBenchmarks {
         }
 
         if let emulatorBinary {
-            let one = try replayProcess(emulatorBinary, [folder.path, "--jobs", "1"], events: eventCount)
-            let two = try replayProcess(emulatorBinary, [folder.path, "--jobs", "2"], events: eventCount)
-            report.figure("`inkra-emulator replay --jobs 1` of the workload folder (process)", one.text)
-            report.figure("`inkra-emulator replay --jobs 2` of the workload folder (process)", two.text)
-            report.figure(
-                "`replay` process, --jobs 2 rate ÷ --jobs 1 rate (\(eventCount) events)",
-                String(format: "%.2f×", one.nanoseconds / two.nanoseconds))
+            try compareJobs(
+                emulatorBinary, folder, events: eventCount, input: "the workload folder (process)",
+                ratio: "\(eventCount) events")
             let large = Int(ProcessInfo.processInfo.environment["INKRA_BENCH_LARGE_EVENTS"] ?? "") ?? 0
             if large > 0 {
                 let lines = folder.appendingPathExtension("jsonl")
@@ -157,13 +153,9 @@ struct ReplayBenchmarks {
                     key: key, report: report, eventCount: large, users: users, emulatorBinary: nil,
                     spacing: 2_500 / Double(large)
                 ).writeLines(large, to: lines)
-                let one = try replayProcess(emulatorBinary, [lines.path, "--jobs", "1"], events: large)
-                let two = try replayProcess(emulatorBinary, [lines.path, "--jobs", "2"], events: large)
-                report.figure("`inkra-emulator replay --jobs 1` of \(large) events in one JSON-lines file", one.text)
-                report.figure("`inkra-emulator replay --jobs 2` of \(large) events in one JSON-lines file", two.text)
-                report.figure(
-                    "`replay` process, --jobs 2 rate ÷ --jobs 1 rate (\(large) events, JSON lines)",
-                    String(format: "%.2f×", one.nanoseconds / two.nanoseconds))
+                try compareJobs(
+                    emulatorBinary, lines, events: large, input: "\(large) events in one JSON-lines file",
+                    ratio: "\(large) events, JSON lines")
                 try? FileManager.default.removeItem(at: lines)
             }
         }
@@ -193,6 +185,18 @@ struct ReplayBenchmarks {
     /// Answers counted by status, as `8400×200, 1600×429`.
     static func tally(_ statuses: [Int: Int]) -> String {
         statuses.sorted { $0.key < $1.key }.map { "\($0.value)×\($0.key)" }.joined(separator: ", ")
+    }
+
+    /// `inkra-emulator replay` of `input` with `--jobs 1`, then `--jobs 2`: each run's figures, and
+    /// the second's rate over the first's.
+    func compareJobs(_ binary: URL, _ path: URL, events: Int, input: String, ratio: String) throws {
+        let one = try replayProcess(binary, [path.path, "--jobs", "1"], events: events)
+        let two = try replayProcess(binary, [path.path, "--jobs", "2"], events: events)
+        report.figure("`inkra-emulator replay --jobs 1` of \(input)", one.text)
+        report.figure("`inkra-emulator replay --jobs 2` of \(input)", two.text)
+        report.figure(
+            "`replay` process, --jobs 2 rate ÷ --jobs 1 rate (\(ratio))",
+            String(format: "%.2f×", one.nanoseconds / two.nanoseconds))
     }
 
     /// One `inkra-emulator replay` process: its wall time and, under GNU time (which forks the
