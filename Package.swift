@@ -310,7 +310,7 @@ let package = Package(
             dependencies: [
                 "LambdaRuntimeAPI", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport", "Bootstrap",
                 "inkra-emulator",
-                "DynamoDBTable", "OutboundHTTP",
+                "DynamoDBTable", "OutboundHTTP", "InkraUsage", "SingleTable",
             ],
             swiftSettings: strictSettings
         ),

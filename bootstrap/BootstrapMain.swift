@@ -82,16 +82,27 @@ enum BootstrapMain {
                 : nil
             try await loop.run { context, event in
                 // Every step of the request gets what remains before the earlier of Lambda's
-                // deadline and API Gateway's integration timeout, less a margin to answer in.
+                // deadline and API Gateway's integration timeout (counted from when API Gateway
+                // received the request), less a margin; clean-up gets a short budget past that.
                 let start = systemClock()
-                let deadline = configuration.requestDeadline(lambdaDeadline: context.deadline, start: start)
-                let instant = ContinuousClock.now.advanced(by: .seconds(deadline.timeIntervalSince(start)))
-                return try await RequestDeadline.$current.withValue(instant) {
-                    if let recorder {
-                        return try await recorder.invoke(
-                            function, event, requestID: context.requestID, requestClock: requestClock)
+                let clock = ContinuousClock.now
+                let parsed = try? JSONParser.parse(event)
+                let received = requestClock ? nil : parsed.flatMap(InvocationClock.requestTime(of:))
+                let work = configuration.requestDeadline(
+                    lambdaDeadline: context.deadline, start: start, gatewayStart: received)
+                let cleanup = configuration.cleanupDeadline(work: work, lambdaDeadline: context.deadline)
+                func instant(_ date: Date) -> ContinuousClock.Instant {
+                    clock.advanced(by: .seconds(date.timeIntervalSince(start)))
+                }
+                return try await RequestDeadline.$cleanup.withValue(instant(cleanup)) {
+                    try await RequestDeadline.$current.withValue(instant(work)) {
+                        if let recorder {
+                            return try await recorder.invoke(
+                                function, event, parsed: parsed, requestID: context.requestID,
+                                requestClock: requestClock)
+                        }
+                        return try await invoke(function, event, parsed: parsed, requestClock: requestClock)
                     }
-                    return try await invoke(function, event, requestClock: requestClock)
                 }
             }
         } catch {
@@ -103,21 +114,17 @@ enum BootstrapMain {
     /// Runs one invocation: at the event's recorded time under `INKRA_CLOCK=request-time` (the
     /// emulator's `run-runtime`), else at the real time.
     private static func invoke(
-        _ function: any EventHandler, _ event: [UInt8], requestClock: Bool
+        _ function: any EventHandler, _ bytes: [UInt8], parsed: JSONValue?, requestClock: Bool
     ) async throws -> [UInt8] {
         do throws(FunctionError) {
-            guard requestClock else { return try await function.handle(bytes: event) }
-            let parsed: JSONValue
-            do {
-                parsed = try JSONParser.parse(event)
-            } catch {
-                throw FunctionError.invalidEvent("event is not valid JSON: \(error)")
-            }
-            let time = InvocationClock.recordedTime(of: parsed)
+            // Not JSON: the function's own parse names what is wrong.
+            guard let event = parsed else { return try await function.handle(bytes: bytes) }
+            guard requestClock else { return try await function.handle(event).jsonBytes }
+            let time = InvocationClock.recordedTime(of: event)
             let result = await InvocationClock.$instant.withValue(time) {
                 () async -> Result<[UInt8], FunctionError> in
                 do throws(FunctionError) {
-                    return .success(try await function.handle(parsed).jsonBytes)
+                    return .success(try await function.handle(event).jsonBytes)
                 } catch {
                     return .failure(error)
                 }

@@ -261,10 +261,35 @@ struct Configuration: Sendable, Hashable {
         name.hasPrefix("INKRA_") && RuntimeSetting(rawValue: name) == nil
     }
 
+    /// Seconds past the work's deadline that clean-up (a give-back, an answer's record, a
+    /// refusal's mark) may take, within Lambda's deadline.
+    static let cleanupBudget: TimeInterval = 2
+    /// What clean-up keeps back from Lambda's deadline to send the answer.
+    static let answerMargin: TimeInterval = 0.25
+    /// How old API Gateway's receive time may be and still count: an older one is a recorded or
+    /// hand-made event (`sam local generate-event` writes 2015), not a live request.
+    static let liveRequestAge: TimeInterval = 900
+
     /// The instant a request's work must end: the earlier of Lambda's deadline and API Gateway's
-    /// integration timeout counted from `start`, less ``deadlineMargin``.
-    func requestDeadline(lambdaDeadline: Date, start: Date) -> Date {
-        min(lambdaDeadline, start.addingTimeInterval(gatewayTimeout)).addingTimeInterval(-Self.deadlineMargin)
+    /// integration timeout, less ``deadlineMargin``. The timeout counts from `gatewayStart`, when
+    /// API Gateway received the request (the event's `requestTimeEpoch` / `timeEpoch`), so time
+    /// spent before the invocation — a cold start's init — is counted as API Gateway counts it;
+    /// from `start` without one, or when it lies ahead of `start` or more than ``liveRequestAge``
+    /// behind it.
+    func requestDeadline(lambdaDeadline: Date, start: Date, gatewayStart: Date? = nil) -> Date {
+        var received = start
+        if let gatewayStart, gatewayStart <= start, start.timeIntervalSince(gatewayStart) <= Self.liveRequestAge {
+            received = gatewayStart
+        }
+        return min(lambdaDeadline, received.addingTimeInterval(gatewayTimeout)).addingTimeInterval(-Self.deadlineMargin)
+    }
+
+    /// The instant a request's clean-up must end: ``cleanupBudget`` past the work's deadline,
+    /// and ``answerMargin`` before Lambda's.
+    func cleanupDeadline(work: Date, lambdaDeadline: Date) -> Date {
+        max(
+            work,
+            min(work.addingTimeInterval(Self.cleanupBudget), lambdaDeadline.addingTimeInterval(-Self.answerMargin)))
     }
 
     private static func isTableName(_ name: String) -> Bool {

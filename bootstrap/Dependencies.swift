@@ -21,8 +21,9 @@ enum Dependencies {
         case checkUsage
         case generateQuestions
         case deleteAccount
+        case repairCharges
 
-        /// "authorizer, checkUsage, generateQuestions or deleteAccount", for messages.
+        /// "authorizer, checkUsage, generateQuestions, deleteAccount or repairCharges", for messages.
         static let names =
             allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (allCases.last?.rawValue ?? "")
 
@@ -72,6 +73,9 @@ enum Dependencies {
                 store: try await store(configuration, environment, clock: clock),
                 users: try CognitoUserDirectory.fromConfiguration(configuration, environment, clock: clock),
                 logger: logger)
+        case .repairCharges:
+            return RepairCharges(
+                store: try await store(configuration, environment, clock: clock), now: now, logger: logger)
         case .generateQuestions:
             return GenerateQuestions(
                 store: try await store(configuration, environment, clock: clock),

@@ -35,15 +35,15 @@ struct Recorder: Sendable {
     /// else the real time, in whole milliseconds) and records it.
     /// - Throws: ``InvocationFailure`` when the function fails, as the runtime reports it.
     func invoke(
-        _ handler: any EventHandler, _ event: [UInt8], requestID: String, requestClock: Bool
+        _ handler: any EventHandler, _ event: [UInt8], parsed: JSONValue?, requestID: String, requestClock: Bool
     ) async throws -> [UInt8] {
-        let parsed = try? JSONParser.parse(event)
         let start = (requestClock ? parsed.flatMap(InvocationClock.recordedTime(of:)) : nil) ?? clock()
         let milliseconds = Recording.milliseconds(of: start)
         let outcome = await InvocationClock.$instant.withValue(Recording.date(milliseconds: milliseconds)) {
             () async -> Result<[UInt8], FunctionError> in
             do throws(FunctionError) {
-                return .success(try await handler.handle(bytes: event))
+                guard let parsed else { return .success(try await handler.handle(bytes: event)) }
+                return .success(try await handler.handle(parsed).jsonBytes)
             } catch {
                 return .failure(error)
             }

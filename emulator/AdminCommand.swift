@@ -21,8 +21,9 @@ struct AdminCommand: AsyncParsableCommand {
               swift run inkra-emulator admin reset alice --window day --dynamodb-endpoint http://127.0.0.1:8000 --yes
               swift run inkra-emulator admin erase alice --state /tmp/inkra-state.json
               swift run inkra-emulator admin refused 2026-11-17 --state /tmp/inkra-state.json
+              swift run inkra-emulator admin repair --dynamodb-endpoint http://127.0.0.1:8000 --yes
             """,
-        subcommands: [Refund.self, Reset.self, Erase.self, Refused.self]
+        subcommands: [Refund.self, Reset.self, Erase.self, Refused.self, Repair.self]
     )
 
     /// Where the usage is: `--state` or `--dynamodb-endpoint`, `--table`, and `--yes`.
@@ -142,6 +143,35 @@ struct AdminCommand: AsyncParsableCommand {
                 Output.out("  \(user) has used nothing in these windows: nothing to give back")
             }
             for change in refund.changes { Output.out(AdminCommand.line(change)) }
+        }
+    }
+
+    struct Repair: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give back the units of calls charged and never answered whose lease ran out (by now, or --at).",
+            discussion: """
+                What the deployed stack's repairCharges function does every five minutes, and `serve` every                 30 seconds: a call with an Idempotency-Key whose runtime died between the charge and the answer                 (or whose give-back failed) keeps its record in progress; once the record's lease has run out                 and no retry has taken it over, this gives its unit back in the month, day and hour it was                 charged in, and deletes the record, so that a later retry with that key runs as a new call.                 Looks back 7 days. Running it again changes nothing.
+                """
+        )
+
+        @Option(help: "Repair leases that ran out before this instant (ISO-8601; default: now).")
+        var at: String?
+
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            try AdminCommand.validateInstant(at)
+        }
+
+        func run() async throws {
+            let stack = try store.open("repair", writes: true)
+            let report = try await stack.store.repairCharges(at: AdminCommand.instant(at))
+            try stack.saveState()
+            Output.out("admin repair: \(store.target)")
+            Output.out("repaired \(report.repaired) charge(s)")
+            if report.leftAlone > 0 {
+                Output.out("  \(report.leftAlone) unanswered call(s) taken over or answered meanwhile: left alone")
+            }
         }
     }
 

@@ -3,6 +3,7 @@ import EmulatorKit
 import EmulatorServer
 import Foundation
 import InkraHandlers
+import InkraJSON
 import Logging
 
 struct ServeCommand: AsyncParsableCommand {
@@ -182,6 +183,10 @@ struct ServeCommand: AsyncParsableCommand {
             Output.err("inkra-emulator: recording every API request answered to \(recorder.directory.path)")
         }
         let server = try await LocalServer(stack: stack, configuration: configuration) { Output.out($0) }
+        // As the deployed stack's schedule runs repairCharges: calls charged and never answered
+        // (a runtime killed mid-request) get their unit back once their lease runs out.
+        let repairs = Task { await Self.repairPeriodically(stack.repairCharges) }
+        defer { repairs.cancel() }
         let settings = configuration
         try await server.run(stopsOnSignals: true) { endpoints in
             Output.out(
@@ -189,6 +194,30 @@ struct ServeCommand: AsyncParsableCommand {
                     configuration: settings, stateFile: options.stateFile, dynamoDBEndpoint: options.dynamoDBEndpoint))
         }
         Output.err("inkra-emulator: stopped\(options.stateFile.map { "; state written to \($0.path)" } ?? "")")
+    }
+}
+
+extension ServeCommand {
+    /// How often `serve` runs `repairCharges`.
+    static let repairInterval: Duration = .seconds(30)
+
+    /// Runs `repairCharges` every ``repairInterval`` until cancelled, saying what it gave back.
+    static func repairPeriodically(_ repair: RepairCharges) async {
+        while true {
+            do {
+                try await Task.sleep(for: repairInterval)
+            } catch {
+                return
+            }
+            do {
+                let result = try await repair.handle([:])
+                if let repaired = result["repaired"]?.int, repaired > 0 {
+                    Output.err("inkra-emulator: repairCharges gave back \(repaired) unit(s) of calls never answered")
+                }
+            } catch {
+                Output.err("inkra-emulator: repairCharges failed: \(error.errorMessage); trying again in 30 s")
+            }
+        }
     }
 }
 

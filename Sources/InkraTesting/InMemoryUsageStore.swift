@@ -86,6 +86,10 @@ public struct InMemoryUsageStore: UsageStore {
         try await store.complete(consumption, with: response)
     }
 
+    public func repairCharges(at instant: Date) async throws -> ChargeRepair {
+        try await store.repairCharges(at: instant)
+    }
+
     public func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport {
         try await store.usage(for: userID, at: instant, limits: limits)
     }

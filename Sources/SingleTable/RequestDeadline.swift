@@ -1,13 +1,23 @@
 /// The instant by which the current request's work must be over, carried by the task.
 ///
-/// The runtime sets it for each invocation (the earlier of Lambda's deadline and API Gateway's
-/// integration timeout, less a margin); the table client, the usage store's retries and the
-/// question generator read it, so every step gets what remains and nothing waits past the point
-/// where API Gateway would give up on the caller. Outside an invocation there is none, and work is
-/// bounded by each step's own timeout only.
+/// The runtime sets it for each invocation (API Gateway's integration timeout counted from when
+/// API Gateway received the request, bounded by Lambda's deadline, less a margin); the table
+/// client, the usage store's retries and the question generator read it, so every step gets what
+/// remains and nothing waits past the point where API Gateway would give up on the caller. Outside
+/// an invocation there is none, and work is bounded by each step's own timeout only.
+///
+/// Clean-up — giving a unit back, recording an answer, marking a refusal — must not be refused
+/// because the work ran out of time: it runs under ``cleanup``, a short budget of its own past the
+/// work's deadline (``cleaningUp(_:)``).
 public enum RequestDeadline {
     /// The deadline of the task's request, when it has one.
     @TaskLocal public static var current: ContinuousClock.Instant?
+
+    /// The instant by which the request's clean-up must be over, when the runtime set one.
+    @TaskLocal public static var cleanup: ContinuousClock.Instant?
+
+    /// The clean-up budget past the work's deadline when the runtime set no ``cleanup`` instant.
+    public static let cleanupBudget: Duration = .seconds(2)
 
     /// The time left before the deadline (zero once it has passed), or `nil` without one.
     public static func remaining(at now: ContinuousClock.Instant = .now) -> Duration? {
@@ -24,5 +34,22 @@ public enum RequestDeadline {
     public static func bounded(_ duration: Duration, at now: ContinuousClock.Instant = .now) -> Duration {
         guard let left = remaining(at: now) else { return duration }
         return min(duration, left)
+    }
+
+    /// Runs clean-up work with the clean-up instant as its deadline: ``cleanup`` when set, else
+    /// ``cleanupBudget`` past the later of the work's deadline and now; without a deadline at all,
+    /// `body` runs with none.
+    /// - Parameter body: the clean-up (a give-back, a completion, a refusal mark).
+    /// - Returns: what `body` returns.
+    public static func cleaningUp<Value>(_ body: () async throws -> Value) async rethrows -> Value {
+        try await $current.withValue(cleanupEnd()) { try await body() }
+    }
+
+    /// The instant by which clean-up must be over: ``cleanup`` when set, else ``cleanupBudget``
+    /// past the later of the work's deadline and `now`; `nil` without a deadline.
+    public static func cleanupEnd(at now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {
+        if let cleanup { return cleanup }
+        guard let current else { return nil }
+        return max(current, now).advanced(by: cleanupBudget)
     }
 }

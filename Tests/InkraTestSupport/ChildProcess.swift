@@ -79,11 +79,13 @@ public enum ChildProcess {
     /// Starts `executable` in `directory` with its standard output on a pipe (returned), and its
     /// standard error on the same pipe or discarded.
     static func started(
-        _ executable: URL, _ arguments: [String], directory: URL, includingStandardError: Bool = false
+        _ executable: URL, _ arguments: [String], directory: URL, includingStandardError: Bool = false,
+        environment: [String: String]? = nil
     ) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.currentDirectoryURL = directory
         let output = Pipe()
         process.standardOutput = output
@@ -138,14 +140,16 @@ public final class RunningChild: Sendable {
         var waiters: [(needle: String, continuation: CheckedContinuation<String?, Never>)] = []
     }
 
-    /// Starts `executable`; its standard error is discarded, or collected with its standard output.
+    /// Starts `executable` (with `environment`, else this process's); its standard error is
+    /// discarded, or collected with its standard output.
     public init(
         _ executable: URL, _ arguments: [String], directory: URL = ChildProcess.repositoryRoot,
-        includingStandardError: Bool = false
+        includingStandardError: Bool = false, environment: [String: String]? = nil
     ) throws {
         let pipe: Pipe
         (process, pipe) = try ChildProcess.started(
-            executable, arguments, directory: directory, includingStandardError: includingStandardError)
+            executable, arguments, directory: directory, includingStandardError: includingStandardError,
+            environment: environment)
         let reader = pipe.fileHandleForReading
         DispatchQueue.global().async { [output] in
             var splitter = LineSplitter()

@@ -175,21 +175,34 @@ struct TableUsageStoreRetryTests {
         let store = TableUsageStore(table: table, tableName: "inkra-usage")
         let at = instant("2026-03-10T10:00:00Z")
         let limits = Limits(monthly: 5, daily: 5, hourly: 1)
+        // A call given up on: its unit comes back.
+        guard
+            case .consumed(let givenUp, _) = try await store.consume(
+                ConsumeRequest(userID: "u1", instant: at, limits: limits, idempotencyKey: "k1"))
+        else {
+            Issue.record("expected consumed")
+            return
+        }
+        try await store.release(givenUp)
+        // A call answered: its unit stays.
         let outcome = try await store.consume(
-            ConsumeRequest(userID: "u1", instant: at, limits: limits, idempotencyKey: "k"))
+            ConsumeRequest(userID: "u1", instant: at, limits: limits, idempotencyKey: "k2"))
         guard case .consumed(let consumption, _) = outcome else {
             Issue.record("expected consumed, got \(outcome)")
             return
         }
         try await store.complete(consumption, with: StoredResponse(statusCode: 200, body: "{}"))
-        guard case .refused = try await store.consume(ConsumeRequest(userID: "u1", instant: at, limits: limits)) else {
+        guard
+            case .refused(let refusal) = try await store.consume(
+                ConsumeRequest(userID: "u1", instant: at, limits: limits))
+        else {
             Issue.record("expected a refusal")
             return
         }
-        try await store.release(consumption)
+        #expect(refusal.recorded)
         #expect(try await store.refusedUsers(on: "2026-03-10") == ["u1"])
-        #expect(try await store.usage(for: "u1", at: at, limits: limits).hourly.used == 0)
-        #expect(table.conflicts == 10)
+        #expect(try await store.usage(for: "u1", at: at, limits: limits).hourly.used == 1)
+        #expect(table.conflicts == 12)
     }
 }
 

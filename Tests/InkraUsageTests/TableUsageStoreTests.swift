@@ -142,7 +142,11 @@ struct TableUsageStoreTests {
         // Neither the key nor the answer is in the clear.
         #expect(!record.description.contains("client"))
         #expect(!record.description.contains("questions"))
-        #expect(Set(record.keys) == ["PK", "SK", "status", "requestDigest", "sealedResponse", "expiresAt"])
+        // What a completed record keeps: no lease, no place in the repair index.
+        #expect(
+            Set(record.keys) == [
+                "PK", "SK", "status", "requestDigest", "sealedResponse", "expiresAt", "attempt", "chargedAt",
+            ])
         let repeated = try await consume("u1", at: "2026-03-10T10:30:00Z", key: "the-client's_key")
         #expect(repeated == .repeated(StoredResponse(statusCode: 200, body: #"{"questions":[]}"#)))
         #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
@@ -158,25 +162,48 @@ struct TableUsageStoreTests {
         }
     }
 
-    @Test("An in-progress mark lives until the request's deadline, not for a day")
-    func inProgressLifetime() async throws {
+    @Test("An unanswered call holds its key until its clean-up ends; then a retry takes it over, not charged again")
+    func inProgressLease() async throws {
         let deadline = ContinuousClock.now.advanced(by: .seconds(12))
         let outcome = try await RequestDeadline.$current.withValue(deadline) {
             try await consume("u1", at: "2026-03-10T10:00:00Z", key: "k")
         }
-        guard case .consumed = outcome else {
+        guard case .consumed(let first, _) = outcome else {
             Issue.record("expected consumed, got \(outcome)")
             return
         }
         let record = try #require(idempotencyRecords("u1").first)
-        let expires = try #require(record["expiresAt"]?.intValue)
-        #expect((epoch("2026-03-10T10:00:00Z") + 11...epoch("2026-03-10T10:00:00Z") + 12).contains(expires))
-        // Still running within its deadline: 409; once the deadline is past, the key is free again.
+        // The lease: the deadline and the clean-up budget (2 s) past it.
+        let lease = try #require(record["leaseUntil"]?.intValue)
+        #expect((epoch("2026-03-10T10:00:00Z") + 13...epoch("2026-03-10T10:00:00Z") + 14).contains(lease))
+        #expect(record["chargedAt"] == .n(epoch("2026-03-10T10:00:00Z")))
+        // Kept long enough for the repair to find it, however late.
+        #expect(record["expiresAt"] == .n(epoch("2026-03-10T10:00:00Z") + 7 * 86_400))
+        // Still held within its lease: 409.
         #expect(try await consume("u1", at: "2026-03-10T10:00:05Z", key: "k") == .inProgress)
-        guard case .consumed = try await consume("u1", at: "2026-03-10T10:00:13Z", key: "k") else {
-            Issue.record("a mark past its request's deadline must not lock the key out")
+        #expect(try await consume("u1", at: "2026-03-10T10:00:13Z", key: "k") == .inProgress)
+        // Past it, the retry takes the call over on the unit already charged.
+        guard case .consumed(let resumed, let monthly) = try await consume("u1", at: "2026-03-10T10:00:15Z", key: "k")
+        else {
+            Issue.record("a retry past the lease must take the call over")
             return
         }
+        #expect(resumed.instant == first.instant)
+        #expect(resumed.attempt != first.attempt)
+        #expect(monthly.used == 1)
+        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        // The first attempt, come back late, can neither answer nor give the unit back.
+        await #expect(throws: UsageStoreError.self) {
+            try await store.complete(first, with: StoredResponse(statusCode: 200, body: "{}"))
+        }
+        try await store.release(first)
+        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        // The one that took over answers, once.
+        try await store.complete(resumed, with: StoredResponse(statusCode: 200, body: "{}"))
+        #expect(
+            try await consume("u1", at: "2026-03-10T10:00:20Z", key: "k")
+                == .repeated(StoredResponse(statusCode: 200, body: "{}")))
+        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
     }
 
     @Test("The same key with another body is refused as reused, before and after completion, consuming nothing")

@@ -35,7 +35,8 @@ struct FunctionListTests {
         #expect(error?.setting == "_HANDLER")
         #expect(
             error?.reason
-                == "must be authorizer, checkUsage, generateQuestions or deleteAccount, got \"bootstrap.deleteAll\"")
+                == "must be authorizer, checkUsage, generateQuestions, deleteAccount or repairCharges, "
+                + "got \"bootstrap.deleteAll\"")
     }
 
     @Test("The runtime's functions are the emulator's: every recording's function can be imported and replayed")

@@ -43,10 +43,12 @@ package struct GatewayChain: Sendable {
     /// For `checkUsage` and `generateQuestions`: an event that already carries an authorizer
     /// section goes straight to the function; one with an `Authorization` header goes through
     /// `authorizer` first; one with neither is refused with 401 as API Gateway refuses a request
-    /// without its identity source. For `authorizer`, the event goes to it alone.
+    /// without its identity source. For `authorizer` and `repairCharges`, the event goes to it alone.
     package func invoke(_ function: FunctionName, event: JSONValue) async -> Invocation {
-        guard function != .authorizer else {
-            return await run(.authorizer, event)
+        // The authorizer, and repairCharges (invoked by its schedule, not through API Gateway),
+        // take their events alone.
+        guard function != .authorizer, function != .repairCharges else {
+            return await run(function, event)
         }
         guard let proxy = try? ProxyRequest(event: event) else {
             return await run(function, event)

@@ -27,6 +27,8 @@ package struct EmulatorStack: Sendable {
     package let generateQuestions: GenerateQuestions
     /// `deleteAccount`.
     package let deleteAccount: DeleteAccount
+    /// `repairCharges`.
+    package let repairCharges: RepairCharges
     /// The state file, when one was named.
     package let state: StateFile?
     /// The state file's write-ahead log, when one was named.
@@ -114,6 +116,7 @@ package struct EmulatorStack: Sendable {
             logger: logger
         )
         deleteAccount = DeleteAccount(store: store, users: localAccounts, logger: logger)
+        repairCharges = RepairCharges(store: store, now: now, logger: logger)
     }
 
     /// The function of a name.
@@ -123,6 +126,7 @@ package struct EmulatorStack: Sendable {
         case .checkUsage: checkUsage
         case .generateQuestions: generateQuestions
         case .deleteAccount: deleteAccount
+        case .repairCharges: repairCharges
         }
     }
 

@@ -4,6 +4,7 @@ package enum FunctionName: String, Sendable, Hashable, CaseIterable, CustomStrin
     case checkUsage
     case generateQuestions
     case deleteAccount
+    case repairCharges
 
     /// Every name, for messages and help: "authorizer, checkUsage, generateQuestions or deleteAccount".
     package static let names =

@@ -37,8 +37,9 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let internalError = ErrorCode("internal_error", 500)
     /// 502: the question generator failed; the unit was given back.
     public static let generationFailed = ErrorCode("generation_failed", 502)
-    /// 503: the usage store could not be reached in time, or the request ran out of time; nothing
-    /// was charged, and `Retry-After` says when to try again.
+    /// 503: the usage store could not be reached in time, or the request ran out of time; no
+    /// questions were given, a retry with the same `Idempotency-Key` is never charged twice, and
+    /// `Retry-After` says when to try again.
     public static let unavailable = ErrorCode("unavailable", 503)
 
     // MARK: API Gateway's codes (template.yaml's gateway responses)

@@ -40,7 +40,8 @@ public struct HTTPError: Error, Sendable, Hashable {
     public static func badRequest(_ message: String) -> HTTPError { HTTPError(.invalidRequest, message) }
     /// 401.
     public static let unauthorized = HTTPError(.unauthorized, "Unauthorized")
-    /// 503: the usage store failed, so nothing was generated unmetered.
+    /// 503: the usage store failed, so nothing was generated unmetered, and no unit stays charged
+    /// that the store could give back.
     public static let storeUnavailable = unavailable("Usage store unavailable")
     /// 503 when the user directory (Cognito) could not delete an account.
     package static let directoryUnavailable = unavailable("User directory unavailable")
@@ -50,7 +51,8 @@ public struct HTTPError: Error, Sendable, Hashable {
     /// How long a client waits before retrying a 503, in seconds.
     package static let unavailableRetryAfter = 2
 
-    /// 503 with `Retry-After`: nothing was charged; try again shortly.
+    /// 503 with `Retry-After`: try again shortly (what was charged is said by the message and
+    /// docs/functions.md: a call with an `Idempotency-Key` is never charged twice).
     public static func unavailable(_ message: String) -> HTTPError {
         HTTPError(
             .unavailable, message, details: [("retryAfter", .number(unavailableRetryAfter))],

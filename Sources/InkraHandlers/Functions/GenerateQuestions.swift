@@ -79,10 +79,15 @@ public struct GenerateQuestions: EventHandler {
                     userID: caller.userID, instant: instant, limits: callerLimits, idempotencyKey: idempotencyKey,
                     requestBody: idempotencyKey == nil ? [] : bodyBytes ?? [], tier: caller.tier.rawValue)
             )
+        } catch let error as UsageStoreError where error.charged != nil {
+            // The charge stands but what followed it failed: give the unit back rather than keep
+            // it without an answer.
+            storeFailed("usage store failed after charging; giving the unit back", error)
+            let charged = error.charged!
+            let givenBack = await giveBack(charged, because: "the store failed after charging")
+            throw unanswered(charged, givenBack: givenBack, .storeUnavailable)
         } catch {
-            logger.error(
-                "usage store failed; refusing rather than generating unmetered", metadata: ["error": "\(error)"])
-            Counter(label: MetricName.usageStoreFailure.rawValue).increment()
+            storeFailed("usage store failed; refusing rather than generating unmetered", error)
             throw HTTPError.storeUnavailable
         }
         switch outcome {
@@ -99,6 +104,10 @@ public struct GenerateQuestions: EventHandler {
                 Counter(label: MetricName.rateLimitHit.rawValue, dimensions: [("window", refusal.window.rawValue)])
                     .increment()
             }
+            if !refusal.recorded {
+                logger.warning("the refusal could not be marked for the refusals-by-date index")
+                Counter(label: MetricName.usageStoreFailure.rawValue).increment()
+            }
             throw HTTPError.refusal(refusal, upgradeURL: upgradeURL)
         case .repeated(let stored):
             return ProxyResponse(
@@ -112,39 +121,65 @@ public struct GenerateQuestions: EventHandler {
             throw HTTPError(
                 .idempotencyKeyReused, "This Idempotency-Key was used with a different body; use a new key")
         case .consumed(let consumption, let monthly):
-            let questions: [String]
-            do {
-                questions = try await generate(body.questionRequest.asTurn(monthly.used))
-            } catch let error where error is HTTPError || RequestDeadline.hasPassed() {
-                // Out of time, whichever noticed first: the race below, or the generator's own
-                // call cut to the same deadline.
-                await giveBack(consumption, because: "the request ran out of time")
-                throw HTTPError.outOfTime
-            } catch {
-                logger.error("generation failed; giving the unit back", metadata: ["error": "\(error)"])
-                await giveBack(consumption, because: "generation failed")
-                throw HTTPError(.generationFailed, "Question generation failed")
-            }
-            let response = ProxyResponse.json(
-                200,
-                [
-                    "questions": .array(questions.map(JSONValue.string)),
-                    "usage": [
-                        "used": .number(monthly.used),
-                        "limit": .number(monthly.limit),
-                        "remaining": .number(monthly.remaining),
-                    ],
-                ]
-            )
-            if idempotencyKey != nil {
-                do {
-                    try await store.complete(consumption, with: StoredResponse(statusCode: 200, body: response.body))
-                } catch {
-                    logger.error("could not record the idempotent response", metadata: ["error": "\(error)"])
-                }
-            }
-            return response
+            return try await answer(body, consumption, monthly)
         }
+    }
+
+    /// Generates for a charged unit and answers 200, or gives the unit back. With an idempotency
+    /// key, the 200 goes out only once the key's record holds it; when that write fails, the
+    /// answer is 503 and the unit stays charged for the call's retries, which take the record
+    /// over (or a repair gives it back).
+    private func answer(
+        _ body: QuestionsBody, _ consumption: Consumption, _ monthly: WindowUsage
+    ) async throws -> ProxyResponse {
+        let questions: [String]
+        do {
+            questions = try await generate(body.questionRequest.asTurn(monthly.used))
+        } catch let error where error is HTTPError || RequestDeadline.hasPassed() {
+            // Out of time, whichever noticed first: the race below, or the generator's own
+            // call cut to the same deadline.
+            let givenBack = await giveBack(consumption, because: "the request ran out of time")
+            throw unanswered(consumption, givenBack: givenBack, .outOfTime)
+        } catch {
+            logger.error("generation failed; giving the unit back", metadata: ["error": "\(error)"])
+            let givenBack = await giveBack(consumption, because: "generation failed")
+            throw unanswered(
+                consumption, givenBack: givenBack, HTTPError(.generationFailed, "Question generation failed"))
+        }
+        let response = ProxyResponse.json(
+            200,
+            [
+                "questions": .array(questions.map(JSONValue.string)),
+                "usage": [
+                    "used": .number(monthly.used),
+                    "limit": .number(monthly.limit),
+                    "remaining": .number(monthly.remaining),
+                ],
+            ]
+        )
+        if consumption.idempotencyKey != nil {
+            do {
+                try await store.complete(consumption, with: StoredResponse(statusCode: 200, body: response.body))
+            } catch {
+                storeFailed("could not record the answer; the unit stays charged for the call's retries", error)
+                throw HTTPError.storeUnavailableKeepKey
+            }
+        }
+        return response
+    }
+
+    /// The answer for a charged call that gets no questions: `error` when its unit is back; when
+    /// it is not, a 503 that promises nothing about the charge, except that with an idempotency
+    /// key a retry is not charged again.
+    private func unanswered(_ consumption: Consumption, givenBack: Bool, _ error: HTTPError) -> HTTPError {
+        if givenBack { return error }
+        return consumption.idempotencyKey == nil ? .storeUnavailable : .storeUnavailableKeepKey
+    }
+
+    /// Logs a usage store failure (without content) and counts it.
+    private func storeFailed(_ message: Logger.Message, _ error: any Error) {
+        logger.error(message, metadata: ["error": "\(error)"])
+        Counter(label: MetricName.usageStoreFailure.rawValue).increment()
     }
 
     /// The generator's questions, raced against the request's deadline: past it, the answer is
@@ -178,13 +213,20 @@ public struct GenerateQuestions: EventHandler {
         return questions
     }
 
-    /// Gives a consumed unit back; a failure to do so is logged, never hidden from operators.
-    private func giveBack(_ consumption: Consumption, because reason: String) async {
+    /// Gives a consumed unit back, under the request's clean-up budget; a failure to do so is
+    /// logged and counted, never hidden from operators (with an idempotency key, the record stays
+    /// for the call's retries or the repair).
+    /// - Returns: whether the unit is back.
+    private func giveBack(_ consumption: Consumption, because reason: String) async -> Bool {
         logger.warning("giving the unit back", metadata: ["reason": "\(reason)"])
         do {
             try await store.release(consumption)
+            return true
         } catch {
-            logger.critical("could not give the unit back", metadata: ["error": "\(error)"])
+            let fate = consumption.idempotencyKey == nil ? "lost" : "left for a retry or the repair"
+            logger.critical("could not give the unit back; \(fate)", metadata: ["error": "\(error)"])
+            Counter(label: MetricName.usageStoreFailure.rawValue).increment()
+            return false
         }
     }
 
@@ -235,6 +277,11 @@ extension CallerIdentity {
 extension HTTPError {
     /// 503: the request's deadline came before its answer; the unit was given back.
     static let outOfTime = unavailable("The request ran out of time; nothing was charged")
+
+    /// 503: the usage store failed after the unit was charged, and it could not be given back yet:
+    /// a retry with the same `Idempotency-Key` is not charged again.
+    static let storeUnavailableKeepKey = unavailable(
+        "Usage store unavailable; retry with the same Idempotency-Key, which is not charged twice")
 
     /// The 429 for a full window, with `Retry-After` and the window in the body.
     static func refusal(_ refusal: Refusal, upgradeURL: String) -> HTTPError {

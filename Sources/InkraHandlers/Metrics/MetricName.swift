@@ -2,7 +2,8 @@
 /// `bootstrap`, namespace `Inkra`, dimension `function`): the one source of truth that
 /// template.yaml's alarms are held to by a test.
 package enum MetricName: String, Sendable, CaseIterable {
-    /// The usage store failed; the caller got 503 and nothing was generated (`generateQuestions`).
+    /// The usage store failed: a caller got 503 and nothing was generated, or a clean-up (a
+    /// give-back, an answer's record, a refusal's mark) could not be written.
     case usageStoreFailure = "UsageStoreFailure"
     /// A caller's month was full (`generateQuestions`).
     case quotaExceeded = "QuotaExceeded"
@@ -12,6 +13,9 @@ package enum MetricName: String, Sendable, CaseIterable {
     case authFailure = "AuthFailure"
     /// The pool's keys could not be fetched; the authorizer failed rather than answer 401.
     case authorizerKeySourceFailure = "AuthorizerKeySourceFailure"
+    /// Units given back for calls charged and never answered (`repairCharges`): each one a
+    /// runtime that died or a give-back that failed between charge and answer.
+    case chargeRepaired = "ChargeRepaired"
     /// A sandbox started (each function, once per cold start).
     case coldStart = "ColdStart"
 }

@@ -136,7 +136,7 @@ extension TableUsageStore {
                         throw UsageStoreError(operation: "erase", underlying: error)
                     }
                     erasure.removedByKind[Self.kind(of: sort), default: 0] += 1
-                    if item["GSI1PK"] != nil { erasure.refusalMarks += 1 }
+                    if item["GSI1PK"]?.stringValue?.hasPrefix(UsageKeys.date("")) == true { erasure.refusalMarks += 1 }
                 }
                 found += page.items.count
                 start = page.lastEvaluatedKey
@@ -166,17 +166,8 @@ extension TableUsageStore {
     /// Items by sort key, read consistently.
     private func items(at keys: [Item], operation: String) async throws -> [String: Item] {
         var found: [String: Item] = [:]
-        var pending = [tableName: KeysAndAttributes(keys: keys, consistentRead: true)]
-        do {
-            while !pending.isEmpty {
-                let response = try await table.batchGetItem(BatchGetItemRequest(requestItems: pending))
-                for item in response.responses[tableName] ?? [] {
-                    if let sort = item[UsageKeys.sortKey]?.stringValue { found[sort] = item }
-                }
-                pending = response.unprocessedKeys
-            }
-        } catch {
-            throw UsageStoreError(operation: operation, underlying: error)
+        for item in try await readAll(keys, operation: operation) {
+            if let sort = item[UsageKeys.sortKey]?.stringValue { found[sort] = item }
         }
         return found
     }

@@ -12,9 +12,34 @@ extension TableUsageStore {
     ///   refusal, or an idempotent repeat); a ``TableError`` saying the conflict outlasted the
     ///   request's deadline; any other failure as the table threw it.
     func transact(_ actions: [TransactWriteItem]) async throws {
+        var token: String?
+        try await transact(actions, lastToken: &token)
+    }
+
+    /// ``transact(_:)``, saying the `ClientRequestToken` of the last attempt sent, which after an
+    /// unknown outcome is the one a repeat must carry (``resend(_:token:)``).
+    func transact(_ actions: [TransactWriteItem], lastToken: inout String?) async throws {
         try await Retry.current.transaction { token in
+            lastToken = token
             let request = TransactWriteItemsRequest(transactItems: actions, clientRequestToken: token)
             try await table.transactWriteItems(request)
+        }
+    }
+
+    /// Sends a transaction whose outcome is unknown again, under the same `ClientRequestToken`:
+    /// DynamoDB answers a repeat of a transaction it applied (within ten minutes) with success and
+    /// changes nothing, and applies one it never saw, so success means "applied, once".
+    /// - Returns: `true` when the transaction is applied, `false` when a condition refused it.
+    /// - Throws: when the outcome is still unknown.
+    func resend(_ actions: [TransactWriteItem], token: String) async throws -> Bool {
+        do {
+            try await Retry.current.transaction(keeping: token) { token in
+                let request = TransactWriteItemsRequest(transactItems: actions, clientRequestToken: token)
+                try await table.transactWriteItems(request)
+            }
+            return true
+        } catch let error as TableError where error.code == .transactionCanceled && !error.isTransientCancellation {
+            return false
         }
     }
 
@@ -22,6 +47,39 @@ extension TableUsageStore {
     /// The update is sent again as it is, so it must be idempotent (`SET`, never `ADD`).
     func update(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
         try await Retry.current.write { try await table.updateItem(request) }
+    }
+
+    /// Reads items by key, consistently, with `BatchGetItem`: the keys DynamoDB leaves unprocessed
+    /// (when the table throttles) are asked for again after the same full-jitter exponential
+    /// backoff as a conflicting write, never at once, within the request's deadline — as
+    /// DynamoDB's `BatchGetItem` reference asks of a client.
+    /// - Throws: ``UsageStoreError`` naming `operation`, when the table fails or keys are still
+    ///   unprocessed when the next wait would pass the deadline.
+    func readAll(_ keys: [Item], operation: String) async throws -> [Item] {
+        var items: [Item] = []
+        var pending = [tableName: KeysAndAttributes(keys: keys, consistentRead: true)]
+        let retry = Retry.current
+        let started = retry.now()
+        let deadline = RequestDeadline.current ?? started.advanced(by: retry.budgetWithoutDeadline)
+        var attempts = 0
+        do {
+            while true {
+                attempts += 1
+                let response = try await table.batchGetItem(BatchGetItemRequest(requestItems: pending))
+                items += response.responses[tableName] ?? []
+                pending = response.unprocessedKeys
+                if pending.isEmpty { return items }
+                let delay = retry.backoff(after: attempts)
+                guard retry.now().advanced(by: delay) < deadline else {
+                    throw Retry.gaveUp(
+                        TableError(.provisionedThroughputExceeded, "BatchGetItem left keys unprocessed"),
+                        attempts: attempts, after: started.duration(to: retry.now()))
+                }
+                try await retry.sleep(delay)
+            }
+        } catch {
+            throw UsageStoreError(operation: operation, underlying: error)
+        }
     }
 
     /// How the store retries a write that met another request on its items: another transaction
@@ -60,9 +118,12 @@ extension TableUsageStore {
         /// retries on a virtual clock through its public initializer, which stays two arguments.
         @TaskLocal static var current = Retry()
 
-        /// Runs `attempt` with a `ClientRequestToken` until it succeeds or may not be retried.
-        func transaction<Value>(_ attempt: (String) async throws -> Value) async throws -> Value {
-            try await run(attempt) { error in
+        /// Runs `attempt` with a `ClientRequestToken` until it succeeds or may not be retried; with
+        /// `keeping`, every attempt carries that token.
+        func transaction<Value>(keeping token: String? = nil, _ attempt: (String) async throws -> Value)
+            async throws -> Value
+        {
+            try await run(attempt, keeping: token) { error in
                 error.isTransientCancellation || error.code == .transactionConflict
                     || error.code == .transactionInProgress
             }
@@ -71,7 +132,7 @@ extension TableUsageStore {
         /// Runs a plain write until it succeeds or fails for another reason than a transaction
         /// holding its item.
         func write<Value>(_ attempt: () async throws -> Value) async throws -> Value {
-            try await run({ _ in try await attempt() }, retryable: { $0.code == .transactionConflict })
+            try await run({ _ in try await attempt() }, keeping: nil, retryable: { $0.code == .transactionConflict })
         }
 
         /// The wait before the next attempt: full jitter under a cap that doubles with each one.
@@ -82,12 +143,13 @@ extension TableUsageStore {
 
         private func run<Value>(
             _ attempt: (String) async throws -> Value,
+            keeping kept: String?,
             retryable: (TableError) -> Bool
         ) async throws -> Value {
             let started = now()
             let deadline = RequestDeadline.current ?? started.advanced(by: budgetWithoutDeadline)
-            var token = self.token()
-            var keepToken = false
+            var token = kept ?? self.token()
+            var keepToken = kept != nil
             var attempts = 0
             while true {
                 attempts += 1

@@ -26,102 +26,72 @@ public struct TableUsageStore: UsageStore {
 
     public func consume(_ request: ConsumeRequest) async throws -> ConsumeOutcome {
         let windows = UsageWindows(at: request.instant)
-        let epoch = Int(windows.instant.timeIntervalSince1970)
         var actions: [TransactWriteItem] = [
-            .update(monthUpdate(request, windows, epoch)),
-            .update(dayUpdate(request, windows, epoch)),
-            .update(hourUpdate(request, windows, epoch)),
+            .update(monthUpdate(request, windows)),
+            .update(dayUpdate(request, windows)),
+            .update(hourUpdate(request, windows)),
         ]
-        if let key = request.idempotencyKey {
-            actions.append(.put(idempotencyPut(request, IdempotencySeal(key: key, userID: request.userID), epoch)))
-        }
-        let consumption = Consumption(
+        var consumption = Consumption(
             userID: request.userID,
             instant: windows.instant,
             idempotencyKey: request.idempotencyKey
         )
+        if let key = request.idempotencyKey {
+            let attempt = Self.newAttempt()
+            consumption.attempt = attempt
+            actions.append(
+                .put(recordPut(request, IdempotencySeal(key: key, userID: request.userID), windows, attempt)))
+        }
+        var token: String?
         do {
-            try await transact(actions)
-        } catch let error as TableError where error.code == .transactionCanceled {
-            return try await outcome(of: error, request, windows)
+            try await transact(actions, lastToken: &token)
+        } catch let error as TableError where error.code == .transactionCanceled && !error.isTransientCancellation {
+            // A condition's answer, known even after an unknown attempt: under the same token,
+            // DynamoDB would have answered an applied transaction with success.
+            return try await outcome(of: error, request, windows, attempt: consumption.attempt)
+        } catch let error as TableError where error.followsUnknownOutcome {
+            throw await unknownCharge(actions, token: token, consumption, error)
         } catch {
             throw UsageStoreError(operation: "consume", underlying: error)
         }
-        let month = try await read(user: request.userID, sort: UsageKeys.month(windows.month))
+        return try await charged(consumption, limits: request.limits)
+    }
+
+    /// The error for a charge whose outcome was never learned (a timeout, a dropped connection):
+    /// the transaction is sent again with its token, in the clean-up budget, to learn whether it
+    /// applied; if it did, the error carries the charge, for the caller to give back.
+    private func unknownCharge(
+        _ actions: [TransactWriteItem], token: String?, _ consumption: Consumption, _ error: TableError
+    ) async -> UsageStoreError {
+        // Only a request with a deadline has a clean-up budget to learn the outcome in.
+        guard let token, RequestDeadline.current != nil else {
+            return UsageStoreError(operation: "consume", underlying: error)
+        }
+        do {
+            let applied = try await RequestDeadline.cleaningUp { try await resend(actions, token: token) }
+            return UsageStoreError(operation: "consume", underlying: error, charged: applied ? consumption : nil)
+        } catch {
+            // Still unknown: with an idempotency key its record stays for a retry or the repair.
+            return UsageStoreError(operation: "consume", underlying: error)
+        }
+    }
+
+    /// A charge known to stand, with the month's usage read back.
+    /// - Throws: ``UsageStoreError`` with ``UsageStoreError/charged`` set when the read fails, so
+    ///   that the caller gives the unit back rather than leaving it charged without an answer.
+    func charged(_ consumption: Consumption, limits: Limits) async throws -> ConsumeOutcome {
+        let windows = UsageWindows(at: consumption.instant)
+        let month: Item?
+        do {
+            month = try await read(user: consumption.userID, sort: UsageKeys.month(windows.month))
+        } catch let error as UsageStoreError {
+            throw UsageStoreError(operation: "read usage after charging", underlying: error, charged: consumption)
+        }
         let used = month?["interviewCount"]?.intValue ?? 1
         return .consumed(
             consumption,
-            monthly: WindowUsage(used: used, limit: request.limits.monthly, resetsAt: windows.monthResetsAt)
+            monthly: WindowUsage(used: used, limit: limits.monthly, resetsAt: windows.monthResetsAt)
         )
-    }
-
-    public func release(_ consumption: Consumption) async throws {
-        let windows = UsageWindows(at: consumption.instant)
-        let values: [String: AttributeValue] = [":minusOne": .n(-1), ":zero": .n(0)]
-        func giveBack(_ sort: String, _ counter: String) -> TransactWriteItem {
-            .update(
-                UpdateItemRequest(
-                    tableName: tableName,
-                    key: UsageKeys.key(user: consumption.userID, sort: sort),
-                    updateExpression: "ADD \(counter) :minusOne",
-                    conditionExpression: "\(counter) > :zero",
-                    expressionAttributes: ExpressionAttributes(values: values)
-                )
-            )
-        }
-        var actions = [
-            giveBack(UsageKeys.month(windows.month), "interviewCount"),
-            giveBack(UsageKeys.rateLimit(windows.day), "requestCount"),
-            giveBack(UsageKeys.rateLimit(windows.hour), "requestCount"),
-        ]
-        if let key = consumption.idempotencyKey {
-            actions.append(
-                .delete(
-                    DeleteItemRequest(
-                        tableName: tableName,
-                        key: UsageKeys.key(
-                            user: consumption.userID,
-                            sort: UsageKeys.idempotency(IdempotencySeal(key: key, userID: consumption.userID).recordID)
-                        )
-                    )
-                )
-            )
-        }
-        do {
-            try await transact(actions)
-        } catch {
-            throw UsageStoreError(operation: "release", underlying: error)
-        }
-    }
-
-    public func complete(_ consumption: Consumption, with response: StoredResponse) async throws {
-        guard let key = consumption.idempotencyKey else { return }
-        let seal = IdempotencySeal(key: key, userID: consumption.userID)
-        let sealed: String
-        do {
-            sealed = try seal.seal(response)
-        } catch {
-            throw UsageStoreError(operation: "complete", underlying: error)
-        }
-        let epoch = Int(consumption.instant.timeIntervalSince1970)
-        let request = UpdateItemRequest(
-            tableName: tableName,
-            key: UsageKeys.key(user: consumption.userID, sort: UsageKeys.idempotency(seal.recordID)),
-            updateExpression: "SET #status = :completed, sealedResponse = :sealed, expiresAt = :expires",
-            expressionAttributes: ExpressionAttributes(
-                names: ["#status": "status"],
-                values: [
-                    ":completed": .s(IdempotencyStatus.completed),
-                    ":sealed": .s(sealed),
-                    ":expires": .n(epoch + UsageKeys.Retention.idempotency),
-                ]
-            )
-        )
-        do {
-            _ = try await update(request)
-        } catch {
-            throw UsageStoreError(operation: "complete", underlying: error)
-        }
     }
 
     public func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport {
@@ -131,17 +101,7 @@ public struct TableUsageStore: UsageStore {
             UsageKeys.key(user: userID, sort: UsageKeys.rateLimit(windows.day)),
             UsageKeys.key(user: userID, sort: UsageKeys.rateLimit(windows.hour)),
         ]
-        var items: [Item] = []
-        var pending = [tableName: KeysAndAttributes(keys: keys, consistentRead: true)]
-        do {
-            while !pending.isEmpty {
-                let response = try await table.batchGetItem(BatchGetItemRequest(requestItems: pending))
-                items += response.responses[tableName] ?? []
-                pending = response.unprocessedKeys
-            }
-        } catch {
-            throw UsageStoreError(operation: "read usage", underlying: error)
-        }
+        let items = try await readAll(keys, operation: "read usage")
         func count(_ sort: String, _ counter: String) -> Int {
             let item = items.first { $0[UsageKeys.sortKey] == .s(sort) }
             return item?[counter]?.intValue ?? 0
@@ -224,8 +184,9 @@ public struct TableUsageStore: UsageStore {
         static let markRefusedWithTier = markRefused + ", tier = :tier"
     }
 
-    private func monthUpdate(_ request: ConsumeRequest, _ windows: UsageWindows, _ epoch: Int) -> UpdateItemRequest {
-        UpdateItemRequest(
+    private func monthUpdate(_ request: ConsumeRequest, _ windows: UsageWindows) -> UpdateItemRequest {
+        let epoch = Int(windows.instant.timeIntervalSince1970)
+        return UpdateItemRequest(
             tableName: tableName,
             key: UsageKeys.key(user: request.userID, sort: UsageKeys.month(windows.month)),
             updateExpression: Expressions.monthUpdate,
@@ -241,8 +202,9 @@ public struct TableUsageStore: UsageStore {
         )
     }
 
-    private func dayUpdate(_ request: ConsumeRequest, _ windows: UsageWindows, _ epoch: Int) -> UpdateItemRequest {
-        UpdateItemRequest(
+    private func dayUpdate(_ request: ConsumeRequest, _ windows: UsageWindows) -> UpdateItemRequest {
+        let epoch = Int(windows.instant.timeIntervalSince1970)
+        return UpdateItemRequest(
             tableName: tableName,
             key: UsageKeys.key(user: request.userID, sort: UsageKeys.rateLimit(windows.day)),
             updateExpression: Expressions.dayUpdate,
@@ -257,8 +219,9 @@ public struct TableUsageStore: UsageStore {
         )
     }
 
-    private func hourUpdate(_ request: ConsumeRequest, _ windows: UsageWindows, _ epoch: Int) -> UpdateItemRequest {
-        UpdateItemRequest(
+    private func hourUpdate(_ request: ConsumeRequest, _ windows: UsageWindows) -> UpdateItemRequest {
+        let epoch = Int(windows.instant.timeIntervalSince1970)
+        return UpdateItemRequest(
             tableName: tableName,
             key: UsageKeys.key(user: request.userID, sort: UsageKeys.rateLimit(windows.hour)),
             updateExpression: Expressions.hourUpdate,
@@ -272,29 +235,13 @@ public struct TableUsageStore: UsageStore {
         )
     }
 
-    /// The in-progress mark: it lives as long as the request may (its deadline), so a call that
-    /// crashed or timed out between consume and completion locks its key out for seconds, not a
-    /// day.
-    private func idempotencyPut(_ request: ConsumeRequest, _ seal: IdempotencySeal, _ epoch: Int) -> PutItemRequest {
-        var item = UsageKeys.key(user: request.userID, sort: UsageKeys.idempotency(seal.recordID))
-        item["status"] = .s(IdempotencyStatus.inProgress)
-        item["requestDigest"] = .s(seal.fingerprint(of: request.requestBody))
-        item["expiresAt"] = .n(epoch + Self.inProgressLifetime())
-        return PutItemRequest(
-            tableName: tableName,
-            item: item,
-            conditionExpression: "attribute_not_exists(PK) OR expiresAt <= :now",
-            expressionAttributes: ExpressionAttributes(values: [":now": .n(epoch)]),
-            returnValuesOnConditionCheckFailure: .allOld
-        )
-    }
-
     // MARK: - Refusals
 
     private func outcome(
         of error: TableError,
         _ request: ConsumeRequest,
-        _ windows: UsageWindows
+        _ windows: UsageWindows,
+        attempt ours: String?
     ) async throws -> ConsumeOutcome {
         let reasons = error.cancellationReasons
         func failed(_ index: Int) -> TableError.CancellationReason? {
@@ -311,23 +258,14 @@ public struct TableUsageStore: UsageStore {
             } else {
                 throw UsageStoreError(operation: "consume", underlying: error)
             }
-            guard old["requestDigest"]?.stringValue == seal.fingerprint(of: request.requestBody) else {
-                return .keyReused
-            }
-            if old["status"]?.stringValue == IdempotencyStatus.completed,
-                let sealed = old["sealedResponse"]?.stringValue,
-                let response = seal.open(sealed)
-            {
-                return .repeated(response)
-            }
-            return .inProgress
+            return try await resolve(existing: old, request, seal, windows, attempt: ours)
         }
         let counters: [(UsageWindow, Int, String)] = [
             (.month, 0, "interviewCount"), (.day, 1, "requestCount"), (.hour, 2, "requestCount"),
         ]
         for (window, index, counter) in counters {
             guard let reason = failed(index) else { continue }
-            let refusal = Refusal(
+            var refusal = Refusal(
                 window: window,
                 limit: request.limits.limit(for: window),
                 used: reason.item?[counter]?.intValue ?? request.limits.limit(for: window),
@@ -335,15 +273,17 @@ public struct TableUsageStore: UsageStore {
                 retryAfter: windows.secondsUntilReset(window),
                 resetDate: windows.resetDate
             )
-            try await markRefused(request, windows, refusal)
+            refusal.recorded = await markRefused(request, windows, refusal)
             return .refused(refusal)
         }
         throw UsageStoreError(operation: "consume", underlying: error)
     }
 
     /// Marks the user's day item so the GSI1 query "who was refused on a date" finds them, with
-    /// the refusing window and the caller's tier.
-    private func markRefused(_ consume: ConsumeRequest, _ windows: UsageWindows, _ refusal: Refusal) async throws {
+    /// the refusing window and the caller's tier. The mark is clean-up: it runs under the clean-up
+    /// budget, retried with backoff, and a mark that still fails never changes the refusal.
+    /// - Returns: whether the mark was written.
+    private func markRefused(_ consume: ConsumeRequest, _ windows: UsageWindows, _ refusal: Refusal) async -> Bool {
         let epoch = Int(windows.instant.timeIntervalSince1970)
         var values: [String: AttributeValue] = [
             ":date": .s(UsageKeys.date(windows.day)),
@@ -360,13 +300,14 @@ public struct TableUsageStore: UsageStore {
             expressionAttributes: ExpressionAttributes(values: values)
         )
         do {
-            _ = try await update(request)
+            _ = try await RequestDeadline.cleaningUp { try await update(request) }
+            return true
         } catch {
-            throw UsageStoreError(operation: "mark refusal", underlying: error)
+            return false
         }
     }
 
-    private func read(user userID: String, sort: String) async throws -> Item? {
+    func read(user userID: String, sort: String) async throws -> Item? {
         do {
             let request = GetItemRequest(
                 tableName: tableName,
@@ -378,22 +319,4 @@ public struct TableUsageStore: UsageStore {
             throw UsageStoreError(operation: "read", underlying: error)
         }
     }
-}
-
-extension TableUsageStore {
-    /// Seconds an in-progress mark lives when the request has no deadline (API Gateway's
-    /// integration timeout, rounded up).
-    static let inProgressLifetimeWithoutDeadline = 30
-
-    /// Seconds an in-progress mark lives: until the request's deadline, at least one second.
-    static func inProgressLifetime() -> Int {
-        guard let left = RequestDeadline.remaining() else { return inProgressLifetimeWithoutDeadline }
-        return max(1, Int(left.components.seconds) + (left.components.attoseconds > 0 ? 1 : 0))
-    }
-}
-
-/// The `status` of an idempotency record.
-enum IdempotencyStatus {
-    static let inProgress = "INPROGRESS"
-    static let completed = "COMPLETED"
 }

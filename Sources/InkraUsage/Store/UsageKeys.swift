@@ -5,11 +5,14 @@ enum UsageKeys {
     static let partitionKey = "PK"
     static let sortKey = "SK"
 
-    static func user(_ userID: String) -> String { "USER#\(userID)" }
+    static let userPrefix = "USER#"
+    static func user(_ userID: String) -> String { userPrefix + userID }
     static func month(_ month: String) -> String { "USAGE#\(month)" }
     static func rateLimit(_ window: String) -> String { "RATELIMIT#\(window)" }
     static func idempotency(_ key: String) -> String { "IDEMPOTENCY#\(key)" }
     static func date(_ day: String) -> String { "DATE#\(day)" }
+    /// GSI1's partition of the calls charged on a day and not yet answered.
+    static func repair(_ day: String) -> String { "REPAIR#\(day)" }
     static func refund(_ reference: String) -> String { "REFUND#\(reference)" }
 
     static func key(user userID: String, sort: String) -> Item {

@@ -12,11 +12,22 @@ public protocol UsageStore: Sendable {
     /// window is full; with an idempotency key, a repeat is recognised instead.
     func consume(_ request: ConsumeRequest) async throws -> ConsumeOutcome
     /// Gives back a unit that was consumed (the call it paid for failed), and forgets its
-    /// idempotency record so the caller may retry.
+    /// idempotency record so the caller may retry; a record another request has taken over since
+    /// is left to that request, with its unit. Runs under the request's clean-up budget
+    /// (`RequestDeadline.cleaningUp(_:)`), so it is sent even after the work's deadline.
     func release(_ consumption: Consumption) async throws
     /// Records the response of a call made with an idempotency key, for repeats to return; a
-    /// store keeps it only in a form that reveals nothing without the key.
+    /// store keeps it only in a form that reveals nothing without the key. Runs under the
+    /// request's clean-up budget.
+    /// - Throws: when the record could not be written, or is no longer this call's (another
+    ///   request took it over): the answer must then not go out, and the unit stays charged for
+    ///   the call's retries.
     func complete(_ consumption: Consumption, with response: StoredResponse) async throws
+    /// Gives back every unit charged for a call with an idempotency key that was never answered
+    /// and whose lease has run out (a crash, a timeout whose give-back failed), and marks its
+    /// record so that a later retry with that key runs as a new call.
+    /// - Parameter instant: now; leases that ran out before it are repaired.
+    func repairCharges(at instant: Date) async throws -> ChargeRepair
     /// A user's usage in the windows of an instant; reads only.
     func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport
     /// The users refused at least once on a UTC day (`YYYY-MM-DD`), in user order.
@@ -79,12 +90,31 @@ public struct Consumption: Sendable, Hashable {
     public var instant: Date
     /// The idempotency key the call carried.
     public var idempotencyKey: String?
+    /// With an idempotency key: the attempt that holds the key's record (a random token), so that
+    /// only this attempt completes or releases it.
+    public var attempt: String?
 
     /// Creates a consumption record.
-    public init(userID: String, instant: Date, idempotencyKey: String? = nil) {
+    public init(userID: String, instant: Date, idempotencyKey: String? = nil, attempt: String? = nil) {
         self.userID = userID
         self.instant = instant
         self.idempotencyKey = idempotencyKey
+        self.attempt = attempt
+    }
+}
+
+/// What a repair of unanswered charges did (``UsageStore/repairCharges(at:)``).
+public struct ChargeRepair: Sendable, Hashable {
+    /// Records whose unit was given back.
+    public var repaired: Int
+    /// Records found unanswered whose lease has not yet run out, or that another request took
+    /// over meanwhile: left alone.
+    public var leftAlone: Int
+
+    /// Creates a report.
+    public init(repaired: Int, leftAlone: Int) {
+        self.repaired = repaired
+        self.leftAlone = leftAlone
     }
 }
 
@@ -116,15 +146,22 @@ public struct Refusal: Sendable, Hashable {
     public var retryAfter: Int
     /// The first day of the next month, `YYYY-MM-01`.
     public var resetDate: String
+    /// Whether the refusal was recorded for ``UsageStore/refusals(on:)``; `false` when the mark
+    /// could not be written (the refusal stands all the same).
+    public var recorded: Bool
 
     /// Creates a refusal.
-    public init(window: UsageWindow, limit: Int, used: Int, resetsAt: Date, retryAfter: Int, resetDate: String) {
+    public init(
+        window: UsageWindow, limit: Int, used: Int, resetsAt: Date, retryAfter: Int, resetDate: String,
+        recorded: Bool = true
+    ) {
         self.window = window
         self.limit = limit
         self.used = used
         self.resetsAt = resetsAt
         self.retryAfter = retryAfter
         self.resetDate = resetDate
+        self.recorded = recorded
     }
 }
 

@@ -4,11 +4,15 @@ public struct UsageStoreError: Error, Sendable, CustomStringConvertible {
     public var operation: String
     /// What went wrong underneath.
     public var underlying: any Error
+    /// A unit the store charged before it failed (the charge is known to stand, what followed it
+    /// was not): the caller gives it back.
+    public var charged: Consumption?
 
     /// Creates an error.
-    public init(operation: String, underlying: any Error) {
+    public init(operation: String, underlying: any Error, charged: Consumption? = nil) {
         self.operation = operation
         self.underlying = underlying
+        self.charged = charged
     }
 
     /// "usage store failed to <operation>: <underlying>".

@@ -1,0 +1,55 @@
+import InkraJSON
+import InkraUsage
+import Logging
+import Metrics
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `repairCharges` (on a schedule: template.yaml runs it every five minutes): gives back the unit
+/// of every call with an `Idempotency-Key` that was charged and never answered — its runtime was
+/// killed, or its give-back failed — once the call's lease has run out and no retry took it over.
+/// The event is not looked at (EventBridge's scheduled event, or `{}`); the result says how many
+/// calls were repaired.
+public struct RepairCharges: EventHandler {
+    let store: any UsageStore
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    /// Creates the function with its dependencies.
+    /// - Parameters:
+    ///   - store: where usage is counted.
+    ///   - now: the clock: leases that ran out before it are repaired.
+    ///   - logger: where repairs and failures are logged.
+    public init(
+        store: any UsageStore, now: @escaping @Sendable () -> Date,
+        logger: Logger = Logger(label: "inkra.repairCharges")
+    ) {
+        self.store = store
+        self.now = now
+        self.logger = logger
+    }
+
+    /// Repairs, and answers `{"repaired": N, "leftAlone": M}`.
+    /// - Throws: ``FunctionError`` when the usage store fails (what was repaired stays repaired;
+    ///   the next run does the rest).
+    public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
+        let report: ChargeRepair
+        do {
+            report = try await store.repairCharges(at: now())
+        } catch {
+            logger.error("could not repair unanswered charges", metadata: ["error": "\(error)"])
+            Counter(label: MetricName.usageStoreFailure.rawValue).increment()
+            throw FunctionError(
+                errorType: "UsageStoreFailure", errorMessage: "the usage store failed; retried on the next run")
+        }
+        if report.repaired > 0 {
+            logger.warning("gave back the units of unanswered calls", metadata: ["repaired": "\(report.repaired)"])
+            Counter(label: MetricName.chargeRepaired.rawValue).increment(by: Int64(report.repaired))
+        }
+        return ["repaired": .number(report.repaired), "leftAlone": .number(report.leftAlone)]
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import SingleTable
+import Synchronization
+import Testing
+
+@testable import InkraUsage
+
+/// `BatchGetItem`'s unprocessed keys, on the retry's virtual clock. The DynamoDB API reference
+/// (BatchGetItem) asks a client to retry unprocessed keys with exponential backoff, not at once:
+/// a table that throttles would otherwise get the same reads again and again.
+@Suite("Unprocessed keys: asked for again after a full-jitter backoff, within the deadline")
+struct UnprocessedKeysTests {
+    let at = Date(timeIntervalSince1970: 1_773_136_800)  // 2026-03-10T10:00:00Z
+
+    @Test("Keys left unprocessed three times are read on the fourth try, after growing waits")
+    func readAfterBackoff() async throws {
+        let table = UnprocessedTable(pages: 3)
+        let recorder = RetryRecorder()
+        let report = try await TableUsageStore.Retry.$current.withValue(recorder.retry()) {
+            try await TableUsageStore(table: table, tableName: "inkra-usage").usage(
+                for: "u1", at: at, limits: .free)
+        }
+        #expect(report.monthly.used == 0)
+        #expect(table.calls == 4)
+        // Full jitter (0.5 here) under a cap of 20 ms that doubles.
+        #expect(recorder.waits == [.milliseconds(10), .milliseconds(20), .milliseconds(40)])
+    }
+
+    @Test("Keys never processed: a bounded number of tries, then an error before the deadline")
+    func neverProcessed() async throws {
+        let table = UnprocessedTable(pages: .max)
+        let recorder = RetryRecorder()
+        await #expect(throws: UsageStoreError.self) {
+            try await RequestDeadline.$current.withValue(recorder.start + .seconds(1)) {
+                try await TableUsageStore.Retry.$current.withValue(recorder.retry()) {
+                    try await TableUsageStore(table: table, tableName: "inkra-usage").usage(
+                        for: "u1", at: at, limits: .free)
+                }
+            }
+        }
+        // 10 + 20 + 40 + 80 + 160 + 250 + 250 ms waited; the next 250 would pass the second.
+        #expect(recorder.waited == .milliseconds(810))
+        #expect(table.calls == 8)
+    }
+}
+
+/// An in-memory table whose `BatchGetItem` leaves every key unprocessed for its first `pages`
+/// calls, as DynamoDB does when the table throttles.
+final class UnprocessedTable: Table {
+    let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+    private let pages: Int
+    private let count = Mutex(0)
+
+    init(pages: Int) { self.pages = pages }
+
+    var calls: Int { count.withLock { $0 } }
+
+    func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
+        let call = count.withLock { count in
+            count += 1
+            return count
+        }
+        if call <= pages { return BatchGetItemResponse(responses: [:], unprocessedKeys: request.requestItems) }
+        return try await base.batchGetItem(request)
+    }
+    func getItem(_ request: GetItemRequest) async throws -> GetItemResponse { try await base.getItem(request) }
+    func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse { try await base.putItem(request) }
+    func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
+        try await base.updateItem(request)
+    }
+    func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
+        try await base.deleteItem(request)
+    }
+    func query(_ request: QueryRequest) async throws -> QueryResponse { try await base.query(request) }
+    func scan(_ request: ScanRequest) async throws -> QueryResponse { try await base.scan(request) }
+    func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
+        try await base.transactWriteItems(request)
+    }
+}
