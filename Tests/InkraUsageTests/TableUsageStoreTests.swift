@@ -206,6 +206,22 @@ struct TableUsageStoreTests {
         #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
     }
 
+    @Test("An in-progress record from before records named their attempt frees its key once it expired")
+    func recordWithoutAttempt() async throws {
+        let seal = IdempotencySeal(key: "k", userID: "u1")
+        var old = UsageKeys.key(user: "u1", sort: UsageKeys.idempotency(seal.recordID))
+        old["status"] = .s("INPROGRESS")
+        old["requestDigest"] = .s(seal.fingerprint(of: Array(#"{"topic":"t"}"#.utf8)))
+        old["expiresAt"] = .n(epoch("2026-03-10T10:00:30Z"))
+        _ = try await table.putItem(PutItemRequest(tableName: "inkra-usage", item: old))
+        #expect(try await consume("u1", at: "2026-03-10T10:00:10Z", key: "k") == .inProgress)
+        guard case .consumed = try await consume("u1", at: "2026-03-10T10:00:31Z", key: "k") else {
+            Issue.record("an expired record of the old form must not lock its key out")
+            return
+        }
+        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+    }
+
     @Test("The same key with another body is refused as reused, before and after completion, consuming nothing")
     func keyReused() async throws {
         guard case .consumed(let first, _) = try await consume("u1", at: "2026-03-10T10:00:00Z", key: "k", body: "A")

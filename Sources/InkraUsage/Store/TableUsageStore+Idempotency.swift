@@ -49,7 +49,8 @@ extension TableUsageStore {
 
     /// The record written with the charge: in progress, held by `attempt`. Its condition lets a
     /// new charge replace only a finished record whose retention ran out (DynamoDB's TTL deletes
-    /// late); an unanswered record is never replaced, only taken over or repaired.
+    /// late), or an expired one written before records named their attempt; an unanswered record
+    /// is never replaced, only taken over or repaired.
     func recordPut(
         _ request: ConsumeRequest, _ seal: IdempotencySeal, _ windows: UsageWindows, _ attempt: String
     ) -> PutItemRequest {
@@ -67,9 +68,10 @@ extension TableUsageStore {
         return PutItemRequest(
             tableName: tableName,
             item: item,
-            conditionExpression: "attribute_not_exists(PK) OR (#status = :completed AND expiresAt <= :now)",
+            conditionExpression:
+                "attribute_not_exists(PK) OR (expiresAt <= :now AND (#status = :completed OR attribute_not_exists(#attempt)))",
             expressionAttributes: ExpressionAttributes(
-                names: ["#status": Attribute.status],
+                names: ["#status": Attribute.status, "#attempt": Attribute.attempt],
                 values: [":now": .n(epoch), ":completed": .s(IdempotencyStatus.completed)]
             ),
             returnValuesOnConditionCheckFailure: .allOld
