@@ -90,7 +90,7 @@ for function in authorizer generateQuestions; do
     echo "== the packaged bootstrap as $function, in memory"
     "$emulator" run-runtime "$unpacked/bootstrap" --function "$function" --timeout 60 events 2>/dev/null | tail -1
 done
-for function in authorizer checkUsage generateQuestions; do
+for function in authorizer checkUsage generateQuestions repairCharges; do
     table="inkra-ci-package-$RANDOM$RANDOM"
     echo "== the packaged bootstrap as $function, on DynamoDB ($endpoint, table $table)"
     "$emulator" create-table --dynamodb-endpoint "$endpoint" --table "$table" > /dev/null
