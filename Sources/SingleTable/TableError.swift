@@ -49,6 +49,12 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The action was not the cause.
         public static let none = CancellationReason(code: "None")
 
+        /// The code of an action whose condition was not met.
+        package static let conditionalCheckFailed = "ConditionalCheckFailed"
+
+        /// Whether the action's own condition was not met.
+        package var isConditionFailure: Bool { code == Self.conditionalCheckFailed }
+
         /// The codes of reasons that say nothing about the action itself — another transaction held
         /// its item, or the table was throttled — so the same action may go through later.
         package static let transientCodes: Set<String> = [

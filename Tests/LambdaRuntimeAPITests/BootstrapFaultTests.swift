@@ -47,7 +47,8 @@ struct BootstrapFaultTests {
         let now = Date()
         let reply = try await runtime.invoke(FaultStack.questions(topic: "a read fails", key: "k1", at: now))
         #expect(reply.status == 503, "\(reply.raw)")
-        #expect(stack.proxy.count("TransactWriteItems") == 2, "the charge and its give-back")
+        // The charge and its give-back (more when a slow moto made an attempt time out and retry).
+        #expect(stack.proxy.count("TransactWriteItems") >= 2, "no give-back was sent")
         #expect(try await stack.counters("u1", at: now) == [0, 0, 0])
         #expect(try await stack.records("u1").isEmpty)
         await runtime.stop()

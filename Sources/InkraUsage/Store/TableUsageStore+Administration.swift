@@ -109,38 +109,28 @@ extension TableUsageStore {
         var erasure = UsageErasure(userID: userID)
         for _ in 0..<Self.erasePasses {
             var found = 0
-            var start: Item?
-            repeat {
-                let page: QueryResponse
+            let request = QueryRequest(
+                tableName: tableName,
+                keyConditionExpression: AdministrationExpressions.userItems,
+                expressionAttributes: ExpressionAttributes(values: [":user": .s(UsageKeys.user(userID))]),
+                consistentRead: true
+            )
+            try await queryAll(request, operation: "erase") { item in
+                found += 1
+                guard let sort = item[UsageKeys.sortKey]?.stringValue else { return }
+                let key = UsageKeys.key(user: userID, sort: sort)
                 do {
-                    page = try await table.query(
-                        QueryRequest(
-                            tableName: tableName,
-                            keyConditionExpression: AdministrationExpressions.userItems,
-                            expressionAttributes: ExpressionAttributes(values: [":user": .s(UsageKeys.user(userID))]),
-                            exclusiveStartKey: start,
-                            consistentRead: true
-                        )
-                    )
+                    _ = try await Retry.current.write {
+                        try await table.deleteItem(DeleteItemRequest(tableName: tableName, key: key))
+                    }
                 } catch {
                     throw UsageStoreError(operation: "erase", underlying: error)
                 }
-                for item in page.items {
-                    guard let sort = item[UsageKeys.sortKey]?.stringValue else { continue }
-                    let key = UsageKeys.key(user: userID, sort: sort)
-                    do {
-                        _ = try await Retry.current.write {
-                            try await table.deleteItem(DeleteItemRequest(tableName: tableName, key: key))
-                        }
-                    } catch {
-                        throw UsageStoreError(operation: "erase", underlying: error)
-                    }
-                    erasure.removedByKind[Self.kind(of: sort), default: 0] += 1
-                    if item["GSI1PK"]?.stringValue?.hasPrefix(UsageKeys.date("")) == true { erasure.refusalMarks += 1 }
+                erasure.removedByKind[Self.kind(of: sort), default: 0] += 1
+                if item[UsageKeys.indexPartitionKey]?.stringValue?.hasPrefix(UsageKeys.date("")) == true {
+                    erasure.refusalMarks += 1
                 }
-                found += page.items.count
-                start = page.lastEvaluatedKey
-            } while start != nil
+            }
             // A pass that found nothing proves the partition empty; another request may have
             // written to it during a pass that deleted something.
             if found == 0 { return erasure }

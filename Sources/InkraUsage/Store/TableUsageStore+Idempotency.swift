@@ -63,8 +63,8 @@ extension TableUsageStore {
         item[Attribute.lease] = .n(lease)
         item[Attribute.chargedAt] = .n(epoch)
         item[Attribute.expires] = .n(epoch + Self.repairHorizonDays * 86_400)
-        item["GSI1PK"] = .s(UsageKeys.repair(windows.day))
-        item["GSI1SK"] = .s(Self.repairSortKey(lease: lease))
+        item[UsageKeys.indexPartitionKey] = .s(UsageKeys.repair(windows.day))
+        item[UsageKeys.indexSortKey] = .s(Self.repairSortKey(lease: lease))
         return PutItemRequest(
             tableName: tableName,
             item: item,
@@ -210,29 +210,17 @@ extension TableUsageStore {
         var report = ChargeRepair(repaired: 0, leftAlone: 0)
         for daysBack in 0...Self.repairHorizonDays {
             let day = UsageWindows(at: instant.addingTimeInterval(-Double(daysBack) * 86_400)).day
-            var start: Item?
-            repeat {
-                let page: QueryResponse
-                do {
-                    page = try await table.query(
-                        QueryRequest(
-                            tableName: tableName,
-                            indexName: "GSI1",
-                            keyConditionExpression: "GSI1PK = :day AND GSI1SK <= :now",
-                            expressionAttributes: ExpressionAttributes(values: [
-                                ":day": .s(UsageKeys.repair(day)), ":now": .s(Self.repairSortKey(lease: now)),
-                            ]),
-                            exclusiveStartKey: start
-                        )
-                    )
-                } catch {
-                    throw UsageStoreError(operation: "list unanswered calls", underlying: error)
-                }
-                for found in page.items {
-                    if try await repair(found, now: now) { report.repaired += 1 } else { report.leftAlone += 1 }
-                }
-                start = page.lastEvaluatedKey
-            } while start != nil
+            let request = QueryRequest(
+                tableName: tableName,
+                indexName: UsageKeys.index,
+                keyConditionExpression: "GSI1PK = :day AND GSI1SK <= :now",
+                expressionAttributes: ExpressionAttributes(values: [
+                    ":day": .s(UsageKeys.repair(day)), ":now": .s(Self.repairSortKey(lease: now)),
+                ])
+            )
+            try await queryAll(request, operation: "list unanswered calls") { found in
+                if try await repair(found, now: now) { report.repaired += 1 } else { report.leftAlone += 1 }
+            }
         }
         return report
     }
@@ -317,7 +305,7 @@ extension TableUsageStore {
             } catch let error as TableError where error.code == .transactionCanceled {
                 let reasons = error.cancellationReasons
                 func failed(_ index: Int) -> Bool {
-                    index < reasons.count && reasons[index].code == "ConditionalCheckFailed"
+                    index < reasons.count && reasons[index].isConditionFailure
                 }
                 if hold != nil, failed(counters.count) { return false }
                 let atZero = counters.indices.filter(failed)

@@ -132,40 +132,55 @@ public struct TableUsageStore: UsageStore {
 
     public func refusals(on day: String) async throws -> [RefusedUser] {
         var users: [RefusedUser] = []
-        var start: Item?
-        repeat {
-            let page: QueryResponse
-            do {
-                page = try await table.query(
-                    QueryRequest(
-                        tableName: tableName,
-                        indexName: "GSI1",
-                        keyConditionExpression: "GSI1PK = :date",
-                        expressionAttributes: ExpressionAttributes(values: [":date": .s(UsageKeys.date(day))]),
-                        exclusiveStartKey: start
-                    )
+        let request = QueryRequest(
+            tableName: tableName,
+            indexName: UsageKeys.index,
+            keyConditionExpression: "GSI1PK = :date",
+            expressionAttributes: ExpressionAttributes(values: [":date": .s(UsageKeys.date(day))])
+        )
+        try await queryAll(request, operation: "list refused users") { item in
+            guard let sort = item[UsageKeys.indexSortKey]?.stringValue, sort.hasPrefix(UsageKeys.userPrefix) else {
+                return
+            }
+            users.append(
+                RefusedUser(
+                    userID: String(sort.dropFirst(UsageKeys.userPrefix.count)),
+                    tier: item["tier"]?.stringValue,
+                    window: item["refusedWindow"]?.stringValue.flatMap(UsageWindow.init(rawValue:)),
+                    blockedUntil: item["blockedUntil"]?.stringValue
                 )
-            } catch {
-                throw UsageStoreError(operation: "list refused users", underlying: error)
-            }
-            for item in page.items {
-                if let sort = item["GSI1SK"]?.stringValue, sort.hasPrefix("USER#") {
-                    users.append(
-                        RefusedUser(
-                            userID: String(sort.dropFirst(5)),
-                            tier: item["tier"]?.stringValue,
-                            window: item["refusedWindow"]?.stringValue.flatMap(UsageWindow.init(rawValue:)),
-                            blockedUntil: item["blockedUntil"]?.stringValue
-                        )
-                    )
-                }
-            }
-            start = page.lastEvaluatedKey
-        } while start != nil
+            )
+        }
         return users
     }
 
+    /// Runs a query page after page, handing each item to `body`.
+    /// - Throws: ``UsageStoreError`` naming `operation` when a page cannot be read; what `body` throws.
+    func queryAll(
+        _ request: QueryRequest, operation: String, _ body: (Item) async throws -> Void
+    ) async throws {
+        var request = request
+        repeat {
+            let page: QueryResponse
+            do {
+                page = try await table.query(request)
+            } catch {
+                throw UsageStoreError(operation: operation, underlying: error)
+            }
+            for item in page.items { try await body(item) }
+            request.exclusiveStartKey = page.lastEvaluatedKey
+        } while request.exclusiveStartKey != nil
+    }
+
     // MARK: - The consume transaction
+
+    /// The positions of the consume transaction's actions, as its cancellation reasons list them.
+    private enum ConsumeSlot {
+        static let month = 0
+        static let day = 1
+        static let hour = 2
+        static let record = 3
+    }
 
     /// The transaction's expressions, built once (the table parses each text once too).
     private enum Expressions {
@@ -245,10 +260,10 @@ public struct TableUsageStore: UsageStore {
     ) async throws -> ConsumeOutcome {
         let reasons = error.cancellationReasons
         func failed(_ index: Int) -> TableError.CancellationReason? {
-            guard index < reasons.count, reasons[index].code == "ConditionalCheckFailed" else { return nil }
+            guard index < reasons.count, reasons[index].isConditionFailure else { return nil }
             return reasons[index]
         }
-        if let record = failed(3), let key = request.idempotencyKey {
+        if let record = failed(ConsumeSlot.record), let key = request.idempotencyKey {
             let seal = IdempotencySeal(key: key, userID: request.userID)
             let old: Item
             if let item = record.item {
@@ -261,7 +276,8 @@ public struct TableUsageStore: UsageStore {
             return try await resolve(existing: old, request, seal, windows, attempt: ours)
         }
         let counters: [(UsageWindow, Int, String)] = [
-            (.month, 0, "interviewCount"), (.day, 1, "requestCount"), (.hour, 2, "requestCount"),
+            (.month, ConsumeSlot.month, "interviewCount"), (.day, ConsumeSlot.day, "requestCount"),
+            (.hour, ConsumeSlot.hour, "requestCount"),
         ]
         for (window, index, counter) in counters {
             guard let reason = failed(index) else { continue }

@@ -4,6 +4,10 @@ import SingleTable
 enum UsageKeys {
     static let partitionKey = "PK"
     static let sortKey = "SK"
+    /// The sparse index: refusals by date (`DATE#`), unanswered calls by day (`REPAIR#`).
+    static let index = "GSI1"
+    static let indexPartitionKey = "GSI1PK"
+    static let indexSortKey = "GSI1SK"
 
     static let userPrefix = "USER#"
     static func user(_ userID: String) -> String { userPrefix + userID }

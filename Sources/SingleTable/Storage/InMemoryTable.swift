@@ -179,7 +179,7 @@ public final class InMemoryTable: Table {
                     olds.append(nil)
                     reasons.append(
                         TableError.CancellationReason(
-                            code: "ConditionalCheckFailed",
+                            code: TableError.CancellationReason.conditionalCheckFailed,
                             message: "The conditional request failed",
                             item: error.item
                         )
