@@ -2,7 +2,8 @@
 /// `bootstrap`, namespace `Inkra`, dimension `function`): the one source of truth that
 /// template.yaml's alarms are held to by a test.
 package enum MetricName: String, Sendable, CaseIterable {
-    /// The usage store failed; the caller got 503 and nothing was generated (`generateQuestions`).
+    /// The usage store failed and the caller got 503 (`checkUsage`, `generateQuestions`,
+    /// `deleteAccount`); nothing was generated or erased.
     case usageStoreFailure = "UsageStoreFailure"
     /// A caller's month was full (`generateQuestions`).
     case quotaExceeded = "QuotaExceeded"
@@ -14,4 +15,7 @@ package enum MetricName: String, Sendable, CaseIterable {
     case authorizerKeySourceFailure = "AuthorizerKeySourceFailure"
     /// A sandbox started (each function, once per cold start).
     case coldStart = "ColdStart"
+    /// A warm sandbox could not read `INKRA_LIMITS_PARAMETER` again, or read limits that are not
+    /// valid, and kept the last good ones (each function).
+    case limitsRefreshFailure = "LimitsRefreshFailure"
 }
