@@ -148,8 +148,9 @@ struct BootstrapAuthorizerTruthTests {
             #expect(
                 Self.effect(outcome).hasPrefix("error Function.Unauthorized")
                     || Self.effect(outcome).contains("Unauthorized"), "\(outcome)")
-            let errorLines = result.standardError.split(separator: "\n", omittingEmptySubsequences: true)
-            let outputLines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: true)
+            // Split as a log reader does, at every line break ("\r\n" is one Character, not a "\n").
+            let errorLines = result.standardError.split(whereSeparator: \.isNewline)
+            let outputLines = result.standardOutput.split(whereSeparator: \.isNewline)
             #expect(errorLines.contains { $0.contains("refused") }, "the refusal is logged: \(result.standardError)")
             // One line per log event: each line of standard error is a whole log line.
             for line in errorLines {
