@@ -99,8 +99,12 @@ struct TemplatePermissionTests {
             _ = try await answering.handle(event("POST", "/questions", body: question, key: "k1"))
             _ = try await answering.handle(event("POST", "/questions", body: question))
             _ = try await answering.handle(event("POST", "/questions", body: question))
-            let failing = GenerateQuestions(store: store, generator: Failing(), limits: TierLimits(), now: now)
+            let room = TierLimits(["free": Limits(monthly: 100, daily: 100, hourly: 100)])
+            let failing = GenerateQuestions(store: store, generator: Failing(), limits: room, now: now)
             _ = try await failing.handle(event("POST", "/questions", body: question))
+            // Given back with its key: the in-progress record goes with the unit.
+            let failed = try await failing.handle(event("POST", "/questions", body: question, key: "k2"))
+            #expect(failed["statusCode"]?.int == 502, "generation failed; the unit is given back: \(failed)")
         case "deleteAccount":
             _ = try await GenerateQuestions(
                 store: store, generator: TemplateQuestionGenerator(), limits: one, now: now
