@@ -201,6 +201,7 @@ let package = Package(
                 "InkraJSON",
                 "InkraAuth",
                 "InkraUsage",
+                "LocalUserPool",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -310,7 +311,8 @@ let package = Package(
             dependencies: [
                 "LambdaRuntimeAPI", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport", "Bootstrap",
                 "inkra-emulator",
-                "DynamoDBTable", "OutboundHTTP", "InkraUsage", "SingleTable",
+                "DynamoDBTable", "OutboundHTTP", "InkraAuth", "InkraTesting", "InkraHandlers", "InkraUsage",
+                "SingleTable",
             ],
             swiftSettings: strictSettings
         ),

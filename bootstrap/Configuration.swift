@@ -1,3 +1,4 @@
+import DynamoDBTable
 import HTTPText
 import InkraAuth
 import InkraHandlers
@@ -54,6 +55,13 @@ struct Configuration: Sendable, Hashable {
     var userPoolID: String?
     /// `COGNITO_REGION`, else the pool id's region prefix, else `AWS_REGION`.
     var cognitoRegion: String?
+    /// `INKRA_COGNITO_ISSUER`: the pool's `IssuerConfiguration` (`ORIGINAL` or `UPDATED`), which
+    /// sets the issuer `iss` must equal and where the keys are fetched; the authorizer requires it
+    /// inside Lambda (never assumed there), `ORIGINAL` elsewhere.
+    var issuerForm: IssuerForm?
+    /// `INKRA_LIMITS_MAX_AGE`: seconds the limits read from `INKRA_LIMITS_PARAMETER` are kept
+    /// before the next invocation reads the parameter again (default 60).
+    var limitsMaxAge: TimeInterval = 60
     /// `COGNITO_CLIENT_IDS`, comma-separated.
     var clientIDs: [String] = []
     /// `INKRA_TOKEN_USE`: `id` (default, as template.yaml deploys), `access` or `any`.
@@ -159,6 +167,14 @@ struct Configuration: Sendable, Hashable {
             }
             tokenUse = parsed
         }
+        if let form = value("INKRA_COGNITO_ISSUER") {
+            guard let parsed = IssuerForm(rawValue: form.uppercased()) else {
+                throw ConfigurationError(
+                    "INKRA_COGNITO_ISSUER",
+                    "must be ORIGINAL or UPDATED (the pool's IssuerConfiguration), got \"\(form)\"")
+            }
+            issuerForm = parsed
+        }
         jwksFile = value("INKRA_JWKS_FILE")
         if let skew = value("INKRA_CLOCK_SKEW") {
             guard let seconds = TimeInterval(skew), seconds >= 0, seconds <= 3600 else {
@@ -170,6 +186,20 @@ struct Configuration: Sendable, Hashable {
         limitsFile = value("INKRA_LIMITS_FILE")
         limitsJSON = value("INKRA_LIMITS")
         limitsParameter = value("INKRA_LIMITS_PARAMETER")
+        if let name = limitsParameter {
+            do {
+                _ = try SSMParameterName(name)
+            } catch {
+                throw ConfigurationError("INKRA_LIMITS_PARAMETER", "\(error)")
+            }
+        }
+        if let age = value("INKRA_LIMITS_MAX_AGE") {
+            guard let seconds = TimeInterval(age), seconds >= 1, seconds <= 86_400 else {
+                throw ConfigurationError(
+                    "INKRA_LIMITS_MAX_AGE", "must be a number of seconds from 1 to 86400, got \"\(age)\"")
+            }
+            limitsMaxAge = seconds
+        }
         if let clock = value("INKRA_CLOCK") {
             switch clock.lowercased() {
             case "request-time": requestClock = true
@@ -224,9 +254,16 @@ struct Configuration: Sendable, Hashable {
         guard let cognitoRegion else {
             throw ConfigurationError("COGNITO_REGION", "is required by the authorizer (or AWS_REGION)")
         }
+        guard let issuerForm = issuerForm ?? (insideLambda ? nil : .original) else {
+            throw ConfigurationError(
+                "INKRA_COGNITO_ISSUER",
+                "is required by the authorizer inside Lambda: ORIGINAL or UPDATED, as the pool's "
+                    + "IssuerConfiguration (template.yaml's CognitoIssuer sets both)")
+        }
         return CognitoConfiguration(
             region: cognitoRegion,
             userPoolId: userPoolID,
+            issuerForm: issuerForm,
             clientIds: clientIDs,
             tokenUse: tokenUse,
             clockTolerance: clockSkew

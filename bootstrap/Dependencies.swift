@@ -55,6 +55,8 @@ enum Dependencies {
         }
         let limits = try await tierLimits(configuration, environment, clock: clock)
         let now = InvocationClock.closure(system: clock)
+        // The function with some limits: built once here, and again when refreshed limits differ.
+        let make: @Sendable (TierLimits) -> any EventHandler
         switch function {
         case .authorizer:
             let verifier = TokenVerifier(
@@ -63,29 +65,33 @@ enum Dependencies {
                 now: now,
                 logger: logger
             )
-            return Authorizer(verifier: verifier, limits: limits, logger: logger)
+            make = { Authorizer(verifier: verifier, limits: $0, logger: logger) }
         case .checkUsage:
-            return CheckUsage(
-                store: try await store(configuration, environment, clock: clock), limits: limits, now: now,
-                logger: logger)
+            let store = try await store(configuration, environment, clock: clock)
+            make = { CheckUsage(store: store, limits: $0, now: now, logger: logger) }
         case .deleteAccount:
-            return DeleteAccount(
+            let deleteAccount = DeleteAccount(
                 store: try await store(configuration, environment, clock: clock),
                 users: try CognitoUserDirectory.fromConfiguration(configuration, environment, clock: clock),
                 logger: logger)
+            make = { _ in deleteAccount }
         case .repairCharges:
-            return RepairCharges(
+            let repair = RepairCharges(
                 store: try await store(configuration, environment, clock: clock), now: now, logger: logger)
+            make = { _ in repair }
         case .generateQuestions:
-            return GenerateQuestions(
-                store: try await store(configuration, environment, clock: clock),
-                generator: try await generator(environment, clock: clock),
-                limits: limits,
-                upgradeURL: configuration.upgradeURL,
-                now: now,
-                logger: logger
-            )
+            let store = try await store(configuration, environment, clock: clock)
+            let generator = try await generator(environment, clock: clock)
+            let upgradeURL = configuration.upgradeURL
+            make = {
+                GenerateQuestions(
+                    store: store, generator: generator, limits: $0, upgradeURL: upgradeURL, now: now, logger: logger)
+            }
         }
+        guard let parameter = configuration.limitsParameter else { return make(limits) }
+        return try LimitsRefresh.function(
+            parameter: parameter, limits: limits, configuration: configuration, environment: environment,
+            clock: clock, now: now, logger: logger, make: make)
     }
 
     private static func generator(_ environment: [String: String], clock: @escaping @Sendable () -> Date)

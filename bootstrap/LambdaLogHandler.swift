@@ -37,14 +37,49 @@ struct LambdaLogHandler: LogHandler {
             for (key, value) in merged.sorted(by: { $0.key < $1.key }) { fields.append((key, "\(value)")) }
             line = "{" + fields.map { "\(Self.quote($0.0)):\(Self.quote($0.1))" }.joined(separator: ",") + "}"
         } else {
-            line = "\(timestamp) \(event.level.rawValue.uppercased()) \(label): \(event.message)"
+            line =
+                "\(timestamp) \(event.level.rawValue.uppercased()) \(Self.escaped(label)): \(Self.escaped("\(event.message)"))"
             if !merged.isEmpty {
                 line +=
-                    " " + merged.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+                    " "
+                    + merged.sorted(by: { $0.key < $1.key }).map {
+                        "\(Self.escaped($0.key))=\(Self.escaped("\($0.value)"))"
+                    }
+                    .joined(separator: " ")
             }
         }
         Console.error(line)
     }
 
     static func quote(_ text: String) -> String { JSONValue.string(text).jsonString }
+
+    /// `text` for one line of the Text format: a backslash and every control character (C0, DEL,
+    /// C1, and the line and paragraph separators) written as an escape (`\\`, `\n`, `\r`, `\t`,
+    /// `\u{…}`), so whatever a message or a value holds, a log event stays one line: CloudWatch
+    /// splits events at line breaks, and a second line could be read as a metric or a recording.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var output = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard needsEscape(scalar) else {
+                output.append(scalar)
+                continue
+            }
+            let escape: String
+            switch scalar {
+            case "\\": escape = "\\\\"
+            case "\n": escape = "\\n"
+            case "\r": escape = "\\r"
+            case "\t": escape = "\\t"
+            default: escape = "\\u{\(String(scalar.value, radix: 16))}"
+            }
+            output.append(contentsOf: escape.unicodeScalars)
+        }
+        return String(output)
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
+            || scalar == "\\"
+    }
 }

@@ -2,8 +2,10 @@ import ArgumentParser
 import EmulatorKit
 import EmulatorServer
 import Foundation
+import InkraAuth
 import InkraHandlers
 import InkraJSON
+import LocalUserPool
 import Logging
 
 struct ServeCommand: AsyncParsableCommand {
@@ -99,6 +101,14 @@ struct ServeCommand: AsyncParsableCommand {
     var noCognito = false
 
     @Option(
+        name: .customLong("pool-issuer"),
+        help: """
+            The issuer of the local pool's tokens: local (http://HOST:PORT/<poolId>, the default), or \
+            ORIGINAL or UPDATED, Cognito's issuer URL of that form (the pool's IssuerConfiguration).
+            """)
+    var poolIssuer: String?
+
+    @Option(
         name: .customLong("state-from-scan"),
         help: "Seed the table first from `aws dynamodb scan --output json` output (one or several pages).")
     var stateFromScan: String?
@@ -177,6 +187,12 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.consolePort = noConsole ? nil : consolePort
         configuration.cognitoPort = noCognito ? nil : cognitoPort ?? 9229
         configuration.cognitoPortFallsBack = cognitoPort == nil
+        if let poolIssuer, poolIssuer.lowercased() != "local" {
+            guard let form = IssuerForm(rawValue: poolIssuer.uppercased()) else {
+                throw ValidationError("--pool-issuer must be local, ORIGINAL or UPDATED, got \(poolIssuer)")
+            }
+            configuration.userPool.issuerForm = form
+        }
         if let record {
             let recorder = try ServeRecorder(directory: URL(fileURLWithPath: record))
             configuration.gateway.observers.append { recorder.record($0) }

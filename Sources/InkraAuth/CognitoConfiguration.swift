@@ -15,9 +15,41 @@ public enum TokenUse: String, Sendable, Hashable, CaseIterable {
     case any
 }
 
+/// The form of a user pool's issuer URL: Cognito's `IssuerConfiguration` (API reference,
+/// `IssuerConfigurationType`), which says what `iss` the pool writes into its tokens and where it
+/// publishes its keys (`<issuer>/.well-known/jwks.json`).
+public enum IssuerForm: String, Sendable, Hashable, CaseIterable {
+    /// `https://cognito-idp.<region>.amazonaws.com/<userPoolId>`.
+    case original = "ORIGINAL"
+    /// `https://issuer-cognito-idp.<region>.amazonaws.com/<userPoolId>`, where the region is the
+    /// pool's primary one; AWS recommends it for every pool, replicated or not.
+    case updated = "UPDATED"
+
+    /// The issuer URL of `userPoolId` in `region` in this form.
+    public func issuer(region: String, userPoolId: String) -> String {
+        switch self {
+        case .original: "https://cognito-idp.\(region).amazonaws.com/\(userPoolId)"
+        case .updated: "https://issuer-cognito-idp.\(region).amazonaws.com/\(userPoolId)"
+        }
+    }
+
+    /// The form of a Cognito issuer URL, or `nil` for any other issuer (a local pool's).
+    public init?(issuer: String) {
+        guard let host = URL(string: issuer)?.host?.lowercased(), host.hasSuffix(".amazonaws.com") else { return nil }
+        if host.hasPrefix("cognito-idp.") {
+            self = .original
+        } else if host.hasPrefix("issuer-cognito-idp.") {
+            self = .updated
+        } else {
+            return nil
+        }
+    }
+}
+
 /// The user pool tokens must come from, and how strictly they are checked.
 public struct CognitoConfiguration: Sendable, Hashable {
-    /// `https://cognito-idp.{region}.amazonaws.com/{userPoolId}`.
+    /// The pool's issuer, which `iss` must equal exactly: `https://cognito-idp.{region}.amazonaws.com/{userPoolId}`
+    /// or `https://issuer-cognito-idp.{region}.amazonaws.com/{userPoolId}` (``IssuerForm``).
     public var issuer: String
     /// Accepted app client ids; empty skips the client check.
     public var clientIds: [String]
@@ -29,16 +61,26 @@ public struct CognitoConfiguration: Sendable, Hashable {
     public var blockedGroup: String
 
     /// A configuration for a Cognito user pool.
+    /// - Parameters:
+    ///   - region: the pool's (primary) region.
+    ///   - userPoolId: the pool's id.
+    ///   - issuerForm: the pool's `IssuerConfiguration`, which sets the issuer tokens carry and
+    ///     where the keys are fetched from.
+    ///   - clientIds: accepted app client ids; empty skips the client check.
+    ///   - tokenUse: accepted token use.
+    ///   - clockTolerance: seconds of tolerance on `exp`, `nbf` and `iat`.
+    ///   - blockedGroup: members of this Cognito group are denied.
     public init(
         region: String,
         userPoolId: String,
+        issuerForm: IssuerForm = .original,
         clientIds: [String] = [],
         tokenUse: TokenUse = .id,
         clockTolerance: TimeInterval = 0,
         blockedGroup: String = "blocked"
     ) {
         self.init(
-            issuer: "https://cognito-idp.\(region).amazonaws.com/\(userPoolId)",
+            issuer: issuerForm.issuer(region: region, userPoolId: userPoolId),
             clientIds: clientIds,
             tokenUse: tokenUse,
             clockTolerance: clockTolerance,
@@ -63,7 +105,7 @@ public struct CognitoConfiguration: Sendable, Hashable {
 
     /// The region, when the issuer is a Cognito URL.
     public var region: String? {
-        guard let host = URL(string: issuer)?.host, host.hasPrefix("cognito-idp.") else { return nil }
+        guard IssuerForm(issuer: issuer) != nil, let host = URL(string: issuer)?.host else { return nil }
         return host.split(separator: ".").dropFirst().first.map(String.init)
     }
 

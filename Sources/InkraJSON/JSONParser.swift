@@ -81,11 +81,11 @@ public struct JSONParser {
             guard peek(UInt8(ascii: "\"")) else { throw error("expected a string key, found \(describeCurrent())") }
             let key = try parseString()
             skipWhitespace()
-            guard peek(UInt8(ascii: ":")) else { throw error("expected ':' after key \"\(key)\"") }
+            guard peek(UInt8(ascii: ":")) else { throw error("expected ':' after a key") }
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            if object[key] != nil && rejectsDuplicateKeys { throw error("duplicate key \"\(key)\"") }
+            if object[key] != nil && rejectsDuplicateKeys { throw error("duplicate key") }
             object[key] = value
             skipWhitespace()
             if peek(UInt8(ascii: ",")) {

@@ -18,7 +18,9 @@ import InkraUsage
 /// Making a pool generates a 2048-bit RSA key, which takes a moment in a debug build: share one
 /// pool between a module's tests (`let pool = try! TestUserPool()` at file scope).
 public struct TestUserPool: Sendable {
-    /// The pool's issuer, `https://cognito-idp.<region>.amazonaws.com/<pool id>`.
+    /// The pool's issuer: `https://cognito-idp.<region>.amazonaws.com/<pool id>`, or
+    /// `https://issuer-cognito-idp.<region>.amazonaws.com/<pool id>` for a pool whose
+    /// `IssuerConfiguration` is `UPDATED`.
     public let issuer: String
     /// The app client the tokens are for (`aud` of an ID token, `client_id` of an access token).
     public let clientID: String
@@ -26,14 +28,20 @@ public struct TestUserPool: Sendable {
     public let signer: TokenSigner
 
     /// A pool with a freshly generated signing key.
+    /// - Parameters:
+    ///   - poolID: the pool's id, whose prefix is its region.
+    ///   - clientID: the app client the tokens are for.
+    ///   - keyID: the signing key's `kid`.
+    ///   - issuerForm: the pool's `IssuerConfiguration`, which sets the issuer of its tokens.
     /// - Throws: When the key cannot be generated.
     public init(
         poolID: String = "us-east-1_InkraTest",
         clientID: String = "inkra-test-client",
-        keyID: String = "inkra-test-key"
+        keyID: String = "inkra-test-key",
+        issuerForm: IssuerForm = .original
     ) throws {
         let region = poolID.split(separator: "_").first.map(String.init) ?? "us-east-1"
-        issuer = "https://cognito-idp.\(region).amazonaws.com/\(poolID)"
+        issuer = issuerForm.issuer(region: region, userPoolId: poolID)
         self.clientID = clientID
         signer = try TokenSigner.generate(kid: keyID)
     }

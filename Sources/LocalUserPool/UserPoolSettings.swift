@@ -1,4 +1,5 @@
 import Foundation
+import InkraAuth
 
 /// The local pool's rules: template.yaml's `UserPool`, `UserPoolClient` and groups, written once
 /// here. A contract test (LocalUserPoolTests) parses template.yaml and holds these values to it,
@@ -6,6 +7,11 @@ import Foundation
 package struct UserPoolSettings: Sendable {
     /// The pool id; the part after `_` is SRP's pool name.
     package var poolID = "us-east-1_InkraLocal"
+    /// The form of the issuer its tokens carry: `nil` (the default) is the local endpoint's URL,
+    /// `http://HOST:PORT/<poolId>`; ``IssuerForm/original`` or ``IssuerForm/updated`` is Cognito's
+    /// URL of that form for ``poolID`` (its region the id's prefix), as a deployed pool with that
+    /// `IssuerConfiguration` (template.yaml's `CognitoIssuer`) writes it.
+    package var issuerForm: IssuerForm?
     /// The pool's name (template.yaml: `${AWS::StackName}-users`).
     package var poolName = "inkra-local-users"
     /// `UsernameAttributes`: users sign in with their email; their user name is a generated id.
@@ -51,6 +57,12 @@ package struct UserPoolSettings: Sendable {
     package init() {}
 
     /// SRP's pool name: the pool id after its `_`.
+    package func issuer(localEndpoint: String) -> String {
+        guard let issuerForm else { return "\(localEndpoint)/\(poolID)" }
+        let region = poolID.split(separator: "_", maxSplits: 1).first.map(String.init) ?? "us-east-1"
+        return issuerForm.issuer(region: region, userPoolId: poolID)
+    }
+
     package var srpPoolName: String { String(poolID.split(separator: "_", maxSplits: 1).last ?? "") }
 
     /// The client of an id.

@@ -87,8 +87,20 @@ struct JSONParserRefusalTests {
     @Test("A repeated key is refused when asked, else the last value wins")
     func duplicateKeys() throws {
         let text = Array(#"{"a":1,"a":2}"#.utf8)
-        #expect(Self.outcome(text, rejectsDuplicateKeys: true) == "duplicate key \"a\" at 12")
+        #expect(Self.outcome(text, rejectsDuplicateKeys: true) == "duplicate key at 12")
         #expect(try JSONParser.parse(text)["a"] == 2)
+    }
+
+    @Test("A refusal never echoes a key: the caller's text stays out of the messages that are logged")
+    func keysAreNotEchoed() {
+        let key = #"x\nINKRA_RECORDING r 1/1 {}"#
+        let duplicate = Array(#"{"\#(key)":1,"\#(key)":2}"#.utf8)
+        let noColon = Array(#"{"\#(key)" 1}"#.utf8)
+        for text in [duplicate, noColon] {
+            let message = Self.outcome(text, rejectsDuplicateKeys: true)
+            #expect(!message.contains("INKRA_RECORDING"), "\(message)")
+        }
+        #expect(Self.outcome(noColon) == "expected ':' after a key at 31")
     }
 
     @Test("What is valid next to each refusal parses: a surrogate pair, escapes, zero, exponents")

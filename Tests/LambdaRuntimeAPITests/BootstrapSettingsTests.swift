@@ -65,7 +65,7 @@ struct BootstrapSettingsTests {
             "AWS_ENDPOINT_URL": endpoint.absoluteString, "AWS_REGION": "us-east-1",
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
         ]
-        let name = "inkra/limits-\(UUID().uuidString.prefix(8))"
+        let name = "/inkra/limits-\(UUID().uuidString.prefix(8))"
         // A client of its own: the shared one's connections may all be busy with other suites.
         let ssm = try AWSJSONService.ssm(aws, transport: Self.transport(), now: { Date() })
         _ = try await ssm.call(
@@ -77,7 +77,7 @@ struct BootstrapSettingsTests {
         let (outcome, log) = try await Self.run("checkUsage", settings, event: Self.usageEvent())
         #expect(try Self.body(outcome)["limit"] == 9, "\(outcome) \(log)")
 
-        settings["INKRA_LIMITS_PARAMETER"] = "inkra/no-such-parameter"
+        settings["INKRA_LIMITS_PARAMETER"] = "/inkra/no-such-parameter"
         let (missing, _) = try await Self.run("checkUsage", settings, event: Self.usageEvent())
         guard case .initializationFailed(_, let error) = missing else {
             Issue.record("a missing parameter did not stop start-up: \(missing)")

@@ -106,6 +106,41 @@ struct EndpointTests {
         #expect(await authorize(try foreign.signIn("quinn@example.com").idToken) == "refused")
     }
 
+    /// Both forms as the Amazon Cognito API reference, `IssuerConfigurationType`, documents them
+    /// (https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_IssuerConfigurationType.html).
+    @Test(
+        "serve's pool issues either Cognito issuer form; a stack set to the other form refuses its tokens",
+        arguments: [IssuerForm.original, .updated])
+    func issuerForms(form: IssuerForm) async throws {
+        let fixture = PoolFixture(issuerForm: form)
+        try fixture.confirmedUser("sam@example.com")
+        let idToken = try fixture.signIn("sam@example.com").idToken
+        let iss = try #require(CompactToken(idToken).payload["iss"]?.string)
+        let host = form == .original ? "cognito-idp" : "issuer-cognito-idp"
+        #expect(iss == "https://\(host).us-east-1.amazonaws.com/us-east-1_InkraLocal")
+        for stackForm in IssuerForm.allCases {
+            var options = EmulatorOptions(clock: { fixture.clock.withLock { $0 } })
+            options.developmentKey = PoolFixture.key
+            let stack = try EmulatorStack(options: options)
+            stack.trustedPools.trust(
+                CognitoConfiguration(
+                    region: "us-east-1", userPoolId: "us-east-1_InkraLocal", issuerForm: stackForm,
+                    clientIds: ["inkra-local-client", "inkra-local-cli-client"], tokenUse: .id))
+            let event: JSONValue = [
+                "type": "TOKEN", "authorizationToken": .string("Bearer " + idToken),
+                "methodArn": "arn:aws:execute-api:us-east-1:123456789012:api/dev/GET/usage",
+            ]
+            let effect: String
+            do {
+                let answer = try await stack.handler(for: .authorizer).handle(event)
+                effect = answer["policyDocument"]?["Statement"]?.array?.first?["Effect"]?.string ?? "none"
+            } catch {
+                effect = "refused"
+            }
+            #expect(effect == (stackForm == form ? "Allow" : "refused"), "stack \(stackForm), token \(form)")
+        }
+    }
+
     @Test("--state keeps the pool beside the table; an older file without a pool still loads")
     func stateFile() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pool-state-\(UUID().uuidString)")

@@ -23,12 +23,15 @@ final class PoolFixture: Sendable {
     let clock = TestClock()
     let pool: UserPool
 
-    init(rounds: Int = 1_000, snapshot: UserPoolSnapshot? = nil) {
+    /// - Parameter issuerForm: Cognito's issuer form for the tokens; `nil` for the local URL.
+    init(rounds: Int = 1_000, snapshot: UserPoolSnapshot? = nil, issuerForm: IssuerForm? = nil) {
         var settings = UserPoolSettings()
         settings.hashRounds = rounds
+        settings.issuerForm = issuerForm
         let clock = self.clock
         pool = UserPool(
-            settings: settings, signer: Self.key.signer, issuer: Self.issuer, snapshot: snapshot,
+            settings: settings, signer: Self.key.signer,
+            issuer: settings.issuer(localEndpoint: "http://127.0.0.1:9229"), snapshot: snapshot,
             now: { clock.withLock { $0 } })
     }
 

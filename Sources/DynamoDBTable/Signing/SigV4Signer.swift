@@ -34,8 +34,8 @@ package struct SigV4Signer: Sendable {
         package var authorization: String
     }
 
-    /// Signs a request; returns the headers to add (`X-Amz-Date`, `Authorization`, and
-    /// `X-Amz-Security-Token` with temporary credentials).
+    /// Signs a request; returns the headers to add (`Host` when `headers` have none, `X-Amz-Date`,
+    /// `Authorization`, and `X-Amz-Security-Token` with temporary credentials).
     /// - Parameters:
     ///   - method: the HTTP method.
     ///   - url: the full URL (path and query are signed).
@@ -51,12 +51,15 @@ package struct SigV4Signer: Sendable {
     ) -> (headers: [(String, String)], signature: Signature) {
         let amzDate = Self.amzDate(date)
         var signed = headers
+        var added: [(String, String)] = []
         if !signed.contains(where: { $0.0.lowercased() == "host" }) {
-            let host = url.host ?? ""
-            signed.append(("Host", url.port.map { "\(host):\($0)" } ?? host))
+            // Signed and sent as one value, so the signature covers the Host the server reads.
+            let host = Self.hostHeader(of: url)
+            signed.append(("Host", host))
+            added.append(("Host", host))
         }
         signed.append(("X-Amz-Date", amzDate))
-        var added = [("X-Amz-Date", amzDate)]
+        added.append(("X-Amz-Date", amzDate))
         if let token = credentials.sessionToken {
             signed.append(("X-Amz-Security-Token", token))
             added.append(("X-Amz-Security-Token", token))
@@ -96,6 +99,19 @@ package struct SigV4Signer: Sendable {
             signedHeaders: signedHeaders,
             authorization: authorization
         )
+    }
+
+    /// The `Host` of a request to `url`, as botocore derives it (`_host_from_url`): the host in
+    /// lower case, IPv6 in brackets, and the port only when it is not the scheme's default, so
+    /// `https://dynamodb.us-east-1.amazonaws.com:443` is signed and sent as
+    /// `dynamodb.us-east-1.amazonaws.com`.
+    package static func hostHeader(of url: URL) -> String {
+        var host = (url.host(percentEncoded: false) ?? "").lowercased()
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.contains(":") { host = "[\(host)]" }
+        let defaultPort = url.scheme?.lowercased() == "https" ? 443 : 80
+        guard let port = url.port, port != defaultPort else { return host }
+        return "\(host):\(port)"
     }
 
     /// The derived signing key for a day (`yyyyMMdd`).

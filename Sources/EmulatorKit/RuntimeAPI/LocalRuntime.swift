@@ -121,6 +121,7 @@ package final class LocalRuntime: Sendable {
         let cognito = try options.cognitoConfiguration()
         environment["COGNITO_USER_POOL_ID"] = String(cognito.issuer.split(separator: "/").last ?? "")
         environment["COGNITO_REGION"] = cognito.region ?? "us-east-1"
+        environment["INKRA_COGNITO_ISSUER"] = (IssuerForm(issuer: cognito.issuer) ?? .original).rawValue
         environment["COGNITO_CLIENT_IDS"] = cognito.clientIds.joined(separator: ",")
         environment["INKRA_TOKEN_USE"] = cognito.tokenUse.rawValue
         // The development pool is not a Cognito pool a runtime could call: deleteAccount erases usage only.

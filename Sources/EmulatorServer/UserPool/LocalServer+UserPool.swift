@@ -16,20 +16,22 @@ extension LocalServer {
         let snapshot = try stack.state?.loadUserPool()
         let pool = UserPool(
             settings: configuration.userPool, signer: key.signer,
-            issuer: "http://\(configuration.host):\(port)/\(configuration.userPool.poolID)", snapshot: snapshot,
+            issuer: configuration.userPool.issuer(localEndpoint: "http://\(configuration.host):\(port)"),
+            snapshot: snapshot,
             now: stack.options.clock, logger: Logger(label: "inkra.userpool"),
             announce: { line in FileHandle.standardError.write(Data("inkra-emulator: \(line)\n".utf8)) })
         stack.localAccounts.attach(pool)
         return CognitoEndpoint(pool: pool)
     }
 
-    /// Once the pool's port is bound: its issuer is `http://HOST:PORT/<poolId>`, and the stack's
+    /// Once the pool's port is bound: its issuer is `http://HOST:PORT/<poolId>` (or Cognito's URL in
+    /// the form `--pool-issuer` names), and the stack's
     /// authorizer trusts it (with both app clients and the token use the stack accepts) unless the
     /// stack was told to trust another pool.
     func trustUserPool(at endpoint: URL?) {
         guard let cognito, let endpoint else { return }
         let settings = cognito.pool.settings
-        cognito.pool.issuer = endpoint.absoluteString + "/" + settings.poolID
+        cognito.pool.issuer = settings.issuer(localEndpoint: endpoint.absoluteString)
         guard stack.options.trustsDevelopmentKey else { return }
         stack.trustedPools.trust(
             CognitoConfiguration(

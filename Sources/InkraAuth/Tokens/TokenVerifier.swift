@@ -18,6 +18,8 @@ public struct TokenVerifier: Sendable {
 
     /// The algorithms accepted; `none` and HMAC never are.
     static let algorithms: Set<String> = ["RS256", "RS384", "RS512", "ES256"]
+    /// The algorithms accepted, for messages.
+    static let algorithmList = algorithms.sorted().joined(separator: ", ")
 
     /// Creates a verifier.
     public init(
@@ -50,8 +52,9 @@ public struct TokenVerifier: Sendable {
     private func check(_ raw: String) async throws(AuthError) -> CognitoClaims {
         let token = try CompactToken(raw)
         guard let alg = token.header["alg"]?.string else { throw AuthError(.unsupportedAlgorithm, "header has no alg") }
+        // Nothing of the unverified header goes into a message: it is the caller's text, logged.
         guard Self.algorithms.contains(alg) else {
-            throw AuthError(.unsupportedAlgorithm, "alg \(alg) is not accepted")
+            throw AuthError(.unsupportedAlgorithm, "header's alg is not one of \(Self.algorithmList)")
         }
         guard let kid = token.header["kid"]?.string, !kid.isEmpty, kid.utf8.count <= 256 else {
             throw AuthError(.unknownKey, "header has no usable kid")
@@ -65,7 +68,8 @@ public struct TokenVerifier: Sendable {
             // The source did not answer: the token is not known to be bad.
             throw AuthError(.keysUnavailable, "\(error)")
         }
-        guard let key else { throw AuthError(.unknownKey, "no key has kid \(kid.prefix(64))") }
+        guard let key else { throw AuthError(.unknownKey, "no key of the pool has the header's kid") }
+        // From here `kid` names one of the pool's keys, and `alg` is one of `algorithms`.
         guard let verifier = key.verifier(for: alg) else {
             throw AuthError(
                 .unsupportedAlgorithm, "alg \(alg) does not match key \(kid) (\(key.algorithm ?? key.keyType))")

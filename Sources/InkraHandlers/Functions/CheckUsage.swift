@@ -2,6 +2,7 @@ import InkraAuth
 import InkraJSON
 import InkraUsage
 import Logging
+import Metrics
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -43,6 +44,7 @@ public struct CheckUsage: EventHandler {
             report = try await store.usage(for: caller.userID, at: now(), limits: caller.limits(in: limits))
         } catch {
             logger.error("usage store failed", metadata: ["error": "\(error)"])
+            Counter(label: MetricName.usageStoreFailure.rawValue).increment()
             return HTTPError.storeUnavailable.response
         }
         return .json(

@@ -1,6 +1,7 @@
 import InkraJSON
 import InkraUsage
 import Logging
+import Metrics
 
 /// `deleteAccount` (`DELETE /account`): erases every usage item of the caller (their month, day and
 /// hour counters, idempotency records, refunds and refusal marks) and then their account in the
@@ -45,6 +46,7 @@ public struct DeleteAccount: EventHandler {
             erasure = try await store.erase(user: caller.userID)
         } catch {
             logger.error("usage store failed; the account's usage is not erased", metadata: ["error": "\(error)"])
+            Counter(label: MetricName.usageStoreFailure.rawValue).increment()
             return HTTPError.storeUnavailable.response
         }
         logger.info(

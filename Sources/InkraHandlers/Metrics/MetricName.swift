@@ -2,8 +2,9 @@
 /// `bootstrap`, namespace `Inkra`, dimension `function`): the one source of truth that
 /// template.yaml's alarms are held to by a test.
 package enum MetricName: String, Sendable, CaseIterable {
-    /// The usage store failed: a caller got 503 and nothing was generated, or a clean-up (a
-    /// give-back, an answer's record, a refusal's mark) could not be written.
+    /// The usage store failed: a caller got 503 and nothing was generated or erased
+    /// (`checkUsage`, `generateQuestions`, `deleteAccount`), or a clean-up (a give-back, an
+    /// answer's record, a refusal's mark) could not be written, or `repairCharges` could not run.
     case usageStoreFailure = "UsageStoreFailure"
     /// A caller's month was full (`generateQuestions`).
     case quotaExceeded = "QuotaExceeded"
@@ -18,4 +19,7 @@ package enum MetricName: String, Sendable, CaseIterable {
     case chargeRepaired = "ChargeRepaired"
     /// A sandbox started (each function, once per cold start).
     case coldStart = "ColdStart"
+    /// A warm sandbox could not read `INKRA_LIMITS_PARAMETER` again, or read limits that are not
+    /// valid, and kept the last good ones (each function).
+    case limitsRefreshFailure = "LimitsRefreshFailure"
 }

@@ -11,6 +11,8 @@ package enum RuntimeSetting: String, Sendable, CaseIterable {
     case clock = "INKRA_CLOCK"
     /// `INKRA_CLOCK_SKEW`: seconds of tolerance on a token's times.
     case clockSkew = "INKRA_CLOCK_SKEW"
+    /// `INKRA_COGNITO_ISSUER`: the pool's issuer form, `ORIGINAL` or `UPDATED`.
+    case cognitoIssuer = "INKRA_COGNITO_ISSUER"
     /// `INKRA_DELETE_COGNITO_USER`: whether `deleteAccount` deletes the Cognito user too.
     case deleteCognitoUser = "INKRA_DELETE_COGNITO_USER"
     /// `INKRA_GATEWAY_TIMEOUT`: API Gateway's integration timeout in seconds.
@@ -21,6 +23,8 @@ package enum RuntimeSetting: String, Sendable, CaseIterable {
     case limits = "INKRA_LIMITS"
     /// `INKRA_LIMITS_FILE`: a file holding that JSON.
     case limitsFile = "INKRA_LIMITS_FILE"
+    /// `INKRA_LIMITS_MAX_AGE`: seconds the limits from the SSM parameter are kept before it is read again.
+    case limitsMaxAge = "INKRA_LIMITS_MAX_AGE"
     /// `INKRA_LIMITS_PARAMETER`: an SSM parameter holding that JSON.
     case limitsParameter = "INKRA_LIMITS_PARAMETER"
     /// `INKRA_LLM_API_KEY`: the model endpoint's key.

@@ -1,0 +1,78 @@
+import DynamoDBTable
+import Foundation
+import SingleTable
+import Synchronization
+import Testing
+
+/// An endpoint URL that names its scheme's default port (`AWS_ENDPOINT_URL_DYNAMODB=
+/// https://dynamodb.us-east-1.amazonaws.com:443`, as the SSM, Secrets Manager and Cognito ones may)
+/// is signed as botocore signs it: `host` without the port, which is the `Host` the request sends.
+/// A non-default port stays in both. The expected values are botocore's own `SigV4Auth` output for
+/// the same request, printed by `scripts/sigv4-botocore.py` (botocore 1.43, `_host_from_url`).
+@Suite("SigV4 on the request path: the signed host is the sent host, as botocore signs it")
+struct SigV4PortTests {
+    /// What the transport was handed: the request as it goes on the wire.
+    final class Capture: DynamoDBTransport {
+        let requests = Mutex<[DynamoDBHTTPRequest]>([])
+
+        func send(_ request: DynamoDBHTTPRequest) async throws -> DynamoDBHTTPResponse {
+            requests.withLock { $0.append(request) }
+            return DynamoDBHTTPResponse(status: 200, body: Array("{}".utf8))
+        }
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var endpoint: String
+        var sessionToken: String?
+        var host: String
+        var signature: String
+        var signedHeaders = "content-type;host;x-amz-date;x-amz-target"
+        var testDescription: String { endpoint }
+    }
+
+    static let cases = [
+        Case(
+            endpoint: "https://dynamodb.us-east-1.amazonaws.com:443", host: "dynamodb.us-east-1.amazonaws.com",
+            signature: "2aebb08ba380fc4877fb292d07df64a5a9d9ecce5024b212da5f3850eaccd83d"),
+        Case(
+            endpoint: "https://dynamodb.us-east-1.amazonaws.com", host: "dynamodb.us-east-1.amazonaws.com",
+            signature: "2aebb08ba380fc4877fb292d07df64a5a9d9ecce5024b212da5f3850eaccd83d"),
+        Case(
+            endpoint: "http://127.0.0.1:8000", host: "127.0.0.1:8000",
+            signature: "61213c7c079619a1549018571cb7749843a009051f9efba19e0c08ea740e1556"),
+        Case(
+            endpoint: "https://DynamoDB.us-east-1.amazonaws.com:8443", sessionToken: "session-token-example",
+            host: "dynamodb.us-east-1.amazonaws.com:8443",
+            signature: "a26edde568318f6b6e2a08607368de77e6ca1c33cf4985bfb1c1fb4305b0d5fa",
+            signedHeaders: "content-type;host;x-amz-date;x-amz-security-token;x-amz-target"),
+    ]
+
+    /// 2026-11-27T12:00:00Z, the instant the script signs at.
+    static let instant = Date(timeIntervalSince1970: 1_795_780_800)
+
+    @Test("GetItem's Host and Authorization equal botocore's", arguments: cases)
+    func matchesBotocore(_ expected: Case) async throws {
+        let capture = Capture()
+        let table = DynamoDBTable(
+            endpoint: URL(string: expected.endpoint)!, region: "us-east-1",
+            credentials: AWSCredentials(
+                accessKeyID: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+                sessionToken: expected.sessionToken),
+            transport: capture, now: { Self.instant })
+        _ = try await table.getItem(
+            GetItemRequest(tableName: "inkra-usage", key: ["PK": .s("USER#u1"), "SK": .s("USAGE")]))
+        let request = try #require(capture.requests.withLock { $0.first })
+        // The body the script signs: the same bytes.
+        #expect(
+            String(decoding: request.body, as: UTF8.self)
+                == #"{"TableName":"inkra-usage","Key":{"PK":{"S":"USER#u1"},"SK":{"S":"USAGE"}}}"#)
+        let hosts = request.headers.filter { $0.0.lowercased() == "host" }.map(\.1)
+        #expect(hosts == [expected.host], "the Host the request sends")
+        let authorization = request.headers.first { $0.0 == "Authorization" }?.1
+        #expect(
+            authorization
+                == "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261127/us-east-1/dynamodb/aws4_request, "
+                + "SignedHeaders=\(expected.signedHeaders), Signature=\(expected.signature)",
+            "body signed: \(String(decoding: request.body, as: UTF8.self))")
+    }
+}

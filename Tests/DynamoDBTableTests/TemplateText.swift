@@ -1,0 +1,64 @@
+import Foundation
+
+/// template.yaml read as lines, for tests that hold it to the code: the resources, their handler
+/// and the lines of a block. No YAML library: the template keeps each fact a test reads on a line
+/// of its own.
+struct TemplateText {
+    let lines: [String]
+
+    init() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("template.yaml"), encoding: .utf8)
+        lines = text.components(separatedBy: "\n")
+    }
+
+    /// The lines of the top-level section `name` (`Resources`, `Conditions`…).
+    func section(_ name: String) -> [String] {
+        guard let start = lines.firstIndex(of: "\(name):") else { return [] }
+        let rest = lines[(start + 1)...]
+        let end = rest.firstIndex { !$0.isEmpty && !$0.hasPrefix(" ") && !$0.hasPrefix("#") } ?? lines.endIndex
+        return Array(lines[(start + 1)..<end])
+    }
+
+    /// The resources, by logical id, with their lines (up to the next resource).
+    func resources() -> [(name: String, lines: [String])] {
+        var resources: [(String, [String])] = []
+        for line in section("Resources") {
+            if line.hasPrefix("  ") && !line.hasPrefix("   ") && !line.hasPrefix("  #") && line.hasSuffix(":") {
+                resources.append((String(line.dropFirst(2).dropLast()), []))
+            } else if !resources.isEmpty {
+                resources[resources.count - 1].1.append(line)
+            }
+        }
+        return resources
+    }
+
+    /// The functions (`AWS::Serverless::Function`), by handler, with their lines.
+    func functions() -> [String: [String]] {
+        var functions: [String: [String]] = [:]
+        for (_, lines) in resources() where lines.contains("    Type: AWS::Serverless::Function") {
+            guard let handler = Self.value("Handler", in: lines) else { continue }
+            functions[handler] = lines
+        }
+        return functions
+    }
+
+    /// The value of the first `key:` in `lines`, quotes removed.
+    static func value(_ key: String, in lines: [String]) -> String? {
+        for line in lines {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix(key + ":") else { continue }
+            return trimmed.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
+                .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }
+        return nil
+    }
+
+    /// The items of a flow list `[a, b, c]`.
+    static func flowList(_ text: String) -> [String] {
+        text.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            .split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}

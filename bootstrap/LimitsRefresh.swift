@@ -1,0 +1,152 @@
+import DynamoDBTable
+import InkraHandlers
+import InkraJSON
+import InkraUsage
+import Logging
+import Metrics
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The tier limits of `INKRA_LIMITS_PARAMETER`, read again while the sandbox is warm: an invocation
+/// that starts `INKRA_LIMITS_MAX_AGE` seconds or more after the last read reads the parameter
+/// before it runs, so an owner's change reaches every warm sandbox within that time.
+///
+/// A read that fails, or that answers limits that are not valid, changes nothing: the last good
+/// limits stay, the next read waits another max age, and the failure is logged without the
+/// parameter's value and counted as `LimitsRefreshFailure`.
+actor LimitsRefresh {
+    /// Reads the parameter's value.
+    let read: @Sendable () async throws -> String
+    /// The parameter's name, for the log.
+    let name: String
+    /// Seconds a read is kept.
+    let maxAge: TimeInterval
+    let logger: Logger
+    let metrics: any MetricsFactory
+    /// The limits in force.
+    private(set) var limits: TierLimits
+    /// When they were read, on the invocations' clock: the first invocation's instant for the
+    /// limits read at start (which may be a recorded event's, under `INKRA_CLOCK=request-time`).
+    private var readAt: Date?
+
+    /// A refresher holding the limits read at start.
+    init(
+        name: String, limits: TierLimits, maxAge: TimeInterval, logger: Logger,
+        metrics: any MetricsFactory = MetricsSystem.factory,
+        read: @escaping @Sendable () async throws -> String
+    ) {
+        self.name = name
+        self.limits = limits
+        self.maxAge = maxAge
+        self.logger = logger
+        self.metrics = metrics
+        self.read = read
+    }
+
+    /// The limits for an invocation at `instant`: read again first when the last read is
+    /// `maxAge` old.
+    func limits(at instant: Date) async -> TierLimits {
+        guard let last = readAt else {
+            readAt = instant
+            return limits
+        }
+        guard instant.timeIntervalSince(last) >= maxAge else { return limits }
+        readAt = instant
+        let text: String
+        do {
+            text = try await read()
+        } catch {
+            // The service's error type (AccessDeniedException, ParameterNotFound…), never a value.
+            let type = (error as? AWSServiceError)?.type ?? "RequestFailed"
+            failed(["reason": "unreadable", "error": "\(type)"])
+            return limits
+        }
+        do {
+            limits = try TierLimits(json: Data(text.utf8), source: "SSM parameter \(name)")
+        } catch {
+            failed(["reason": "invalid"])
+        }
+        return limits
+    }
+
+    private func failed(_ metadata: Logger.Metadata) {
+        Counter(label: MetricName.limitsRefreshFailure.rawValue, dimensions: [], factory: metrics).increment()
+        logger.error(
+            "the limits parameter could not be read again; the last good limits stay",
+            metadata: metadata.merging(["parameter": "\(name)"]) { old, _ in old })
+    }
+}
+
+/// A function whose tier limits come from a ``LimitsRefresh``: each invocation runs the function
+/// built with the limits in force at its instant, built again only when they change.
+struct RefreshingLimits: EventHandler {
+    let refresh: LimitsRefresh
+    let now: @Sendable () -> Date
+    let built: Built
+
+    /// The function built for the current limits.
+    actor Built {
+        let make: @Sendable (TierLimits) -> any EventHandler
+        private var limits: TierLimits
+        private var function: any EventHandler
+
+        init(limits: TierLimits, make: @escaping @Sendable (TierLimits) -> any EventHandler) {
+            self.make = make
+            self.limits = limits
+            function = make(limits)
+        }
+
+        func function(for current: TierLimits) -> any EventHandler {
+            if current != limits {
+                limits = current
+                function = make(current)
+            }
+            return function
+        }
+    }
+
+    /// - Parameters:
+    ///   - refresh: the limits and when to read them again.
+    ///   - limits: the limits read at start.
+    ///   - now: the invocation's instant (the event's under `INKRA_CLOCK=request-time`).
+    ///   - make: the function with some limits.
+    init(
+        refresh: LimitsRefresh, limits: TierLimits, now: @escaping @Sendable () -> Date,
+        make: @escaping @Sendable (TierLimits) -> any EventHandler
+    ) {
+        self.refresh = refresh
+        self.now = now
+        built = Built(limits: limits, make: make)
+    }
+
+    func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
+        let limits = await refresh.limits(at: now())
+        return try await built.function(for: limits).handle(event)
+    }
+}
+
+extension LimitsRefresh {
+    /// `make`'s function, its limits read again from `parameter` every `INKRA_LIMITS_MAX_AGE`
+    /// seconds of the invocations' clock (`now`), starting from `limits`, read at start.
+    /// - Throws: ``ConfigurationError`` when the SSM client cannot be configured.
+    static func function(
+        parameter: String, limits: TierLimits, configuration: Configuration, environment: [String: String],
+        clock: @escaping @Sendable () -> Date, now: @escaping @Sendable () -> Date, logger: Logger,
+        make: @escaping @Sendable (TierLimits) -> any EventHandler
+    ) throws(ConfigurationError) -> any EventHandler {
+        let ssm: AWSJSONService
+        do {
+            ssm = try AWSJSONService.ssm(environment, now: clock)
+        } catch {
+            throw ConfigurationError("INKRA_LIMITS_PARAMETER", "\(error)")
+        }
+        let refresh = LimitsRefresh(
+            name: parameter, limits: limits, maxAge: configuration.limitsMaxAge, logger: logger
+        ) { try await ssm.parameter(named: parameter) }
+        return RefreshingLimits(refresh: refresh, limits: limits, now: now, make: make)
+    }
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Prints botocore's SigV4 of the requests Tests/DynamoDBTableTests/SigV4PortTests.swift signs.
+
+The test holds SigV4Signer, on the table client's real request path, to these values: run this
+script (botocore from pip) and paste its output into the test when a case changes.
+"""
+import datetime
+from unittest import mock
+
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+
+BODY = b'{"TableName":"inkra-usage","Key":{"PK":{"S":"USER#u1"},"SK":{"S":"USAGE"}}}'
+CASES = [
+    ("https://dynamodb.us-east-1.amazonaws.com:443", None),
+    ("https://dynamodb.us-east-1.amazonaws.com", None),
+    ("http://127.0.0.1:8000", None),
+    ("https://DynamoDB.us-east-1.amazonaws.com:8443", "session-token-example"),
+]
+
+for url, token in CASES:
+    credentials = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", token)
+    request = AWSRequest(
+        method="POST",
+        url=url + "/",
+        data=BODY,
+        headers={
+            "Content-Type": "application/x-amz-json-1.0",
+            "X-Amz-Target": "DynamoDB_20120810.GetItem",
+        },
+    )
+    now = datetime.datetime(2026, 11, 27, 12, 0, 0, tzinfo=datetime.timezone.utc)
+    with mock.patch("botocore.auth.get_current_datetime", return_value=now):
+        auth = SigV4Auth(credentials, "dynamodb", "us-east-1")
+        auth.add_auth(request)
+        host = auth.headers_to_sign(request)["host"]
+    print(url, token, host, request.headers["Authorization"], sep="\n")
+    print()
