@@ -20,7 +20,7 @@ struct InvokeCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "authorizer, checkUsage, generateQuestions or deleteAccount.")
+    @Argument(help: "authorizer, checkUsage, generateQuestions, deleteAccount or repairCharges.")
     var function: String
 
     @Option(help: "The event file, or - for standard input (default: standard input).")

@@ -41,7 +41,7 @@ struct RunRuntimeCommand: AsyncParsableCommand {
     @Argument(help: "The runtime executable (e.g. .build/release/bootstrap).")
     var executable: String
 
-    @Option(help: "authorizer, checkUsage, generateQuestions or deleteAccount.")
+    @Option(help: "authorizer, checkUsage, generateQuestions, deleteAccount or repairCharges.")
     var function: String
 
     @Argument(help: "Event files and folders (default: events).")

@@ -50,7 +50,8 @@ struct CommandLineTests {
 
         let unknown = try await runEmulator(["invoke", "deleteEverything"], input: "{}")
         #expect(unknown.status == 2)
-        #expect(unknown.standardError.contains("authorizer, checkUsage, generateQuestions or deleteAccount"))
+        #expect(
+            unknown.standardError.contains("authorizer, checkUsage, generateQuestions, deleteAccount or repairCharges"))
 
         let badFlag = try await runEmulator(["invoke", "checkUsage", "--now", "yesterday"], input: "{}")
         #expect(badFlag.status == 2)

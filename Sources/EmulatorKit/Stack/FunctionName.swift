@@ -6,7 +6,8 @@ package enum FunctionName: String, Sendable, Hashable, CaseIterable, CustomStrin
     case deleteAccount
     case repairCharges
 
-    /// Every name, for messages and help: "authorizer, checkUsage, generateQuestions or deleteAccount".
+    /// Every name, for messages and help: "authorizer, checkUsage, generateQuestions, deleteAccount
+    /// or repairCharges".
     package static let names =
         allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (allCases.last?.rawValue ?? "")
 
