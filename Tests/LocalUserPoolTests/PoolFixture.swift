@@ -23,13 +23,13 @@ final class PoolFixture: Sendable {
     let clock = TestClock()
     let pool: UserPool
 
-    init(rounds: Int = 1_000, snapshot: UserPoolSnapshot? = nil) {
+    init(rounds: Int = 1_000, snapshot: UserPoolSnapshot? = nil, journal: (any UserPoolJournal)? = nil) {
         var settings = UserPoolSettings()
         settings.hashRounds = rounds
         let clock = self.clock
         pool = UserPool(
             settings: settings, signer: Self.key.signer, issuer: Self.issuer, snapshot: snapshot,
-            now: { clock.withLock { $0 } })
+            now: { clock.withLock { $0 } }, journal: journal)
     }
 
     func advance(_ seconds: TimeInterval) { clock.withLock { $0 += seconds } }

@@ -7,7 +7,8 @@ import ServiceLifecycle
 
 extension LocalServer {
     /// The local user pool's endpoint when `--cognito-port` is set and the stack has the development
-    /// key to sign with; its users come back from `--state`.
+    /// key to sign with; its users come back from `--state`, and each change is in the state's
+    /// journal before it is answered.
     /// - Throws: ``EmulatorError`` when the state file's user pool section is corrupt.
     static func userPoolEndpoint(stack: EmulatorStack, configuration: ServeConfiguration) throws(EmulatorError)
         -> CognitoEndpoint?
@@ -18,7 +19,8 @@ extension LocalServer {
             settings: configuration.userPool, signer: key.signer,
             issuer: "http://\(configuration.host):\(port)/\(configuration.userPool.poolID)", snapshot: snapshot,
             now: stack.options.clock, logger: Logger(label: "inkra.userpool"),
-            announce: { line in FileHandle.standardError.write(Data("inkra-emulator: \(line)\n".utf8)) })
+            announce: { line in FileHandle.standardError.write(Data("inkra-emulator: \(line)\n".utf8)) },
+            journal: stack.journal)
         stack.localAccounts.attach(pool)
         return CognitoEndpoint(pool: pool)
     }
