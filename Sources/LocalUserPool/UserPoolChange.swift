@@ -1,13 +1,4 @@
 import Foundation
-import Logging
-import Synchronization
-
-/// Where a pool records each change before it answers it: `serve --state`'s write-ahead log, the
-/// one the table's writes go to.
-package protocol UserPoolJournal: Sendable {
-    /// Records a change durably, or throws; a change that cannot be recorded is not made.
-    func record(_ change: UserPoolChange) throws
-}
 
 /// One change of a pool, as after-images: the users, issued tokens and revocations it changed,
 /// each whole (a removed one without its value). Applying a change twice is harmless.
@@ -26,8 +17,9 @@ package struct UserPoolChange: Sendable, Hashable, Codable {
     var refreshTokens: [Entry<UserPoolSnapshot.IssuedToken>] = []
     /// Access tokens by hash.
     var accessTokens: [Entry<UserPoolSnapshot.IssuedToken>] = []
-    /// Token hashes revoked, and ones no longer listed as revoked.
+    /// Token hashes revoked.
     var revoked: [String] = []
+    /// Token hashes no longer listed as revoked.
     var unrevoked: [String] = []
 
     /// Whether nothing the pool keeps changed.
@@ -74,34 +66,5 @@ extension UserPoolSnapshot {
         for entry in change.accessTokens { accessTokens[entry.key] = entry.value }
         revokedTokens.formUnion(change.revoked)
         revokedTokens.subtract(change.unrevoked)
-    }
-}
-
-extension UserPool {
-    /// Changes the pool under its lock, and records what changed in the journal before the lock is
-    /// released (so before the change is answered); when the journal cannot record it, the change
-    /// is undone and the call fails with `InternalErrorException`.
-    /// - Throws: what `body` throws, or ``CognitoError`` when the journal fails.
-    func journaled<T>(_ body: (inout PoolState) throws(CognitoError) -> T) throws(CognitoError) -> T {
-        try state.withLock { (state) throws(CognitoError) -> T in
-            let before = state.snapshot
-            let result: Result<T, CognitoError>
-            do throws(CognitoError) {
-                result = .success(try body(&state))
-            } catch {
-                result = .failure(error)
-            }
-            guard let journal else { return try result.get() }
-            let change = UserPoolChange(from: before, to: state.snapshot)
-            guard !change.isEmpty else { return try result.get() }
-            do {
-                try journal.record(change)
-            } catch {
-                state.snapshot = before
-                logger.error("the user pool's journal cannot record a change", metadata: ["error": "\(error)"])
-                throw CognitoError("InternalErrorException", "The change could not be stored.", status: 500)
-            }
-            return try result.get()
-        }
     }
 }
