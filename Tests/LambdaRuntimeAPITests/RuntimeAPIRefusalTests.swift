@@ -85,19 +85,20 @@ final class LogLines: Sendable {
     var all: [String] { lines.withLock { $0 } }
 }
 
-/// The runtime under the Runtime API's documented refusals: a 4xx ends one invocation, a 500 ends
-/// the runtime ("Using the Lambda runtime API for custom runtimes",
-/// https://docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html).
-@Suite("The Runtime API's refusals, as its documentation lists them", .serialized)
-struct RuntimeAPIRefusalTests {
-    static let secret = #"{"note":"do-not-log-this-event"}"#
+/// An event whose content must never reach the log.
+let secretEvent = #"{"note":"do-not-log-this-event"}"#
 
+// The loop under the Runtime API's documented refusals: a 4xx ends one invocation, a 500 ends the
+// runtime ("Using the Lambda runtime API for custom runtimes",
+// https://docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html). In RuntimeLoopTests, whose
+// tests run one at a time: a loop sets the process-wide `_X_AMZN_TRACE_ID`.
+extension RuntimeLoopTests {
     @Test(
         "A response refused with 413, 400 or 403 fails its invocation through /error, and the next one is served",
         arguments: [413, 400, 403])
     func refusedResponse(status: Int) async throws {
         let api = try ScriptedRuntimeAPI(
-            events: [("r1", Self.secret), ("r2", #"{"n":2}"#)], answers: ["r1/response": status])
+            events: [("r1", secretEvent), ("r2", #"{"n":2}"#)], answers: ["r1/response": status])
         defer { api.server.shutdown() }
         let log = LogLines()
         let loop = RuntimeLoop(client: try RuntimeClient(address: api.address, now: { Date() }), log: log.add)
@@ -110,7 +111,7 @@ struct RuntimeAPIRefusalTests {
         #expect(report["errorType"]?.string == type)
         #expect(api.header("Lambda-Runtime-Function-Error-Type", of: "r1/error") == type)
         let message = try #require(report["errorMessage"]?.string)
-        #expect(message.contains("\(Self.secret.utf8.count) bytes"), "\(message)")
+        #expect(message.contains("\(secretEvent.utf8.count) bytes"), "\(message)")
         #expect(message.contains("HTTP \(status)"), "\(message)")
         #expect(log.all.contains { $0.contains("r1") && $0.contains("HTTP \(status)") }, "\(log.all)")
         #expect(!log.all.joined().contains("do-not-log-this-event"))
@@ -121,12 +122,12 @@ struct RuntimeAPIRefusalTests {
         "An error report refused with 400 or 403 is logged, and the next invocation is served", arguments: [400, 403])
     func refusedErrorReport(status: Int) async throws {
         let api = try ScriptedRuntimeAPI(
-            events: [("r1", Self.secret), ("r2", #"{"n":2}"#)], answers: ["r1/error": status])
+            events: [("r1", secretEvent), ("r2", #"{"n":2}"#)], answers: ["r1/error": status])
         defer { api.server.shutdown() }
         let log = LogLines()
         let loop = RuntimeLoop(client: try RuntimeClient(address: api.address, now: { Date() }), log: log.add)
         try await loop.run(limit: 2) { _, event in
-            if event == Array(Self.secret.utf8) {
+            if event == Array(secretEvent.utf8) {
                 throw InvocationFailure(errorType: "Handler.Broken", errorMessage: "it broke")
             }
             return event
@@ -142,7 +143,7 @@ struct RuntimeAPIRefusalTests {
         arguments: ["response", "error"])
     func containerError(call: String) async throws {
         let api = try ScriptedRuntimeAPI(
-            events: [("r1", Self.secret), ("r2", #"{"n":2}"#)], answers: ["r1/\(call)": 500])
+            events: [("r1", secretEvent), ("r2", #"{"n":2}"#)], answers: ["r1/\(call)": 500])
         defer { api.server.shutdown() }
         let loop = RuntimeLoop(client: try RuntimeClient(address: api.address, now: { Date() }))
         let error = await #expect(throws: RuntimeAPIError.self) {
@@ -158,6 +159,12 @@ struct RuntimeAPIRefusalTests {
         #expect(api.calls == ["GET next", "POST r1/\(call)"])
     }
 
+}
+
+/// The built `bootstrap` under the Runtime API's documented refusals ("Using the Lambda runtime API
+/// for custom runtimes", https://docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html).
+@Suite("bootstrap under the Runtime API's refusals, as its documentation lists them")
+struct RuntimeAPIRefusalTests {
     @Test("The built bootstrap: a 413 fails that invocation through /error, the next is answered, a 500 ends it")
     func builtBootstrap() async throws {
         let event = try String(
