@@ -106,7 +106,11 @@ enum BootstrapMain {
                 }
             }
         } catch {
-            logger.critical("the Runtime API is unreachable; stopping", metadata: ["error": "\(error)"])
+            // A 500 from the Runtime API ("Non-recoverable state. Runtime should exit promptly"), or
+            // a connection that stayed gone after the retries.
+            logger.critical(
+                "the Runtime API is unreachable or in a non-recoverable state; stopping",
+                metadata: ["error": "\(error)"])
             Console.exit(1)
         }
     }

@@ -13,7 +13,10 @@ import Dispatch
 /// The custom runtime's loop: next invocation → handler → response or error, forever.
 ///
 /// A handler that throws is reported as an invocation error and the loop goes on; a dropped
-/// connection is retried with backoff; the loop ends only when the Runtime API stays unreachable.
+/// connection is retried with backoff. A response the Runtime API refuses (400, 403, 413) fails its
+/// invocation through `/error`, and a refused error report is logged: both end that invocation
+/// only. The loop ends when the Runtime API answers 500 ("Non-recoverable state") or stays
+/// unreachable.
 public struct RuntimeLoop: Sendable {
     /// Handles one event: bytes in, bytes out.
     public typealias Handler = @Sendable (InvocationContext, [UInt8]) async throws -> [UInt8]
@@ -29,7 +32,7 @@ public struct RuntimeLoop: Sendable {
     /// - Parameters:
     ///   - client: the Runtime API client.
     ///   - maximumAttempts: consecutive connection failures tolerated before giving up.
-    ///   - log: where the loop reports what it retries.
+    ///   - log: where the loop reports what it retries and the calls the Runtime API refused.
     public init(client: RuntimeClient, maximumAttempts: Int = 5, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.client = client
         self.maximumAttempts = maximumAttempts
@@ -37,7 +40,8 @@ public struct RuntimeLoop: Sendable {
     }
 
     /// Runs invocations until `limit` have been handled (forever when `nil`).
-    /// - Throws: ``RuntimeAPIError`` when the Runtime API cannot be reached after retries.
+    /// - Throws: ``RuntimeAPIError`` when the Runtime API cannot be reached after retries, or
+    ///   answers 500 (or a status it does not document).
     public func run(limit: Int? = nil, handler: Handler) async throws {
         var handled = 0
         while limit.map({ handled < $0 }) ?? true {
@@ -57,17 +61,58 @@ public struct RuntimeLoop: Sendable {
                     InvocationFailure(errorType: String(describing: type(of: error)), errorMessage: "\(error)"))
             }
             switch outcome {
-            case .success(let body):
-                try await blocking {
-                    try retrying("response") { try client.respond(to: context.requestID, with: body) }
-                }
-            case .failure(let failure):
-                try await blocking {
-                    try retrying("error report") { try client.fail(context.requestID, with: failure) }
-                }
+            case .success(let body): try await respond(to: context.requestID, with: body)
+            case .failure(let failure): try await report(failure, for: context.requestID)
             }
             handled += 1
         }
+    }
+
+    /// Posts a result. A refusal of this one invocation (a 4xx: 400, 403, or 413 for a response
+    /// larger than the Runtime API takes) fails the invocation through `/error` instead, naming the
+    /// status and the response's size, never its content; the loop then goes on.
+    /// - Throws: ``RuntimeAPIError`` on a 500 (or any status but 2xx and 4xx) and when the Runtime
+    ///   API stays unreachable: the runtime should then exit.
+    private func respond(to requestID: String, with body: [UInt8]) async throws {
+        do {
+            try await blocking { try retrying("response") { try client.respond(to: requestID, with: body) } }
+        } catch RuntimeAPIError.status(let status, _) where Self.refusesOneInvocation(status) {
+            log(
+                "the Runtime API refused the response of invocation \(requestID) (\(body.count) bytes) with HTTP "
+                    + "\(status); reporting the invocation as failed")
+            try await report(Self.refusedResponse(status: status, size: body.count), for: requestID)
+        }
+    }
+
+    /// Posts a failure. A refusal (400 or 403) is logged and the loop goes on: the invocation is
+    /// Lambda's to end.
+    /// - Throws: ``RuntimeAPIError`` on a 500 (or any status but 2xx and 4xx) and when the Runtime
+    ///   API stays unreachable.
+    private func report(_ failure: InvocationFailure, for requestID: String) async throws {
+        do {
+            try await blocking { try retrying("error report") { try client.fail(requestID, with: failure) } }
+        } catch RuntimeAPIError.status(let status, _) where Self.refusesOneInvocation(status) {
+            log(
+                "the Runtime API refused the error report of invocation \(requestID) (\(failure.errorType)) with "
+                    + "HTTP \(status); going on to the next invocation")
+        }
+    }
+
+    /// Whether a status refuses one call about one invocation (400, 403, 413: the runtime goes on),
+    /// rather than saying the environment is broken (500: "Non-recoverable state. Runtime should exit
+    /// promptly", and anything the Runtime API does not document).
+    static func refusesOneInvocation(_ status: Int) -> Bool { (400..<500).contains(status) }
+
+    /// The failure reported for a response the Runtime API refused.
+    static func refusedResponse(status: Int, size: Int) -> InvocationFailure {
+        if status == 413 {
+            return InvocationFailure(
+                errorType: "Runtime.ResponseTooLarge",
+                errorMessage: "the response is \(size) bytes, more than the Runtime API accepts (HTTP 413)")
+        }
+        return InvocationFailure(
+            errorType: "Runtime.ResponseRefused",
+            errorMessage: "the Runtime API refused the response (\(size) bytes) with HTTP \(status)")
     }
 
     /// Reports a start-up failure to `/runtime/init/error`.

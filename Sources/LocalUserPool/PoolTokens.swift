@@ -64,7 +64,7 @@ extension UserPool {
         let record = UserPoolSnapshot.IssuedToken(
             username: user.username, clientID: client.id, expires: issued + client.accessTokenValidity,
             authTime: authTime, originJti: id.originJti)
-        state.withLock { state in
+        try journaled { state in
             state.snapshot.accessTokens = state.snapshot.accessTokens.filter { $0.value.expires > issued }
             state.snapshot.accessTokens[Self.sha256Hex(accessToken)] = record
             if let refreshToken {

@@ -22,7 +22,7 @@ extension UserPool {
         var user = PoolUser(
             username: sub, sub: sub, attributes: values, status: .forceChangePassword, created: now(), modified: now())
         if let temporaryPassword { (user.password, user.srp) = passwordRecord(temporaryPassword, username: sub) }
-        try state.withLock { (state) throws(CognitoError) in
+        try journaled { (state) throws(CognitoError) in
             guard state.userIndex(email) == nil else { throw CognitoError.usernameExists }
             state.snapshot.users.append(user)
         }
@@ -56,7 +56,7 @@ extension UserPool {
             }
             checked.append((name, try checkedAttribute(name, value)))
         }
-        try state.withLock { (state) throws(CognitoError) in
+        try journaled { (state) throws(CognitoError) in
             guard let index = state.userIndex(username) else { throw CognitoError.userNotFound }
             for (name, value) in checked where name == "email" {
                 if let other = state.userIndex(value), other != index {
@@ -88,8 +88,10 @@ extension UserPool {
     /// - Throws: ``CognitoError/userNotFound``.
     package func adminDeleteUser(username: String) throws(CognitoError) {
         let known = try user(username)
-        revokeTokens(of: known.username)
-        state.withLock { state in state.snapshot.users.removeAll { $0.username == known.username } }
+        try journaled { state in
+            Self.revokeTokens(of: known.username, in: &state)
+            state.snapshot.users.removeAll { $0.username == known.username }
+        }
     }
 
     /// `ListUsers`, optionally filtered as Cognito's `Filter` allows (`name = "value"` or

@@ -233,20 +233,19 @@ extension UserPool {
     /// `GlobalSignOut`: revokes every refresh and access token of the token's user.
     package func globalSignOut(accessToken: String) throws(CognitoError) {
         let user = try accessTokenUser(accessToken)
-        revokeTokens(of: user.username)
+        try journaled { state in Self.revokeTokens(of: user.username, in: &state) }
         logger.info("signed out everywhere", metadata: ["user": "\(user.username)"])
     }
 
-    func revokeTokens(of username: String) {
-        state.withLock { state in
-            for (hash, record) in state.snapshot.refreshTokens where record.username == username {
-                state.snapshot.revokedTokens.insert(hash)
-                state.snapshot.refreshTokens[hash] = nil
-            }
-            for (hash, record) in state.snapshot.accessTokens where record.username == username {
-                state.snapshot.revokedTokens.insert(hash)
-                state.snapshot.accessTokens[hash] = nil
-            }
+    /// Revokes every refresh and access token of a user.
+    static func revokeTokens(of username: String, in state: inout PoolState) {
+        for (hash, record) in state.snapshot.refreshTokens where record.username == username {
+            state.snapshot.revokedTokens.insert(hash)
+            state.snapshot.refreshTokens[hash] = nil
+        }
+        for (hash, record) in state.snapshot.accessTokens where record.username == username {
+            state.snapshot.revokedTokens.insert(hash)
+            state.snapshot.accessTokens[hash] = nil
         }
     }
 
@@ -256,7 +255,7 @@ extension UserPool {
         let client = try appClient(clientID)
         var generator = SystemRandomNumberGenerator()
         let code = Self.code(using: &generator)
-        let user = try state.withLock { (state) throws(CognitoError) -> PoolUser? in
+        let user = try journaled { (state) throws(CognitoError) -> PoolUser? in
             guard let index = state.userIndex(username) else {
                 if client.preventUserExistenceErrors { return nil }
                 throw CognitoError.userNotFound

@@ -18,6 +18,9 @@ package final class UserPool: Sendable {
     let now: @Sendable () -> Date
     let logger: Logger
     let announce: (@Sendable (String) -> Void)?
+    /// Where each change is recorded before it is answered (`serve --state`); `nil` keeps the pool
+    /// in memory only.
+    let journal: (any UserPoolJournal)?
     let state: Mutex<PoolState>
     private let issuerURL: Mutex<String>
 
@@ -31,6 +34,7 @@ package final class UserPool: Sendable {
     ///   - logger: where codes and sign-ins are logged.
     ///   - announce: where a confirmation or reset code is written whatever the log level (`serve`:
     ///     standard error); `nil` logs it at `notice` only.
+    ///   - journal: where each change is recorded before it is answered (`serve --state`).
     package init(
         settings: UserPoolSettings = UserPoolSettings(),
         signer: TokenSigner,
@@ -38,9 +42,11 @@ package final class UserPool: Sendable {
         snapshot: UserPoolSnapshot? = nil,
         now: @escaping @Sendable () -> Date,
         logger: Logger = Logger(label: "inkra.userpool"),
-        announce: (@Sendable (String) -> Void)? = nil
+        announce: (@Sendable (String) -> Void)? = nil,
+        journal: (any UserPoolJournal)? = nil
     ) {
         self.announce = announce
+        self.journal = journal
         self.settings = settings
         self.signer = signer
         self.now = now
@@ -96,7 +102,7 @@ package final class UserPool: Sendable {
         (user.password, user.srp) = passwordRecord(password, username: sub)
         let code = Self.code(using: &generator)
         user.pendingCode = .init(code: code, purpose: .signUp, expires: now() + settings.signUpCodeLifetime)
-        try state.withLock { (state) throws(CognitoError) in
+        try journaled { (state) throws(CognitoError) in
             guard state.userIndex(email) == nil else { throw CognitoError.usernameExists }
             state.snapshot.users.append(user)
         }
@@ -109,7 +115,7 @@ package final class UserPool: Sendable {
     ///   user existence errors), a wrong or expired code, or a user already confirmed.
     package func confirmSignUp(clientID: String, username: String, code: String) throws(CognitoError) {
         let client = try appClient(clientID)
-        try state.withLock { (state) throws(CognitoError) in
+        try journaled { (state) throws(CognitoError) in
             guard let index = state.userIndex(username) else {
                 throw client.preventUserExistenceErrors ? CognitoError.codeMismatch : CognitoError.userNotFound
             }
@@ -132,7 +138,7 @@ package final class UserPool: Sendable {
         let client = try appClient(clientID)
         var generator = SystemRandomNumberGenerator()
         let code = Self.code(using: &generator)
-        let user = try state.withLock { (state) throws(CognitoError) -> PoolUser? in
+        let user = try journaled { (state) throws(CognitoError) -> PoolUser? in
             guard let index = state.userIndex(username) else {
                 if client.preventUserExistenceErrors { return nil }
                 throw CognitoError.userNotFound
@@ -210,7 +216,7 @@ package final class UserPool: Sendable {
     func updateUser(_ name: String, _ change: (inout PoolUser) throws(CognitoError) -> Void) throws(CognitoError)
         -> PoolUser
     {
-        try state.withLock { (state) throws(CognitoError) -> PoolUser in
+        try journaled { (state) throws(CognitoError) -> PoolUser in
             guard let index = state.userIndex(name) else { throw CognitoError.userNotFound }
             var user = state.snapshot.users[index]
             try change(&user)

@@ -10,8 +10,13 @@ import Testing
 
 /// The store's retries on a clock that moves only when they wait: a test of a conflict that never
 /// clears reaches the deadline by waiting, in no time, however busy the machine is.
+///
+/// The clock starts an hour ahead of the real one: the retries count their budget from there, and
+/// what reads the deadline on the real clock (the table client, which sends nothing once it has
+/// passed; the in-progress mark's lifetime) has an hour to spare, so a machine that stalls the test
+/// cannot end it before the retries do.
 final class VirtualRetryClock: Sendable {
-    let start = ContinuousClock.now
+    let start = ContinuousClock.now + .seconds(3600)
     private let waited = Mutex(Duration.zero)
 
     /// The time the retries waited.
@@ -59,8 +64,8 @@ struct TransactionConflictTests {
             store = TableUsageStore(table: client, tableName: "inkra-usage")
         }
 
-        /// A consume, within the task's deadline or, without one, a minute: long enough that a
-        /// busy machine never turns a test of what is retried into one of timing.
+        /// A consume, within the task's deadline or, without one, a minute of virtual retries
+        /// (``TransactionConflictTests/generously(_:)``).
         func consume(_ user: String = "u1", limits: Limits = .free, key: String? = nil) async throws
             -> ConsumeOutcome
         {
@@ -78,10 +83,11 @@ struct TransactionConflictTests {
         }
     }
 
-    /// Runs `work` within the task's deadline or, without one, a minute.
+    /// Runs `work` within the task's deadline or, without one, a minute of retries on a clock of
+    /// its own (``VirtualRetryClock``): what is retried is the subject, never how busy the machine is.
     static func generously<T>(_ work: () async throws -> T) async throws -> T {
         guard RequestDeadline.current == nil else { return try await work() }
-        return try await RequestDeadline.$current.withValue(.now + .seconds(60)) { try await work() }
+        return try await VirtualRetryClock().run(within: .seconds(60)) { try await work() }
     }
 
     static func consumed(_ outcome: ConsumeOutcome) -> Consumption? {

@@ -39,24 +39,26 @@ struct ProductionContractTests {
         #expect(harness.table.snapshot().isEmpty)
     }
 
-    @Test("The same Idempotency-Key with another body is 422; a concurrent one with the same body is 409")
+    @Test(
+        "The same Idempotency-Key with another body is 422; a concurrent one with the same body is 409",
+        .timeLimit(.minutes(1)))
     func idempotencyCodes() async throws {
+        // The first stays in generation, holding its mark, until both others are answered.
+        let held = HeldGenerator()
         var slow = Harness()
-        slow.generator = ScriptedGenerator(repeating: .delayed(.milliseconds(200), .template))
+        slow.generator = held
         let harness = slow
         let first = Fixtures.rest(body: #"{"topic":"one"}"#, authorizer: caller, headers: ["Idempotency-Key": "k"])
         let other = Fixtures.rest(body: #"{"topic":"two"}"#, authorizer: caller, headers: ["Idempotency-Key": "k"])
         async let running = harness.generate(first)
-        // The first holds its mark while it generates; wait until the mark is written.
-        while harness.table.snapshot().allSatisfy({ $0["SK"]?.stringValue?.hasPrefix("IDEMPOTENCY#") != true }) {
-            await Task.yield()
-        }
+        await held.entered()
         let concurrent = try await harness.generate(first)
         #expect(concurrent.statusCode == 409)
         #expect(concurrent.body["code"] == "idempotency_conflict")
         let reused = try await harness.generate(other)
         #expect(reused.statusCode == 422)
         #expect(reused.body["code"] == "idempotency_key_reused")
+        held.release()
         #expect(try await running.statusCode == 200)
         let afterwards = try await harness.generate(other)
         #expect(afterwards.statusCode == 422)

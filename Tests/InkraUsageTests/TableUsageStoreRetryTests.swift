@@ -166,8 +166,16 @@ struct TableUsageStoreRetryTests {
 
     @Test("The store retries a conflict from any table: consume, give back, complete, and the refusal mark")
     func storeOverConflictingTable() async throws {
-        // A minute's deadline: what is retried is the subject here, not timing.
-        try await RequestDeadline.$current.withValue(.now + .seconds(60)) { try await storeRetriesConflicts() }
+        // What is retried is the subject here, not timing: the retries wait on a clock that moves
+        // only when they wait, and the deadline is an hour ahead, so a busy machine that stalls the
+        // test for a minute cannot run it out (it once did, on the real clock).
+        let recorder = RetryRecorder()
+        try await TableUsageStore.Retry.$current.withValue(recorder.retry()) {
+            try await RequestDeadline.$current.withValue(recorder.start + .seconds(3600)) {
+                try await storeRetriesConflicts()
+            }
+        }
+        #expect(recorder.waits.count == 10, "one wait after each conflict: \(recorder.waits)")
     }
 
     private func storeRetriesConflicts() async throws {

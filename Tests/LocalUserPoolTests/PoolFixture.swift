@@ -23,8 +23,13 @@ final class PoolFixture: Sendable {
     let clock = TestClock()
     let pool: UserPool
 
-    /// - Parameter issuerForm: Cognito's issuer form for the tokens; `nil` for the local URL.
-    init(rounds: Int = 1_000, snapshot: UserPoolSnapshot? = nil, issuerForm: IssuerForm? = nil) {
+    /// - Parameters:
+    ///   - issuerForm: Cognito's issuer form for the tokens; `nil` for the local URL.
+    ///   - journal: where the pool writes each change before answering.
+    init(
+        rounds: Int = 1_000, snapshot: UserPoolSnapshot? = nil, issuerForm: IssuerForm? = nil,
+        journal: (any UserPoolJournal)? = nil
+    ) {
         var settings = UserPoolSettings()
         settings.hashRounds = rounds
         settings.issuerForm = issuerForm
@@ -32,7 +37,7 @@ final class PoolFixture: Sendable {
         pool = UserPool(
             settings: settings, signer: Self.key.signer,
             issuer: settings.issuer(localEndpoint: "http://127.0.0.1:9229"), snapshot: snapshot,
-            now: { clock.withLock { $0 } })
+            now: { clock.withLock { $0 } }, journal: journal)
     }
 
     func advance(_ seconds: TimeInterval) { clock.withLock { $0 += seconds } }

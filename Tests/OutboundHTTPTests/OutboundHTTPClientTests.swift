@@ -124,13 +124,19 @@ struct OutboundHTTPClientTests {
         #expect(server.connectionCount == 2)
     }
 
-    @Test("a request that waits for a busy endpoint's connection past its timeout fails as timedOut")
+    @Test(
+        "a request that waits for a busy endpoint's connection past its timeout fails as timedOut",
+        .timeLimit(.minutes(1)))
     func waitForConnection() async throws {
+        // The first answer is held until the second request has failed: the connection cannot come
+        // free first, however long a busy machine takes.
+        let held = Gate()
         let server = try StubHTTPServer { _ in
-            try? await Task.sleep(for: .seconds(1))
+            await held.wait()
             return .json(200, "{}")
         }
         defer { server.shutdown() }
+        defer { held.open() }
         let client = OutboundHTTPClient(maximumConnectionsPerEndpoint: 1)
         let url = try Self.url("http://127.0.0.1:\(server.port)/")
         var arrivals = server.arrivals.makeAsyncIterator()
@@ -139,17 +145,21 @@ struct OutboundHTTPClientTests {
         let error = try await Self.failure(client, OutboundRequest(url: url), timeout: .milliseconds(200))
         #expect(error.code == .timedOut)
         #expect(error.message.contains("no connection to http://127.0.0.1:\(server.port) came free"))
+        held.open()
         #expect(try await first.value.status == 200)
         #expect(server.connectionCount == 1)
     }
 
-    @Test("an answer slower than the timeout fails as timedOut, naming the endpoint")
+    @Test("an answer slower than the timeout fails as timedOut, naming the endpoint", .timeLimit(.minutes(1)))
     func timeout() async throws {
+        // Answered only once the client has given up, so the answer can never beat the timeout.
+        let held = Gate()
         let server = try StubHTTPServer { _ in
-            try? await Task.sleep(for: .seconds(2))
+            await held.wait()
             return .json(200, "{}")
         }
         defer { server.shutdown() }
+        defer { held.open() }
         let error = try await Self.failure(
             Self.client(), OutboundRequest(url: Self.url("http://127.0.0.1:\(server.port)/slow")),
             timeout: .milliseconds(200))
@@ -264,13 +274,16 @@ struct OutboundHTTPClientTests {
         #expect(error.code == .shutDown)
     }
 
-    @Test("cancelling the task ends a request that is waiting for its answer")
+    @Test("cancelling the task ends a request that is waiting for its answer", .timeLimit(.minutes(1)))
     func cancellation() async throws {
+        // Answered only once the test is over, so the cancellation is what ends the request.
+        let held = Gate()
         let server = try StubHTTPServer { _ in
-            try? await Task.sleep(for: .seconds(3))
+            await held.wait()
             return .json(200, "{}")
         }
         defer { server.shutdown() }
+        defer { held.open() }
         let client = Self.client()
         let url = try Self.url("http://127.0.0.1:\(server.port)/")
         var arrivals = server.arrivals.makeAsyncIterator()

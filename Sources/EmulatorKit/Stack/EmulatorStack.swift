@@ -136,9 +136,9 @@ package struct EmulatorStack: Sendable {
     /// Writes the in-memory table to the state file, when one was named, with `serve`'s local user
     /// pool (the pool section already in the file is kept when `userPool` is `nil`).
     /// - Throws: ``EmulatorError`` naming the file.
-    package func saveState(userPool: UserPoolSnapshot? = nil) throws(EmulatorError) {
+    package func saveState(userPool: @autoclosure () -> UserPoolSnapshot? = nil) throws(EmulatorError) {
         guard let state, let memoryTable else { return }
-        try state.save(memoryTable, journal: journal, userPool: userPool)
+        try state.save(memoryTable, journal: journal, userPool: userPool())
     }
 
     /// A DynamoDB client for an endpoint, with credentials and region from the environment (any

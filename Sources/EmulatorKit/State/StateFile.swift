@@ -14,8 +14,9 @@ import SingleTable
 ///
 /// Writes are atomic: the new contents go to a temporary file in the same folder, which is
 /// flushed to disk (`fsync`) and then renamed over the old file, so a crash leaves either the old
-/// state or the new one, never a torn file. Between saves, every write is in the
-/// ``StateJournal`` beside it before it is answered, so `kill -9` loses nothing acknowledged. A file that is not an emulator state file is refused
+/// state or the new one, never a torn file. Between saves, every write to the table and every
+/// change of `serve`'s user pool is in the ``StateJournal`` beside it before it is answered, so
+/// `kill -9` loses nothing acknowledged. A file that is not an emulator state file is refused
 /// with a message and never overwritten.
 package struct StateFile: Sendable {
     /// The format tag at the top of every state file.
@@ -38,9 +39,15 @@ package struct StateFile: Sendable {
         var userPool: UserPoolSnapshot?
     }
 
-    /// The local user pool kept in the file; `nil` when the file or its pool section does not exist.
-    /// - Throws: ``EmulatorError`` when the section is there but corrupt.
+    /// The local user pool kept in the file, with the changes its journal holds; `nil` when neither
+    /// has one.
+    /// - Throws: ``EmulatorError`` when the section or the journal is there but corrupt.
     package func loadUserPool() throws(EmulatorError) -> UserPoolSnapshot? {
+        try StateJournal.replayUserPool(journalURL, onto: try loadSavedUserPool())
+    }
+
+    /// The pool section of the file alone.
+    private func loadSavedUserPool() throws(EmulatorError) -> UserPoolSnapshot? {
         guard let data = try? Data(contentsOf: url) else { return nil }
         do {
             return try JSONDecoder().decode(UserPoolSection.self, from: data).userPool
@@ -121,11 +128,12 @@ package struct StateFile: Sendable {
     /// Writes the table's items atomically and durably, then empties its journal (unless writes
     /// came in while the snapshot was taken: the journal keeps them).
     /// - Throws: ``EmulatorError`` naming the file.
-    package func save(_ table: InMemoryTable, journal: StateJournal?, userPool: UserPoolSnapshot? = nil)
-        throws(EmulatorError)
-    {
+    /// The pool is read after the journal's count, so a change recorded meanwhile keeps the journal.
+    package func save(
+        _ table: InMemoryTable, journal: StateJournal?, userPool: @autoclosure () -> UserPoolSnapshot? = nil
+    ) throws(EmulatorError) {
         let seen = journal?.records ?? 0
-        try save(table.snapshot(), userPool: userPool)
+        try save(table.snapshot(), userPool: userPool())
         try journal?.truncate(ifStill: seen)
     }
 

@@ -1,6 +1,7 @@
 import DynamoDBTable
 import Foundation
 import InkraJSON
+import LocalUserPool
 import SingleTable
 import Synchronization
 
@@ -11,13 +12,15 @@ import Synchronization
 #endif
 
 /// The write-ahead log beside a state file (`<state>.journal`): one JSON line per table operation,
-/// holding the after-image of every item it changed, appended and flushed to disk (`fsync`)
-/// before the operation takes effect — so a write answered before a `kill -9` is on disk.
+/// holding the after-image of every item it changed, and one per change of `serve`'s local user
+/// pool, holding the after-image of every user and token it changed; each appended and flushed to
+/// disk (`fsync`) before the change takes effect — so a write or a sign-up answered before a
+/// `kill -9` is on disk.
 ///
 /// Loading folds the journal into the snapshot in order (after-images, so applying one twice is
 /// harmless); a last line cut short by a crash was never acknowledged and is dropped. A clean
 /// save writes the snapshot atomically, then empties the journal unless writes came in meanwhile.
-package final class StateJournal: TableJournal {
+package final class StateJournal: TableJournal, UserPoolJournal {
     private struct State {
         var descriptor: Int32
         var records = 0
@@ -43,7 +46,25 @@ package final class StateJournal: TableJournal {
     }
 
     package func record(_ changes: [TableChange]) throws {
-        var line = Data(Self.line(changes).jsonBytes)
+        try append(Data(Self.line(changes).jsonBytes))
+    }
+
+    /// Records a change of the local user pool: `{"userPool":{…}}`.
+    package func record(_ change: UserPoolChange) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let line: Data
+        do {
+            line = try encoder.encode(UserPoolLine(userPool: change))
+        } catch {
+            throw EmulatorError("cannot encode a user pool change for the state journal \(url.path): \(error)")
+        }
+        try append(line)
+    }
+
+    /// Appends one line and flushes it to disk.
+    private func append(_ entry: Data) throws(EmulatorError) {
+        var line = entry
         line.append(0x0A)
         try state.withLock { state throws(EmulatorError) in
             if let failure = StateFile.writeAll(line, to: state.descriptor) ?? Self.flush(state.descriptor) {
@@ -86,7 +107,7 @@ package final class StateJournal: TableJournal {
         // The last piece is empty when the file ends with a newline; otherwise it is a line a crash
         // cut short, which was never acknowledged.
         lines.removeLast()
-        for (number, line) in lines.enumerated() where !line.isEmpty {
+        for (number, line) in lines.enumerated() where !line.isEmpty && !isUserPoolLine(line) {
             guard let changes = Self.changes(in: Array(line)) else {
                 throw EmulatorError(
                     "state journal \(url.path) is corrupt at line \(number + 1); refusing to use it (move it away)")
@@ -97,6 +118,35 @@ package final class StateJournal: TableJournal {
             }
         }
         return order.compactMap { table[$0] }.filter { !$0.isEmpty }
+    }
+
+    /// Folds a journal's user pool changes into the pool a state file holds (`nil`: none yet).
+    /// - Throws: ``EmulatorError`` when a complete line is not a journal entry.
+    static func replayUserPool(_ url: URL, onto pool: UserPoolSnapshot?) throws(EmulatorError) -> UserPoolSnapshot? {
+        guard let data = FileManager.default.contents(atPath: url.path), !data.isEmpty else { return pool }
+        var pool = pool
+        var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        lines.removeLast()  // empty, or a line a crash cut short
+        for (number, line) in lines.enumerated() where isUserPoolLine(line) {
+            guard let change = try? JSONDecoder().decode(UserPoolLine.self, from: Data(line)).userPool else {
+                throw EmulatorError(
+                    "state journal \(url.path) is corrupt at line \(number + 1); refusing to use it (move it away)")
+            }
+            var updated = pool ?? UserPoolSnapshot(poolID: change.poolID)
+            updated.apply(change)
+            pool = updated
+        }
+        return pool
+    }
+
+    /// A user pool change's line.
+    private struct UserPoolLine: Codable {
+        var userPool: UserPoolChange
+    }
+
+    /// Whether a line is a user pool change (`{"userPool":…}`; a table operation's starts `{"changes":`).
+    private static func isUserPoolLine(_ line: Data.SubSequence) -> Bool {
+        line.starts(with: Array(#"{"userPool":"#.utf8))
     }
 
     /// One operation's line: `{"changes":[{"item":{…},"key":{…}}]}`, items in DynamoDB's JSON

@@ -7,7 +7,8 @@ import ServiceLifecycle
 
 extension LocalServer {
     /// The local user pool's endpoint when `--cognito-port` is set and the stack has the development
-    /// key to sign with; its users come back from `--state`.
+    /// key to sign with; its users come back from `--state`, and each change is in the state's
+    /// journal before it is answered.
     /// - Throws: ``EmulatorError`` when the state file's user pool section is corrupt.
     static func userPoolEndpoint(stack: EmulatorStack, configuration: ServeConfiguration) throws(EmulatorError)
         -> CognitoEndpoint?
@@ -19,7 +20,8 @@ extension LocalServer {
             issuer: configuration.userPool.issuer(localEndpoint: "http://\(configuration.host):\(port)"),
             snapshot: snapshot,
             now: stack.options.clock, logger: Logger(label: "inkra.userpool"),
-            announce: { line in FileHandle.standardError.write(Data("inkra-emulator: \(line)\n".utf8)) })
+            announce: { line in FileHandle.standardError.write(Data("inkra-emulator: \(line)\n".utf8)) },
+            journal: stack.journal)
         stack.localAccounts.attach(pool)
         return CognitoEndpoint(pool: pool)
     }
