@@ -175,7 +175,7 @@ struct TableUsageStoreRetryTests {
                 try await storeRetriesConflicts()
             }
         }
-        #expect(recorder.waits.count == 10, "one wait after each conflict: \(recorder.waits)")
+        #expect(recorder.waits.count == 12, "one wait after each conflict: \(recorder.waits)")
     }
 
     private func storeRetriesConflicts() async throws {
