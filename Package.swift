@@ -311,7 +311,8 @@ let package = Package(
             dependencies: [
                 "LambdaRuntimeAPI", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport", "Bootstrap",
                 "inkra-emulator",
-                "DynamoDBTable", "OutboundHTTP", "InkraAuth", "InkraTesting", "InkraHandlers",
+                "DynamoDBTable", "OutboundHTTP", "InkraAuth", "InkraTesting", "InkraHandlers", "InkraUsage",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
