@@ -312,7 +312,7 @@ let package = Package(
                 "LambdaRuntimeAPI", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport", "Bootstrap",
                 "inkra-emulator",
                 "DynamoDBTable", "OutboundHTTP", "InkraAuth", "InkraTesting", "InkraHandlers", "InkraUsage",
-                "SingleTable",
+                "SingleTable", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

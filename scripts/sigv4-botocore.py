@@ -19,21 +19,23 @@ CASES = [
     ("https://DynamoDB.us-east-1.amazonaws.com:8443", "session-token-example"),
 ]
 
-for url, token in CASES:
+# SSM's GetParameter through AWSJSONService, at an endpoint URL with :443.
+SSM_BODY = b'{"Name":"/inkra/limits","WithDecryption":true}'
+
+def sign(url, token, service, body, headers):
     credentials = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", token)
-    request = AWSRequest(
-        method="POST",
-        url=url + "/",
-        data=BODY,
-        headers={
-            "Content-Type": "application/x-amz-json-1.0",
-            "X-Amz-Target": "DynamoDB_20120810.GetItem",
-        },
-    )
+    request = AWSRequest(method="POST", url=url + "/", data=body, headers=headers)
     now = datetime.datetime(2026, 11, 27, 12, 0, 0, tzinfo=datetime.timezone.utc)
     with mock.patch("botocore.auth.get_current_datetime", return_value=now):
-        auth = SigV4Auth(credentials, "dynamodb", "us-east-1")
+        auth = SigV4Auth(credentials, service, "us-east-1")
         auth.add_auth(request)
         host = auth.headers_to_sign(request)["host"]
-    print(url, token, host, request.headers["Authorization"], sep="\n")
+    print(url, token, service, host, request.headers["Authorization"], sep="\n")
     print()
+
+sign("https://ssm.us-east-1.amazonaws.com:443", None, "ssm", SSM_BODY, {
+    "Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": "AmazonSSM.GetParameter"})
+
+for url, token in CASES:
+    sign(url, token, "dynamodb", BODY, {
+        "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": "DynamoDB_20120810.GetItem"})

@@ -23,6 +23,7 @@ package final class UserPool: Sendable {
     let journal: (any UserPoolJournal)?
     let state: Mutex<PoolState>
     private let issuerURL: Mutex<String>
+    private let servedKeysURL = Mutex<String?>(nil)
 
     /// A pool, empty or restored from a snapshot.
     /// - Parameters:
@@ -60,6 +61,13 @@ package final class UserPool: Sendable {
     package var issuer: String {
         get { issuerURL.withLock { $0 } }
         set { issuerURL.withLock { $0 = newValue } }
+    }
+
+    /// Where the pool's keys are served when that is not `<issuer>/.well-known/jwks.json` (a local
+    /// pool issuing a Cognito issuer URL serves them at its own endpoint); `nil` for the issuer's.
+    package var keysURL: String? {
+        get { servedKeysURL.withLock { $0 } }
+        set { servedKeysURL.withLock { $0 = newValue } }
     }
 
     /// The users and issued tokens, for `--state`.

@@ -76,3 +76,24 @@ struct SigV4PortTests {
             "body signed: \(String(decoding: request.body, as: UTF8.self))")
     }
 }
+
+extension SigV4PortTests {
+    @Test("SSM's GetParameter at https://ssm.us-east-1.amazonaws.com:443 is botocore's request too")
+    func ssmMatchesBotocore() async throws {
+        let capture = Capture()
+        let ssm = try AWSJSONService.ssm(
+            [
+                "AWS_ENDPOINT_URL_SSM": "https://ssm.us-east-1.amazonaws.com:443", "AWS_REGION": "us-east-1",
+                "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+            ], transport: capture, now: { Self.instant })
+        _ = try? await ssm.parameter(named: "/inkra/limits")
+        let request = try #require(capture.requests.withLock { $0.first })
+        #expect(String(decoding: request.body, as: UTF8.self) == #"{"Name":"/inkra/limits","WithDecryption":true}"#)
+        #expect(request.headers.filter { $0.0.lowercased() == "host" }.map(\.1) == ["ssm.us-east-1.amazonaws.com"])
+        #expect(
+            request.headers.first { $0.0 == "Authorization" }?.1
+                == "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261127/us-east-1/ssm/aws4_request, "
+                + "SignedHeaders=content-type;host;x-amz-date;x-amz-target, "
+                + "Signature=9f54b54301ebe4778d655ef942c4527550a123ca44a93f7635d681c1c9f85cb6")
+    }
+}

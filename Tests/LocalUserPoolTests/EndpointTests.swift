@@ -118,6 +118,13 @@ struct EndpointTests {
         let iss = try #require(CompactToken(idToken).payload["iss"]?.string)
         let host = form == .original ? "cognito-idp" : "issuer-cognito-idp"
         #expect(iss == "https://\(host).us-east-1.amazonaws.com/us-east-1_InkraLocal")
+        // Discovery names the issuer, and the keys where this pool serves them.
+        fixture.pool.keysURL = "http://127.0.0.1:9229/us-east-1_InkraLocal/.well-known/jwks.json"
+        let discovery = await CognitoEndpoint(pool: fixture.pool).respond(
+            LocalHTTPRequest(method: "GET", path: "/us-east-1_InkraLocal/.well-known/openid-configuration"))
+        let document = try JSONParser.parse(discovery.body)
+        #expect(document["issuer"] == .string(iss))
+        #expect(document["jwks_uri"] == "http://127.0.0.1:9229/us-east-1_InkraLocal/.well-known/jwks.json")
         for stackForm in IssuerForm.allCases {
             var options = EmulatorOptions(clock: { fixture.clock.withLock { $0 } })
             options.developmentKey = PoolFixture.key

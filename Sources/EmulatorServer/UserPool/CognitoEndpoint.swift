@@ -65,7 +65,7 @@ package final class CognitoEndpoint: Sendable {
         let issuer = pool.issuer
         return [
             "issuer": .string(issuer),
-            "jwks_uri": .string(issuer + "/.well-known/jwks.json"),
+            "jwks_uri": .string(pool.keysURL ?? issuer + "/.well-known/jwks.json"),
             "response_types_supported": ["code", "token"],
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": ["RS256"],

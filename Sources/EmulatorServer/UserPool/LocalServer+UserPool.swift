@@ -34,6 +34,10 @@ extension LocalServer {
         guard let cognito, let endpoint else { return }
         let settings = cognito.pool.settings
         cognito.pool.issuer = settings.issuer(localEndpoint: endpoint.absoluteString)
+        // A Cognito issuer URL is not this server: the discovery document points at the keys here.
+        cognito.pool.keysURL =
+            settings.issuerForm == nil
+            ? nil : endpoint.absoluteString + "/" + settings.poolID + "/.well-known/jwks.json"
         guard stack.options.trustsDevelopmentKey else { return }
         stack.trustedPools.trust(
             CognitoConfiguration(
