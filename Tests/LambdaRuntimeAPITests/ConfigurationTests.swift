@@ -64,4 +64,39 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try Configuration(environment: ["INKRA_GATEWAY_TIMEOUT": "1"]) }
         #expect(throws: ConfigurationError.self) { try Configuration(environment: ["INKRA_GATEWAY_TIMEOUT": "x"]) }
     }
+
+    @Test("The gateway's timeout counts from API Gateway's receive time when it is a live request's")
+    func deadlineFromGateway() throws {
+        let start = Date(timeIntervalSince1970: 10_000)
+        let lambda = start.addingTimeInterval(32)
+        let configuration = try Configuration(environment: [:])
+        func deadline(receivedAgo seconds: TimeInterval?) -> Date {
+            configuration.requestDeadline(
+                lambdaDeadline: lambda, start: start, gatewayStart: seconds.map { start.addingTimeInterval(-$0) })
+        }
+        // A cold start's 5 s of init were API Gateway's too: 23 s are left, less the margin.
+        #expect(deadline(receivedAgo: 5) == start.addingTimeInterval(23))
+        #expect(deadline(receivedAgo: nil) == start.addingTimeInterval(28))
+        // A clock ahead of ours, or a recorded event (sam local generate-event writes 2015).
+        #expect(deadline(receivedAgo: -3) == start.addingTimeInterval(28))
+        #expect(deadline(receivedAgo: 901) == start.addingTimeInterval(28))
+        // Past it already: nothing is left for work.
+        #expect(deadline(receivedAgo: 60) == start.addingTimeInterval(-32))
+    }
+
+    @Test("Clean-up gets 2 s past the work's deadline, ending a quarter second before Lambda's")
+    func cleanupDeadline() throws {
+        let start = Date(timeIntervalSince1970: 10_000)
+        let configuration = try Configuration(environment: [:])
+        let work = start.addingTimeInterval(28)
+        #expect(
+            configuration.cleanupDeadline(work: work, lambdaDeadline: start.addingTimeInterval(32))
+                == start.addingTimeInterval(30))
+        #expect(
+            configuration.cleanupDeadline(work: work, lambdaDeadline: start.addingTimeInterval(29))
+                == start.addingTimeInterval(28.75))
+        #expect(
+            configuration.cleanupDeadline(work: work, lambdaDeadline: start.addingTimeInterval(28))
+                == work)
+    }
 }
