@@ -47,6 +47,9 @@ extension DynamoDBTable {
         switch created {
         case .failure(let error) where ifNotExists && error.code.rawValue == "ResourceInUseException":
             return
+        case .failure(let error) where error.followsUnknownOutcome && error.code.rawValue == "ResourceInUseException":
+            // An attempt timed out after the table took it: this call created the table.
+            break
         case .failure(let error):
             throw error
         case .success:

@@ -64,6 +64,34 @@ struct TransportTests {
         returnValuesOnConditionCheckFailure: .allOld
     )
 
+    @Test("A CreateTable whose first answer was lost finds its own table on the retry, and goes on to TTL")
+    func createTableAfterLostAnswer() async throws {
+        // The first attempt's connection drops (the table may have taken it); the retry is told the
+        // table exists, as DynamoDB answers (ResourceInUseException); then DescribeTable, TTL.
+        let transport = ScriptedTransport([
+            .fail,
+            .answer(
+                400,
+                #"{"__type":"com.amazonaws.dynamodb.v20120810#ResourceInUseException","message":"Table already exists: t"}"#
+            ),
+            .answer(200, #"{"Table":{"TableStatus":"ACTIVE"}}"#),
+            .answer(200, "{}"),
+        ])
+        try await table(transport).createTable(.singleTable(named: "inkra-usage"))
+        #expect(
+            transport.requests.map(\.operation) == ["CreateTable", "CreateTable", "DescribeTable", "UpdateTimeToLive"])
+        // Without a lost answer, "already exists" is someone else's table: an error.
+        let taken = ScriptedTransport([
+            .answer(
+                400,
+                #"{"__type":"com.amazonaws.dynamodb.v20120810#ResourceInUseException","message":"Table already exists: t"}"#
+            )
+        ])
+        await #expect(throws: TableError.self) {
+            try await table(taken).createTable(.singleTable(named: "inkra-usage"))
+        }
+    }
+
     @Test("An UpdateItem is one signed POST with DynamoDB's JSON")
     func requestShape() async throws {
         let transport = ScriptedTransport([.answer(200, #"{"Attributes":{"n":{"N":"1"}}}"#)])
