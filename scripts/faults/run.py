@@ -5,6 +5,7 @@ import datetime
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -57,7 +58,7 @@ class Run:
             self.table_name, self.table_endpoint = "inkra-faults", self.options.moto
             self.emulator.create_table(self.options.moto, self.table_name)
             upstream = self.options.moto.split("//", 1)[1].rstrip("/")
-            self.proxy = self.keep(FaultProxy(upstream, self.schedule, tokens=True).start())
+            self.proxy = self.keep(FaultProxy(upstream, self.schedule, moto=True).start())
             serve_arguments = ["--dynamodb-endpoint", self.proxy.url, "--table", self.table_name, "--no-cognito"]
         else:
             self.table_name, dynamodb_port, cognito_port = "inkra-usage", stack.free_port(), stack.free_port()
@@ -240,7 +241,15 @@ class Run:
         }
 
 
+def stop_on_sigterm():
+    """SIGTERM ends the run as Ctrl-C does, so every scenario's `finally` stops what it started."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, handler)
+
+
 def main():
+    stop_on_sigterm()
     parser = argparse.ArgumentParser(prog="scripts/faults.sh", description=__doc__)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--scenario", action="append", default=None)

@@ -29,7 +29,7 @@ SCENARIOS = [
     Scenario("getitem-500",
              "(b) GetItem answers 500 (the read after a committed charge): the outcome is known, the unit "
              "is answered or given back",
-             {"GetItem": [Rule("status-500", 0.9)]}),
+             {"GetItem": [Rule("status-500", 0.7)]}),
     Scenario("refusal-updateitem",
              "(c) UpdateItem fails (500, throttling, dropped) while free users are refused: a refusal "
              "stays 429, never 503",
