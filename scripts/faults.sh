@@ -74,4 +74,5 @@ swift build --product bootstrap > /dev/null
 swift build --product inkra-emulator > /dev/null
 bin=$(swift build --show-bin-path)
 
+python3 scripts/faults/selftest.py
 python3 -u scripts/faults/run.py --moto "$moto" --emulator "$bin/inkra-emulator" --bootstrap "$bin/bootstrap" ${args[@]+"${args[@]}"}
