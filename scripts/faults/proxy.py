@@ -8,6 +8,8 @@ schedule what to do with this call. The error bodies follow DynamoDB's documente
     ProvisionedThroughputExceededException as 400s to retry, InternalServerError as a 500);
   - https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/CommonErrors.html
     (ThrottlingException, 400, is a common error of every operation);
+  - https://docs.aws.amazon.com/botocore/latest/reference/services/dynamodb/client/exceptions/ProvisionedThroughputExceededException.html
+    (the `message` member; SDKs retry it with backoff);
   - https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
     (TransactionCanceledException carries CancellationReasons, one per action in request order,
     with codes such as `None`, `ThrottlingError` and `TransactionConflict`);
@@ -34,7 +36,12 @@ import zlib
 NAMESPACE = "com.amazonaws.dynamodb.v20120810"
 ERRORS = {
     "status-500": (500, f"{NAMESPACE}#InternalServerError", "Internal server error (injected)"),
-    "throttling": (400, "com.amazon.coral.availability#ThrottlingException", "Rate of requests exceeds the allowed throughput. (injected)"),
+    # DynamoDB answers an on-demand table's throttling as a 400 ThrottlingException with this message
+    # (quoted in aws/aws-sdk-java#2222). Its `__type` prefix is not documented; SDKs, ours included
+    # (ErrorMapping.swift), read the name after the '#'.
+    "throttling": (400, f"{NAMESPACE}#ThrottlingException",
+                   "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically "
+                   "scaling your table or index so please try again shortly. (injected)"),
     "throughput": (400, f"{NAMESPACE}#ProvisionedThroughputExceededException",
                    "The level of configured provisioned throughput for the table was exceeded. (injected)"),
 }
