@@ -20,6 +20,9 @@ def main(path):
         totals[1] += sum(r["faults"].values())
         totals[2] += r["crashes"]
         totals[3] += sum(r["violations"].values())
+    incidents = {r["scenario"]: r.get("proxyIncidents") for r in run["scenarios"] if r.get("proxyIncidents")}
+    if incidents:
+        print(f"\nProxy incidents (the upstream failed or took over 5 s; not injected): {incidents}")
     print(f"\n{len(run['scenarios'])} scenarios, {totals[0]} requests, {totals[1]} faults injected, "
           f"{totals[2]} crashes, {totals[3]} violations.")
 

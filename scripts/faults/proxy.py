@@ -25,7 +25,6 @@ move some requested keys into UnprocessedKeys).
 import http.client
 import http.server
 import json
-import re
 import socket
 import threading
 import time
@@ -46,6 +45,7 @@ ERRORS = {
                    "The level of configured provisioned throughput for the table was exceeded. (injected)"),
 }
 CANCELLATIONS = {"cancel-throttling": "ThrottlingError", "cancel-conflict": "TransactionConflict"}
+UPSTREAM_TIMEOUT = 5.0  # seconds; the runtime's own per-request timeout is 3 s
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "proxy-connection", "upgrade"}
 
 
@@ -59,14 +59,18 @@ class FaultProxy:
         # - moto ignores TransactWriteItems' ClientRequestToken, which DynamoDB honours for 10
         #   minutes (API_TransactWriteItems.html: a repeat with the same token returns success
         #   without applying again): the proxy answers such a repeat with the first success;
-        # - moto_server serves requests on threads with no lock around an item's read-modify-write,
-        #   so two concurrent `ADD requestCount :one` can lose one (seen here: month 8, day 7, hour 8
-        #   for one user): the proxy sends moto one request at a time per partition (`USER#…`),
-        #   as DynamoDB applies each write and each transaction atomically. Per partition rather
-        #   than one global lock, so that one slow moto answer does not hold every user up.
+        # - moto_server serves requests on threads without locks: two concurrent `ADD requestCount
+        #   :one` can lose one, and TransactWriteItems deep-copies the whole table to roll back a
+        #   cancelled transaction, restoring that copy over whatever other requests wrote meanwhile
+        #   (or failing with "dictionary changed size during iteration"). Seen here: a user at month
+        #   4, day 3, hour 4. The proxy sends moto one request at a time, as DynamoDB applies each
+        #   write and transaction atomically; each scenario has a table of its own, so the copy
+        #   stays small and one request at a time stays fast.
         self.tokens = {} if moto else None
-        self.serialized = moto
-        self._partitions = {}
+        self.one_at_a_time = threading.Lock() if moto else None
+        # Exchanges with the upstream that took longer than UPSTREAM_TIMEOUT or failed: not faults
+        # the schedule chose, so they are counted apart and printed with the figures.
+        self.incidents = {}
         self.unprocessed_gaps = []  # seconds between an UnprocessedKeys answer and the next BatchGetItem
         self._last_unprocessed = {}
         self._lock = threading.Lock()
@@ -125,7 +129,10 @@ class FaultProxy:
             return self._answer(request, 400, self._cancellation(body, CANCELLATIONS[kind]))
         try:
             status, headers, answer = self._forward_once(request, operation, body)
-        except OSError:
+        except OSError as error:
+            with self._lock:
+                key = f"{operation}:{'timeout' if isinstance(error, TimeoutError) else 'upstream-error'}"
+                self.incidents[key] = self.incidents.get(key, 0) + 1
             return self._drop(request)
         if kind == "drop-after":
             return self._drop(request)
@@ -151,36 +158,32 @@ class FaultProxy:
                         "__type": f"{NAMESPACE}#IdempotentParameterMismatchException",
                         "message": "The request uses the same client token as a previous, but non-identical request."}).encode()
                 return seen[2]
-        locks = self._locks_for(body) if self.serialized else []
-        for lock in locks:
-            lock.acquire()
-        try:
+        if self.one_at_a_time:
+            with self.one_at_a_time:
+                answer = self._forward(request, body)
+        else:
             answer = self._forward(request, body)
-        finally:
-            for lock in reversed(locks):
-                lock.release()
         if token and answer[0] == 200:
             with self._lock:
                 self.tokens[token] = (time.monotonic(), body, answer)
         return answer
-
-    def _locks_for(self, body):
-        """The locks of the partitions a request names, in one order (so two requests never wait
-        for each other's second lock)."""
-        names = sorted(set(re.findall(rb'"(USER#[^"]*)"', body)))
-        with self._lock:
-            return [self._partitions.setdefault(name, threading.Lock()) for name in names]
 
     def _forward(self, request, body):
         headers = {k: v for k, v in request.headers.items() if k.lower() not in HOP_BY_HOP}
         for attempt in (0, 1):
             if request.upstream_connection is None:
                 host, _, port = self.upstream.rpartition(":")
-                request.upstream_connection = http.client.HTTPConnection(host, int(port), timeout=30)
+                request.upstream_connection = http.client.HTTPConnection(host, int(port), timeout=UPSTREAM_TIMEOUT)
             try:
                 request.upstream_connection.request(request.command, request.path, body=body, headers=headers)
                 response = request.upstream_connection.getresponse()
                 return response.status, response.getheaders(), response.read()
+            except TimeoutError:
+                # Never sent twice: the first may have been applied. With one request at a time, a
+                # stuck exchange holds the others up for at most UPSTREAM_TIMEOUT.
+                request.upstream_connection.close()
+                request.upstream_connection = None
+                raise
             except (OSError, http.client.HTTPException):
                 # A kept-alive upstream connection may have been closed in between: reconnect once.
                 request.upstream_connection.close()

@@ -55,7 +55,8 @@ class Run:
         limits = stack.write_json(os.path.join(self.work, "limits.json"), LIMITS)
         name = self.scenario.name
         if self.scenario.store == "moto":
-            self.table_name, self.table_endpoint = "inkra-faults", self.options.moto
+            # A table per scenario and run: moto copies a whole table in every transaction.
+            self.table_name, self.table_endpoint = f"inkra-faults-{name}-{self.options.run_id}", self.options.moto
             self.emulator.create_table(self.options.moto, self.table_name)
             upstream = self.options.moto.split("//", 1)[1].rstrip("/")
             self.proxy = self.keep(FaultProxy(upstream, self.schedule, moto=True).start())
@@ -91,6 +92,11 @@ class Run:
             try:
                 thing.stop()
             except Exception:  # cleanup goes on whatever one part did
+                pass
+        if self.scenario.store == "moto" and hasattr(self, "table_name"):
+            try:
+                self.table().client.delete_table(TableName=self.table_name)
+            except Exception:  # a table that was never created, or moto gone: nothing to clean
                 pass
 
     # -- crashes ------------------------------------------------------------------------------------
@@ -232,6 +238,7 @@ class Run:
             "answered200": sum(1 for call in getattr(self, "ledger", []) if call.first_ok()),
             "faults": dict(sorted(self.schedule.injected.items())),
             "crashes": self.crashes,
+            "proxyIncidents": dict(getattr(getattr(self, "proxy", None), "incidents", {})),
             "repair": getattr(self, "repair", "not run"),
             "violations": self.report.by_invariant(),
             # Informational (issue #36, item 6): how long the runtime waited before sending
@@ -309,6 +316,8 @@ def print_figures(f):
     print(f"-- {f['scenario']}: {f['calls']} calls, {f['requests']} requests ({f['answered200']} calls answered 200; "
           f"answers {f['answers']}), {f['seconds']} s")
     print(f"   faults: {faults}; crashes: {f['crashes']}; repair: {f['repair']}")
+    if f["proxyIncidents"]:
+        print(f"   proxy incidents (not injected: the upstream failed or took over 5 s): {f['proxyIncidents']}")
     gaps = f["unprocessedResendGapsMs"]
     if gaps:
         print(f"   UnprocessedKeys sent again after {gaps[len(gaps) // 2]} ms (median of {len(gaps)}; "
