@@ -111,7 +111,7 @@ def check_answers(report, ledger, limits, refusals_judged):
     for call in ledger:
         if call.final not in (200, 429):
             last = call.attempts[-1]
-            report.add("answered", f"{call.user} {call.key}: gave up after {len(call.attempts)} attempts, "
+            report.add("answered", f"{call.user} {call.key}: gave up after {len(call.attempts)} tries, "
                                    f"last {last.status or 'no answer'} {str(last.body)[:120]}")
     if not refusals_judged:
         return

@@ -61,7 +61,7 @@ def request(port, method, path, token, key=None, body=None, timeout=15.0):
 class Load:
     """`clients` threads; client c makes `calls` intended calls for users chosen by the seed."""
 
-    def __init__(self, seed, scenario, port, users, tokens, clients=8, calls=3, attempts=10):
+    def __init__(self, seed, scenario, port, users, tokens, clients=8, calls=3, attempts=12):
         self.seed, self.scenario, self.port = seed, scenario, port
         self.users, self.tokens = users, tokens
         self.clients, self.calls, self.attempts = clients, calls, attempts
@@ -93,6 +93,12 @@ class Load:
             call.attempts.append(Attempt(sent, time.time(), status, body, headers.get("idempotent-replayed") == "true"))
             if status is not None and status not in RETRIED:
                 return
-            # Exponential backoff with seeded jitter: 0.25 s, 0.5 s, 1 s, 2 s, then 2 s.
-            pause = min(2.0, 0.25 * 2 ** attempt) * (0.5 + unit(self.seed, self.scenario, "backoff", n, attempt))
+            # Exponential backoff with seeded jitter (× 0.5 to 1.5): 0.25 s, 0.5 s, 1 s, 2 s, then 3 s;
+            # at least the answer's Retry-After (up to 5 s), as the app does. Twelve tries span 14 to
+            # 42 s: longer than an in-progress record's lease, so a 409 cannot use them all up.
+            pause = min(3.0, 0.25 * 2 ** attempt) * (0.5 + unit(self.seed, self.scenario, "backoff", n, attempt))
+            try:
+                pause = max(pause, min(5.0, float(headers.get("retry-after", 0))))
+            except ValueError:
+                pass
             time.sleep(pause)
