@@ -51,7 +51,7 @@ class Emulator:
         """`admin repair` (issue #36, item 3): gives back every charge whose idempotency record is
         still in progress after its lease expired. Returns (ok, repaired count or None, message)."""
         result = self.run("admin", "repair", "--dynamodb-endpoint", endpoint, "--table", table, "--yes",
-                          "--now", now, check=False)
+                          "--at", now, check=False)
         output = (result.stdout + result.stderr).strip()
         repaired = None
         for line in result.stdout.splitlines():
