@@ -53,6 +53,7 @@ SCENARIOS = [
              store="memory", calls=(5, 12), crash="serve"),
     Scenario("unprocessed-keys",
              "(f) BatchGetItem leaves keys in UnprocessedKeys (checkUsage on the bootstrap): each client "
-             "gets its usage, right, within the deadline",
+             "gets its usage, right: every answer within the deadline, a 503 only when the table kept the keys "
+             "unprocessed for all of it, and retried after Retry-After (4 tries)",
              {"BatchGetItem": [Rule("unprocessed", 0.6)]}, function="checkUsage"),
 ]

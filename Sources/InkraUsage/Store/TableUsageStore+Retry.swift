@@ -54,7 +54,7 @@ extension TableUsageStore {
     /// backoff as a conflicting write, never at once, within the request's deadline — as
     /// DynamoDB's `BatchGetItem` reference asks of a client.
     /// - Throws: ``UsageStoreError`` naming `operation`, when the table fails or keys are still
-    ///   unprocessed when the next wait would pass the deadline.
+    ///   unprocessed when no attempt fits before the deadline any more.
     func readAll(_ keys: [Item], operation: String) async throws -> [Item] {
         var items: [Item] = []
         var pending = [tableName: KeysAndAttributes(keys: keys, consistentRead: true)]
@@ -69,8 +69,7 @@ extension TableUsageStore {
                 items += response.responses[tableName] ?? []
                 pending = response.unprocessedKeys
                 if pending.isEmpty { return items }
-                let delay = retry.backoff(after: attempts)
-                guard retry.now().advanced(by: delay) < deadline else {
+                guard let delay = retry.delay(after: attempts, before: deadline) else {
                     throw Retry.gaveUp(
                         TableError(.provisionedThroughputExceeded, "BatchGetItem left keys unprocessed"),
                         attempts: attempts, after: started.duration(to: retry.now()))
@@ -88,8 +87,9 @@ extension TableUsageStore {
     /// DynamoDB cancels a transaction with reason `TransactionConflict` while another transaction
     /// holds one of its items, and refuses a plain write to such an item with
     /// `TransactionConflictException`; neither changed anything, so the write is sent again after a
-    /// full-jitter exponential backoff, until it goes through, fails for a reason of its own, or the
-    /// next wait would pass the request's deadline (``RequestDeadline``, or ``budgetWithoutDeadline``
+    /// full-jitter exponential backoff, until it goes through, fails for a reason of its own, or no
+    /// attempt fits before the request's deadline any more (the last wait is cut short so one does:
+    /// ``delay(after:before:)``; ``RequestDeadline``, or ``budgetWithoutDeadline``
     /// without one).
     ///
     /// A transaction gets a fresh `ClientRequestToken` for each attempt — a cancelled one applied
@@ -136,6 +136,17 @@ extension TableUsageStore {
         }
 
         /// The wait before the next attempt: full jitter under a cap that doubles with each one.
+        /// What a last attempt keeps back from the deadline for its own round trip.
+        var lastAttempt: Duration = .milliseconds(100)
+
+        /// The wait before the next attempt: the backoff, shortened so that one more attempt still
+        /// fits before `deadline` (``lastAttempt`` before it), or `nil` when none fits any more.
+        func delay(after attempts: Int, before deadline: ContinuousClock.Instant) -> Duration? {
+            let left = now().duration(to: deadline) - lastAttempt
+            guard left > .zero else { return nil }
+            return min(backoff(after: attempts), left)
+        }
+
         func backoff(after attempts: Int) -> Duration {
             let cap = min(maximumDelay, baseDelay * (1 << min(attempts - 1, 20)))
             return cap * jitter()
@@ -162,8 +173,7 @@ extension TableUsageStore {
                 keepToken = keepToken || error.isOutcomeUnknown
                 error.followsUnknownOutcome = keepToken
                 guard retryable(error) else { throw error }
-                let delay = backoff(after: attempts)
-                guard now().advanced(by: delay) < deadline else {
+                guard let delay = delay(after: attempts, before: deadline) else {
                     throw Self.gaveUp(error, attempts: attempts, after: started.duration(to: now()))
                 }
                 try await sleep(delay)
