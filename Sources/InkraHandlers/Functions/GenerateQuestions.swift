@@ -79,16 +79,16 @@ public struct GenerateQuestions: EventHandler {
                     userID: caller.userID, instant: instant, limits: callerLimits, idempotencyKey: idempotencyKey,
                     requestBody: idempotencyKey == nil ? [] : bodyBytes ?? [], tier: caller.tier.rawValue)
             )
-        } catch let error as UsageStoreError where error.charged != nil {
+        } catch {
+            guard let charged = (error as? UsageStoreError)?.charged else {
+                storeFailed("usage store failed; refusing rather than generating unmetered", error)
+                throw HTTPError.storeUnavailable
+            }
             // The charge stands but what followed it failed: give the unit back rather than keep
             // it without an answer.
             storeFailed("usage store failed after charging; giving the unit back", error)
-            let charged = error.charged!
             let givenBack = await giveBack(charged, because: "the store failed after charging")
             throw unanswered(charged, givenBack: givenBack, .storeUnavailable)
-        } catch {
-            storeFailed("usage store failed; refusing rather than generating unmetered", error)
-            throw HTTPError.storeUnavailable
         }
         switch outcome {
         case .refused(let refusal):
