@@ -39,10 +39,19 @@ struct RuntimeAPIServerTests {
         let before = Date()
         let invocation = Task { await server.invoke(Array(#"{"n":1}"#.utf8), timeout: Self.timeout) }
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let next = try await client.execute(
-            HTTPClientRequest(url: "http://\(server.address)/2018-06-01/runtime/invocation/next"), timeout: .seconds(30)
-        )
-        let event = try await next.body.collect(upTo: 1 << 20)
+        let next: HTTPClientResponse
+        let event: ByteBuffer
+        do {
+            next = try await client.execute(
+                HTTPClientRequest(url: "http://\(server.address)/2018-06-01/runtime/invocation/next"),
+                timeout: .seconds(30))
+            event = try await next.body.collect(upTo: 1 << 20)
+        } catch {
+            // A client dropped without its shutdown stops the whole test process.
+            try? await client.shutdown()
+            await server.shutdown()
+            throw error
+        }
         let after = Date()
         try await client.shutdown()
         #expect(next.status.code == 200)

@@ -15,6 +15,14 @@ public struct ProcessResult: Sendable {
 /// an HTTP stub). Waiting for them on a cooperative thread would starve that server on a small
 /// machine, so the waiting, and the draining of both pipes, happen on Dispatch threads.
 public enum ChildProcess {
+    /// Runs blocking work (a pipe read to its end, a wait for a child's exit) on a thread of its
+    /// own. Never on Dispatch's global queues: Swift's tasks share their threads, and a run of
+    /// tests that each wait on children there used them all up, stalling every async test of the
+    /// process (a local Runtime API that did not hand out its invocation for 30 s).
+    static func blocking(_ work: @escaping @Sendable () -> Void) {
+        Thread.detachNewThread(work)
+    }
+
     /// The repository's root folder.
     public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
@@ -52,15 +60,19 @@ public enum ChildProcess {
         process.standardInput = standardInput
         try process.run()
         return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            ChildProcess.blocking {
                 let drained = DispatchGroup()
                 nonisolated(unsafe) var outData = Data()
                 nonisolated(unsafe) var errData = Data()
-                DispatchQueue.global().async(group: drained) {
+                drained.enter()
+                ChildProcess.blocking {
                     outData = output.fileHandleForReading.readDataToEndOfFile()
+                    drained.leave()
                 }
-                DispatchQueue.global().async(group: drained) {
+                drained.enter()
+                ChildProcess.blocking {
                     errData = errors.fileHandleForReading.readDataToEndOfFile()
+                    drained.leave()
                 }
                 // A child that ends without reading its input closes the pipe: that is its answer, not a crash.
                 if let input { try? standardInput.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
@@ -102,7 +114,7 @@ public enum ChildProcess {
     ) async throws -> (lines: [String], status: Int32) {
         let (process, output) = try started(executable, arguments, directory: directory)
         return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            ChildProcess.blocking {
                 var splitter = LineSplitter()
                 var printed: [String] = []
                 var killed = false
@@ -151,7 +163,7 @@ public final class RunningChild: Sendable {
             executable, arguments, directory: directory, includingStandardError: includingStandardError,
             environment: environment)
         let reader = pipe.fileHandleForReading
-        DispatchQueue.global().async { [output] in
+        ChildProcess.blocking { [output] in
             var splitter = LineSplitter()
             while true {
                 let chunk = reader.availableData
@@ -199,7 +211,7 @@ public final class RunningChild: Sendable {
     public func stop(with signal: Int32 = SIGTERM) async -> Int32 {
         kill(process.processIdentifier, signal)
         return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { [process] in
+            ChildProcess.blocking { [process] in
                 process.waitUntilExit()
                 continuation.resume(
                     returning: process.terminationReason == .uncaughtSignal

@@ -78,7 +78,9 @@ public final class StubHTTPServer: @unchecked Sendable {
     public func shutdown() {
         replies.close()
         try? channel?.close().wait()
-        try? group.syncShutdownGracefully()
+        // The loop's own shutdown is not waited for: a caller on Swift's cooperative threads, which
+        // every suite of the test process shares, must not block on it.
+        group.shutdownGracefully { _ in }
     }
 
     final class Handler: ChannelInboundHandler, @unchecked Sendable {

@@ -30,16 +30,21 @@ struct BootstrapDeadlineTests {
 
     @Test("A model slower than the deadline: 503 with Retry-After before Lambda's deadline, and the unit back")
     func slowModel() async throws {
+        // A topic that says "slow" is held until the test is over, past the invocation's deadline;
+        // any other is answered at once.
+        let held = Gate()
         let model = try StubHTTPServer { request in
-            // A topic that says "slow" outlives the invocation's deadline; any other is answered at once.
             if String(decoding: request.body, as: UTF8.self).contains("slow") {
-                try? await Task.sleep(for: .seconds(30))
+                await held.wait()
             }
             let content = (1...3).map { "Question number \($0) about it?" }.joined(separator: "\n")
             let reply: JSONValue = ["choices": [["message": ["content": .string(content)]]]]
             return .json(200, reply.jsonString)
         }
-        defer { model.shutdown() }
+        defer {
+            held.open()
+            model.shutdown()
+        }
         let server = try await RuntimeAPIServer(functionName: "generateQuestions", clock: { Date() })
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
         environment["AWS_LAMBDA_RUNTIME_API"] = server.address

@@ -264,13 +264,8 @@ final class FaultStack: Sendable {
 
     func stop() {
         hung.open()
-        // The servers' shutdowns wait for their event loops: off Swift's cooperative threads, which
-        // every other suite of this process shares.
-        let (proxy, model) = (proxy, model)
-        DispatchQueue.global().async {
-            proxy.shutdown()
-            model.shutdown()
-        }
+        proxy.shutdown()
+        model.shutdown()
     }
 
     /// The month, day and hour counters of `user` now, read from moto directly.
