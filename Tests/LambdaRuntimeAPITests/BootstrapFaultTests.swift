@@ -205,19 +205,14 @@ final class FaultStack: Sendable {
     /// A `bootstrap` serving `function` on the table through the proxy.
     func start(_ function: String, _ settings: [String: String] = [:]) async throws -> Runtime {
         let server = try await RuntimeAPIServer(functionName: function, clock: { Date() })
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
-        environment["AWS_LAMBDA_RUNTIME_API"] = server.address
-        environment["AWS_LAMBDA_FUNCTION_NAME"] = function
-        environment["_HANDLER"] = function
-        environment["INKRA_STORE"] = "dynamodb"
-        environment["INKRA_TABLE_NAME"] = table
-        environment["AWS_ENDPOINT_URL_DYNAMODB"] = proxy.url.absoluteString
-        environment["AWS_ACCESS_KEY_ID"] = "testing"
-        environment["AWS_SECRET_ACCESS_KEY"] = "testing"
-        environment["AWS_REGION"] = "us-east-1"
-        environment["INKRA_LLM_BASE_URL"] = "http://127.0.0.1:\(model.port)/v1"
-        environment["INKRA_LLM_MODEL"] = "test-model"
-        for (name, value) in settings { environment[name] = value }
+        let stack = [
+            "INKRA_STORE": "dynamodb", "INKRA_TABLE_NAME": table,
+            "AWS_ENDPOINT_URL_DYNAMODB": proxy.url.absoluteString, "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1",
+            "INKRA_LLM_BASE_URL": "http://127.0.0.1:\(model.port)/v1", "INKRA_LLM_MODEL": "test-model",
+        ]
+        let environment = BuiltBootstrap.environment(
+            function, runtimeAPI: server.address, stack.merging(settings) { _, setting in setting })
         let child = try RunningChild(
             ChildProcess.built("bootstrap"), [], includingStandardError: true, environment: environment)
         return Runtime(server: server, child: child)

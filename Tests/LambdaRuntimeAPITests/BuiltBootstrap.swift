@@ -13,17 +13,24 @@ enum BuiltBootstrap {
     static func invoke(
         _ function: String, _ settings: [String: String], event: JSONValue, timeout: TimeInterval = 60
     ) async throws -> (RuntimeOutcome, ProcessResult) {
-        let server = try await RuntimeAPIServer(functionName: function, clock: { Date() })
+        var outcome = RuntimeOutcome.timedOut(timeout)
+        let printed = try await session(function, settings, timeout: timeout) { outcome = await $0(event) }
+        return (outcome, printed)
+    }
+
+    /// The environment bootstrap runs with as `function`, polling the Runtime API at `address`: this
+    /// process's, less its `INKRA_*` variables, with the in-memory store unless `settings` say
+    /// otherwise.
+    static func environment(
+        _ function: String, runtimeAPI address: String, _ settings: [String: String]
+    ) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
-        environment["AWS_LAMBDA_RUNTIME_API"] = server.address
+        environment["AWS_LAMBDA_RUNTIME_API"] = address
         environment["AWS_LAMBDA_FUNCTION_NAME"] = function
         environment["_HANDLER"] = function
         environment["INKRA_STORE"] = "memory"
         for (name, value) in settings { environment[name] = value }
-        let runtime = Task { try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment) }
-        let outcome = await server.invoke(event.jsonBytes, timeout: timeout)
-        await server.shutdown()
-        return (outcome, try await runtime.value)
+        return environment
     }
 
     /// Starts bootstrap as `function` with `settings`, as ``invoke(_:_:event:timeout:)`` does, and
@@ -33,12 +40,7 @@ enum BuiltBootstrap {
         _ session: (_ invoke: (JSONValue) async -> RuntimeOutcome) async throws -> Void
     ) async throws -> ProcessResult {
         let server = try await RuntimeAPIServer(functionName: function, clock: { Date() })
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
-        environment["AWS_LAMBDA_RUNTIME_API"] = server.address
-        environment["AWS_LAMBDA_FUNCTION_NAME"] = function
-        environment["_HANDLER"] = function
-        environment["INKRA_STORE"] = "memory"
-        for (name, value) in settings { environment[name] = value }
+        let environment = environment(function, runtimeAPI: server.address, settings)
         let runtime = Task { try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment) }
         do {
             try await session { await server.invoke($0.jsonBytes, timeout: timeout) }

@@ -63,6 +63,23 @@ class Emulator:
         return True, repaired, output
 
 
+def kill(process):
+    """SIGKILL a child that is still running, and reap it."""
+    if process and process.poll() is None:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+
+
+def stop(process, grace):
+    """SIGTERM a child that is still running; SIGKILL it if it is not gone within `grace` seconds."""
+    if process and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            kill(process)
+
+
 class Serve:
     """`inkra-emulator serve` on fixed ports (so a restart after SIGKILL comes back where the
     clients and runtimes look for it)."""
@@ -99,17 +116,10 @@ class Serve:
 
     def kill(self):
         """SIGKILL, as a host crash would end it."""
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(timeout=30)
+        kill(self.process)
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        stop(self.process, grace=20)
 
 
 class Runtime:
@@ -138,17 +148,10 @@ class Runtime:
         return self
 
     def kill(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(timeout=30)
+        kill(self.process)
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        stop(self.process, grace=10)
 
 
 def wait_for_runtimes(serve, count, seconds=60):
