@@ -18,8 +18,11 @@ public struct DynamoDBTable: Table {
     public struct Options: Sendable {
         /// How long one attempt may take.
         public var requestTimeout: TimeInterval = 3
-        /// The most attempts per call.
-        public var maximumAttempts = 4
+        /// The most attempts per call: 9, the first and 8 retries, as the AWS SDK for Java's
+        /// legacy retry mode gives DynamoDB (`RetryMode.LEGACY`: "up to 3 retries, or more for
+        /// services like DynamoDB (which has up to 8)"). Their backoffs add up to 3.6 s at most
+        /// (1.8 s on average), so a request's deadline, or a clean-up's 2 s, usually ends them first.
+        public var maximumAttempts = 9
         /// The first retry's backoff cap; doubles each retry.
         public var baseDelay: TimeInterval = 0.025
         /// The largest backoff cap.

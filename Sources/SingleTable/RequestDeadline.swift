@@ -45,6 +45,21 @@ public enum RequestDeadline {
         try await $current.withValue(cleanupEnd()) { try await body() }
     }
 
+    /// Runs best-effort clean-up that the caller's answer waits for: as ``cleaningUp(_:)``, but
+    /// over at most `budget` from now, so the answer is not held back (nor a struggling table
+    /// retried against) for more than `budget`; without a deadline at all, `body` runs with none.
+    /// - Parameters:
+    ///   - budget: the most time `body` may take.
+    ///   - body: the clean-up (a refusal mark).
+    /// - Returns: what `body` returns.
+    public static func cleaningUp<Value>(
+        atMost budget: Duration, _ body: () async throws -> Value
+    ) async rethrows -> Value {
+        let now = ContinuousClock.now
+        let end = cleanupEnd(at: now).map { min($0, now.advanced(by: budget)) }
+        return try await $current.withValue(end) { try await body() }
+    }
+
     /// The instant by which clean-up must be over: ``cleanup`` when set, else ``cleanupBudget``
     /// past the later of the work's deadline and `now`; `nil` without a deadline.
     public static func cleanupEnd(at now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {

@@ -188,7 +188,10 @@ struct StoreFaultTests {
         let options = DynamoDBTable.Options()
         let elapsed = stack.clock.now.timeIntervalSince(started)
         #expect(elapsed <= options.deadline + options.requestTimeout, "took \(elapsed) s of DynamoDB time")
-        #expect(stack.transport.faults[.timeoutBefore] == options.maximumAttempts)
+        // Each attempt times out after 3 s: the fourth ends past the 10 s a call may take, so no
+        // fifth is sent, though 9 attempts are allowed.
+        #expect(stack.transport.faults[.timeoutBefore] == Int((options.deadline / options.requestTimeout).rounded(.up)))
+        #expect(options.maximumAttempts > 4)
         #expect(stack.table.snapshot().isEmpty)
     }
 
@@ -200,5 +203,38 @@ struct StoreFaultTests {
         }
         #expect(try await stack.function.handle(Self.event("slow"))["statusCode"] == 200)
         #expect(Self.stored(stack, "slow") == 1)
+    }
+
+    @Test("A refusal's mark on a throttled table is retried for half a second, not the clean-up budget")
+    func refusalMarkIsBrief() async throws {
+        let clock = VirtualClock()
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { clock.now })
+        let transport = FaultyTransport(
+            endpoint: LocalDynamoDB(table: table, now: { clock.now }), clock: clock, seed: 1, rate: 0,
+            forced: { request, _ in request.operation == "UpdateItem" ? .throttled : nil })
+        // Real waits, each the whole backoff cap (25 ms, 50 ms, … doubling): the fifth attempt is
+        // sent 375 ms after the first, a sixth would be at 775 ms.
+        let client = DynamoDBTable(
+            endpoint: URL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
+            credentials: AWSCredentials(accessKeyID: "local", secretAccessKey: "local"), transport: transport,
+            jitter: { 1 }, now: { clock.now })
+        let store = TableUsageStore(table: client, tableName: "inkra-usage")
+        let limits = Limits(monthly: 5, daily: 5, hourly: 1)
+        func consume() async throws -> ConsumeOutcome {
+            try await store.consume(ConsumeRequest(userID: "u1", instant: clock.now, limits: limits))
+        }
+        // A deadline far off: under the whole clean-up budget the mark would take all 9 attempts.
+        let outcome = try await RequestDeadline.$current.withValue(.now + .seconds(20)) {
+            _ = try await consume()
+            return try await consume()
+        }
+        guard case .refused(let refusal) = outcome else {
+            Issue.record("expected a refusal, got \(outcome)")
+            return
+        }
+        #expect(refusal.window == .hour)
+        #expect(refusal.recorded == false)
+        let marks = transport.faults[.throttled] ?? 0
+        #expect((2...5).contains(marks), "UpdateItem sent \(marks) times for the mark")
     }
 }

@@ -55,6 +55,10 @@ struct ProductionContractTests {
         let concurrent = try await harness.generate(first)
         #expect(concurrent.statusCode == 409)
         #expect(concurrent.body["code"] == "idempotency_conflict")
+        // When to retry: when the first one's lease runs out (32 s without a deadline), in the
+        // header and the body alike.
+        #expect(concurrent.headers["Retry-After"] == "32")
+        #expect(concurrent.body["retryAfter"] == 32)
         let reused = try await harness.generate(other)
         #expect(reused.statusCode == 422)
         #expect(reused.body["code"] == "idempotency_key_reused")

@@ -132,7 +132,9 @@ struct TableUsageStoreTests {
             Issue.record("expected consumed")
             return
         }
-        #expect(try await consume("u1", at: "2026-03-10T10:00:01Z", key: "the-client's_key") == .inProgress)
+        // Without a deadline the lease is 32 s: the 409 says when it runs out.
+        #expect(
+            try await consume("u1", at: "2026-03-10T10:00:01Z", key: "the-client's_key") == .inProgress(retryAfter: 31))
         try await store.complete(consumption, with: StoredResponse(statusCode: 200, body: #"{"questions":[]}"#))
         let records = idempotencyRecords("u1")
         #expect(records.count == 1)
@@ -179,9 +181,13 @@ struct TableUsageStoreTests {
         #expect(record["chargedAt"] == .n(epoch("2026-03-10T10:00:00Z")))
         // Kept long enough for the repair to find it, however late.
         #expect(record["expiresAt"] == .n(epoch("2026-03-10T10:00:00Z") + 7 * 86_400))
-        // Still held within its lease: 409.
-        #expect(try await consume("u1", at: "2026-03-10T10:00:05Z", key: "k") == .inProgress)
-        #expect(try await consume("u1", at: "2026-03-10T10:00:13Z", key: "k") == .inProgress)
+        // Still held within its lease: 409, retry when the lease runs out (at least a second on).
+        let start = epoch("2026-03-10T10:00:00Z")
+        #expect(
+            try await consume("u1", at: "2026-03-10T10:00:05Z", key: "k") == .inProgress(retryAfter: lease - start - 5))
+        #expect(
+            try await consume("u1", at: "2026-03-10T10:00:13Z", key: "k")
+                == .inProgress(retryAfter: max(1, lease - start - 13)))
         // Past it, the retry takes the call over on the unit already charged.
         guard case .consumed(let resumed, let monthly) = try await consume("u1", at: "2026-03-10T10:00:15Z", key: "k")
         else {
@@ -214,7 +220,8 @@ struct TableUsageStoreTests {
         old["requestDigest"] = .s(seal.fingerprint(of: Array(#"{"topic":"t"}"#.utf8)))
         old["expiresAt"] = .n(epoch("2026-03-10T10:00:30Z"))
         _ = try await table.putItem(PutItemRequest(tableName: "inkra-usage", item: old))
-        #expect(try await consume("u1", at: "2026-03-10T10:00:10Z", key: "k") == .inProgress)
+        // Held until it expires, which the 409 says.
+        #expect(try await consume("u1", at: "2026-03-10T10:00:10Z", key: "k") == .inProgress(retryAfter: 20))
         guard case .consumed = try await consume("u1", at: "2026-03-10T10:00:31Z", key: "k") else {
             Issue.record("an expired record of the old form must not lock its key out")
             return

@@ -257,6 +257,9 @@ class Run:
             # UnprocessedKeys again; near 0 ms means no backoff.
             "unprocessedResendGapsMs": sorted(round(g * 1000, 1) for g in getattr(getattr(self, "proxy", None), "unprocessed_gaps", []))[:50],
             "details": [f"[{i}] {d}" for i, d in self.report.violations],
+            # Each intended call's answers in order ("lost" for none), to see how retries went.
+            "calls": [{"user": call.user, "answers": [a.status or "lost" for a in call.attempts]}
+                      for call in getattr(self, "ledger", [])],
         }
 
 

@@ -115,8 +115,10 @@ public struct GenerateQuestions: EventHandler {
                 headers: ["Content-Type": "application/json", "Idempotent-Replayed": "true"],
                 body: stored.body
             )
-        case .inProgress:
-            throw HTTPError(.idempotencyConflict, "A request with this Idempotency-Key is still in progress")
+        case .inProgress(let retryAfter):
+            throw HTTPError(
+                .idempotencyConflict, "A request with this Idempotency-Key is still in progress",
+                details: [("retryAfter", .number(retryAfter))], headers: ["Retry-After": String(retryAfter)])
         case .keyReused:
             throw HTTPError(
                 .idempotencyKeyReused, "This Idempotency-Key was used with a different body; use a new key")

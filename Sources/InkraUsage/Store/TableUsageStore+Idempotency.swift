@@ -104,14 +104,18 @@ extension TableUsageStore {
             if let sealed = old[Attribute.sealed]?.stringValue, let response = seal.open(sealed) {
                 return .repeated(response)
             }
-            return .inProgress
+            return .inProgress(retryAfter: 1)
         }
         let now = Int(windows.instant.timeIntervalSince1970)
-        guard status == IdempotencyStatus.inProgress,
-            let lease = old[Attribute.lease]?.intValue, lease <= now,
+        let lease = old[Attribute.lease]?.intValue
+        guard status == IdempotencyStatus.inProgress, let lease, lease <= now,
             let chargedAt = old[Attribute.chargedAt]?.intValue,
             let holder = old[Attribute.attempt]?.stringValue
-        else { return .inProgress }
+        else {
+            // A record from before records had a lease is held until it expires.
+            let heldUntil = lease ?? old[Attribute.expires]?.intValue ?? now
+            return .inProgress(retryAfter: max(1, heldUntil - now))
+        }
         let attempt = Self.newAttempt()
         let newLease = now + Self.leaseSeconds()
         let takeOver = UpdateItemRequest(
@@ -131,7 +135,9 @@ extension TableUsageStore {
         do {
             _ = try await update(takeOver)
         } catch let error as TableError where error.code == .conditionalCheckFailed {
-            return .inProgress  // another retry took it over first, or its holder finished
+            // Another retry took it over first (its lease is about as long as ours would have
+            // been), or its holder finished.
+            return .inProgress(retryAfter: Self.leaseSeconds())
         } catch {
             throw UsageStoreError(operation: "take over an unanswered call", underlying: error)
         }

@@ -296,8 +296,9 @@ public struct TableUsageStore: UsageStore {
     }
 
     /// Marks the user's day item so the GSI1 query "who was refused on a date" finds them, with
-    /// the refusing window and the caller's tier. The mark is clean-up: it runs under the clean-up
-    /// budget, retried with backoff, and a mark that still fails never changes the refusal.
+    /// the refusing window and the caller's tier. The mark is clean-up the caller's 429 waits for:
+    /// it gets ``refusalMarkBudget`` of the clean-up budget, retried with backoff within it, and a
+    /// mark that still fails never changes the refusal.
     /// - Returns: whether the mark was written.
     private func markRefused(_ consume: ConsumeRequest, _ windows: UsageWindows, _ refusal: Refusal) async -> Bool {
         let epoch = Int(windows.instant.timeIntervalSince1970)
@@ -316,12 +317,16 @@ public struct TableUsageStore: UsageStore {
             expressionAttributes: ExpressionAttributes(values: values)
         )
         do {
-            _ = try await RequestDeadline.cleaningUp { try await update(request) }
+            _ = try await RequestDeadline.cleaningUp(atMost: Self.refusalMarkBudget) { try await update(request) }
             return true
         } catch {
             return false
         }
     }
+
+    /// How long a refusal's mark may take: the 429 is not held back longer, and a throttled table
+    /// is not retried against for the whole clean-up budget for an index entry.
+    static let refusalMarkBudget: Duration = .milliseconds(500)
 
     func read(user userID: String, sort: String) async throws -> Item? {
         do {

@@ -126,8 +126,9 @@ public enum ConsumeOutcome: Sendable, Hashable {
     case refused(Refusal)
     /// The idempotency key was used before and that call finished: here is its response.
     case repeated(StoredResponse)
-    /// The idempotency key belongs to a call that is still running.
-    case inProgress
+    /// The idempotency key belongs to a call that is still running; its holder's lease runs out
+    /// in `retryAfter` seconds (at least 1), when a retry can take the call over.
+    case inProgress(retryAfter: Int)
     /// The idempotency key was used before with a different request body: nothing was consumed.
     case keyReused
 }
