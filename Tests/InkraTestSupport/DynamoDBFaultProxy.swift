@@ -27,6 +27,10 @@ public final class DynamoDBFaultProxy: Sendable {
         case error(status: Int, type: String)
         /// A `BatchGetItem` answer that read nothing and leaves every key unprocessed.
         case unprocessedKeys
+        /// The request forwarded and applied, then answered with DynamoDB's error all the same: an
+        /// answer lost after the write, so the client cannot know it applied (for a transaction,
+        /// a repeat under its `ClientRequestToken` is what learns it).
+        case appliedThenError(status: Int, type: String)
     }
 
     /// An HTTP 500 `InternalServerError`.
@@ -65,18 +69,14 @@ public final class DynamoDBFaultProxy: Sendable {
             let operation = String(target.split(separator: ".").last ?? "")
             let number = calls.next(operation)
             let json = [("Content-Type", "application/x-amz-json-1.0")]
-            switch fault(operation, number) {
-            case .error(let status, let type)?:
+            func failure(_ status: Int, _ type: String) -> StubHTTPServer.Answer {
                 let body: JSONValue = [
                     "__type": .string("com.amazonaws.dynamodb.v20120810#\(type)"),
                     "message": "injected by the test's fault proxy",
                 ]
                 return StubHTTPServer.Answer(status: status, headers: json, body: body.jsonString)
-            case .unprocessedKeys?:
-                let asked = (try? JSONParser.parse(request.body))?["RequestItems"] ?? [:]
-                let body: JSONValue = ["Responses": [:], "UnprocessedKeys": asked]
-                return StubHTTPServer.Answer(status: 200, headers: json, body: body.jsonString)
-            case nil:
+            }
+            func forward() async -> StubHTTPServer.Answer {
                 let token =
                     operation == "TransactWriteItems"
                     ? (try? JSONParser.parse(request.body))?["ClientRequestToken"]?.string : nil
@@ -115,6 +115,19 @@ public final class DynamoDBFaultProxy: Sendable {
                     if let token { calls.tokens.withLock { $0[token] = nil } }
                     return StubHTTPServer.Answer(status: 502, headers: [], body: "upstream failed: \(error)")
                 }
+            }
+            switch fault(operation, number) {
+            case .error(let status, let type)?:
+                return failure(status, type)
+            case .unprocessedKeys?:
+                let asked = (try? JSONParser.parse(request.body))?["RequestItems"] ?? [:]
+                let body: JSONValue = ["Responses": [:], "UnprocessedKeys": asked]
+                return StubHTTPServer.Answer(status: 200, headers: json, body: body.jsonString)
+            case .appliedThenError(let status, let type)?:
+                _ = await forward()
+                return failure(status, type)
+            case nil:
+                return await forward()
             }
         }
     }

@@ -57,6 +57,34 @@ struct BootstrapFaultTests {
         await runtime.stop()
     }
 
+    @Test("A keyless call's charge applied but its answers lost: sent again under its token, found, given back")
+    func keylessLostCharge() async throws {
+        // The first TransactWriteItems is applied and answered 500, as DynamoDB may answer a
+        // write it made; every retry of the table client fails too, so the call's outcome is
+        // unknown when its attempts run out. The TransactWriteItems reference
+        // (`ClientRequestToken`): a repeat under the same token within ten minutes succeeds
+        // without changing anything when the first applied; the proxy answers repeats so.
+        let attempts = DynamoDBTable.Options().maximumAttempts
+        let stack = try await FaultStack { operation, number in
+            guard operation == "TransactWriteItems" else { return nil }
+            if number == 1 { return .appliedThenError(status: 500, type: "InternalServerError") }
+            return number <= attempts ? DynamoDBFaultProxy.internalServerError : nil
+        }
+        defer { stack.stop() }
+        // A deadline long enough for every attempt, so the resend comes from the clean-up budget.
+        let runtime = try await stack.start("generateQuestions", ["INKRA_GATEWAY_TIMEOUT": "20"])
+        let now = Date()
+        let reply = try await runtime.invoke(FaultStack.questions(topic: "no key", at: now))
+        #expect(reply.status == 503, "\(reply.raw)")
+        #expect(reply.body["code"] == "unavailable")
+        // The attempts, the resend that learned the charge stood, and the give-back.
+        #expect(stack.proxy.count("TransactWriteItems") >= attempts + 2, "\(reply.raw)")
+        #expect(reply.raw.contains("giving the unit back"), "\(reply.raw)")
+        // Units charged = calls answered 200.
+        #expect(try await stack.counters("u1", at: now) == [0, 0, 0])
+        await runtime.stop()
+    }
+
     @Test("The refusal mark (UpdateItem) failing: still 429 with window and retryAfter, never 503")
     func refusalMarkFails() async throws {
         let stack = try await FaultStack { operation, _ in

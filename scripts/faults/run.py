@@ -24,7 +24,6 @@ from schedule import Schedule, unit
 
 GATEWAY_TIMEOUT = 3  # INKRA_GATEWAY_TIMEOUT given to every runtime
 INVOCATION_TIMEOUT = 8  # serve --timeout: Lambda's deadline for an invocation
-RUNTIMES = 2  # bootstraps polling serve's Runtime API, as two sandboxes of one function
 USAGE_TRIES = 4  # GET /usage tries under (f), honouring Retry-After between them, as a client would
 POOL = "us-east-1_InkraLocal"
 
@@ -49,6 +48,11 @@ class Run:
         self.users = self.free + self.premium
         self.tokens = {u: self.emulator.token(u, "free" if u in self.free else "premium") for u in self.users}
         self.limits = {u: FREE_DAILY for u in self.free}
+        # One bootstrap polling serve's Runtime API per client: Lambda gives each concurrent
+        # request a sandbox of its own, so a request never waits behind another for one. With
+        # fewer, requests queue in serve past API Gateway's timeout before any code sees them,
+        # which production does not do.
+        self.sandboxes = options.clients
 
     # -- the stack ----------------------------------------------------------------------------------
 
@@ -81,8 +85,8 @@ class Run:
         }
         self.runtimes = [self.keep(stack.Runtime(self.options.bootstrap, self.work, f"{name}.runtime{i}", self.serve,
                                                  self.scenario.function, environment).start())
-                         for i in range(RUNTIMES)]
-        stack.wait_for_runtimes(self.serve, RUNTIMES)
+                         for i in range(self.sandboxes)]
+        stack.wait_for_runtimes(self.serve, self.sandboxes)
 
     def keep(self, thing):
         self.started.append(thing)
@@ -108,10 +112,10 @@ class Run:
         k, limit = 0, 3 if self.options.quick else 8
         while self.crashes < limit and not done.wait(1.5 + 3.0 * unit(self.options.seed, self.scenario.name, "crash", k)):
             if self.scenario.crash == "runtime":
-                runtime = self.runtimes[k % RUNTIMES]
+                runtime = self.runtimes[k % self.sandboxes]
                 runtime.kill()
                 runtime.start()
-                stack.wait_for_runtimes(self.serve, RUNTIMES)
+                stack.wait_for_runtimes(self.serve, self.sandboxes)
             else:
                 if self.crashes == 0:
                     self.sign_up("before-kill")
@@ -121,7 +125,7 @@ class Run:
                 self.serve.start()
                 for runtime in self.runtimes:
                     runtime.start()
-                stack.wait_for_runtimes(self.serve, RUNTIMES)
+                stack.wait_for_runtimes(self.serve, self.sandboxes)
                 self.check_pool("after SIGKILL and restart")
             self.crashes += 1
             k += 1
