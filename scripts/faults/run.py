@@ -48,11 +48,7 @@ class Run:
         self.users = self.free + self.premium
         self.tokens = {u: self.emulator.token(u, "free" if u in self.free else "premium") for u in self.users}
         self.limits = {u: FREE_DAILY for u in self.free}
-        # One bootstrap polling serve's Runtime API per client: Lambda gives each concurrent
-        # request a sandbox of its own, so a request never waits behind another for one. With
-        # fewer, requests queue in serve past API Gateway's timeout before any code sees them,
-        # which production does not do.
-        self.sandboxes = options.clients
+        self.sandboxes = scenario.sandboxes or options.clients
 
     # -- the stack ----------------------------------------------------------------------------------
 
@@ -262,7 +258,7 @@ class Run:
             "unprocessedResendGapsMs": sorted(round(g * 1000, 1) for g in getattr(getattr(self, "proxy", None), "unprocessed_gaps", []))[:50],
             "details": [f"[{i}] {d}" for i, d in self.report.violations],
             # Each intended call's answers in order ("lost" for none), to see how retries went.
-            "calls": [{"user": call.user, "answers": [a.status or "lost" for a in call.attempts]}
+            "callAnswers": [{"user": call.user, "answers": [a.status or "lost" for a in call.attempts]}
                       for call in getattr(self, "ledger", [])],
         }
 

@@ -15,8 +15,13 @@ MODEL_SLOW = {"model": [Rule("slow", 0.4, 1.0)]}
 
 class Scenario:
     def __init__(self, name, summary, rules, store="moto", function="generateQuestions", free=1, premium=3,
-                 calls=(3, 8), crash=None, refusals_judged=False):
+                 calls=(3, 8), crash=None, refusals_judged=False, sandboxes=None):
         self.name, self.summary, self.rules, self.store, self.function = name, summary, rules, store, function
+        # Bootstraps polling serve's Runtime API: by default one per client, as Lambda gives each
+        # concurrent request a sandbox of its own (with fewer, requests wait in serve past API
+        # Gateway's timeout before any code sees them, which production does not do). The crash
+        # scenarios keep two, so a kill finds a busy runtime and the load outlasts the kills.
+        self.sandboxes = sandboxes
         self.free, self.premium, self.calls, self.crash = free, premium, calls, crash
         self.refusals_judged = refusals_judged
 
@@ -45,12 +50,12 @@ SCENARIOS = [
              "(e) SIGKILL of a bootstrap in the middle of requests, restarted at once; clients retry "
              "with their keys",
              dict(MODEL_SLOW, TransactWriteItems=[Rule("delay", 0.3, 0.4)], UpdateItem=[Rule("delay", 0.3, 0.4)]),
-             calls=(5, 12), crash="runtime"),
+             calls=(5, 12), crash="runtime", sandboxes=2),
     Scenario("crash-serve",
              "(e) SIGKILL of serve (in-memory table, --state) and its runtimes mid-load, restarted with "
              "the same --state; users signed up in serve's Cognito pool before the kill must survive it",
              dict(MODEL_SLOW, TransactWriteItems=[Rule("delay", 0.3, 0.4)], UpdateItem=[Rule("delay", 0.3, 0.4)]),
-             store="memory", calls=(5, 12), crash="serve"),
+             store="memory", calls=(5, 12), crash="serve", sandboxes=2),
     Scenario("unprocessed-keys",
              "(f) BatchGetItem leaves keys in UnprocessedKeys (checkUsage on the bootstrap): each client "
              "gets its usage, right: every answer within the deadline, a 503 only when the table kept the keys "
