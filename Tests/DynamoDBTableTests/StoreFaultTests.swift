@@ -234,7 +234,9 @@ struct StoreFaultTests {
         }
         #expect(refusal.window == .hour)
         #expect(refusal.recorded == false)
+        // Sent, and retried for half a second at most: five attempts fit in it, however slowly the
+        // machine wakes the waits; the whole clean-up budget would have let all nine go.
         let marks = transport.faults[.throttled] ?? 0
-        #expect((2...5).contains(marks), "UpdateItem sent \(marks) times for the mark")
+        #expect((1...5).contains(marks), "UpdateItem sent \(marks) times for the mark")
     }
 }
