@@ -240,7 +240,7 @@ let package = Package(
         .target(
             name: "InkraTestSupport",
             dependencies: [
-                "DynamoDBTable", "InkraJSON", "OutboundHTTP",
+                "DynamoDBTable", "InkraJSON", "OutboundHTTP", "SingleTable",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -277,7 +277,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "InkraUsageTests", dependencies: ["InkraUsage", "InkraTesting"], swiftSettings: strictSettings),
+            name: "InkraUsageTests", dependencies: ["InkraUsage", "InkraTesting", "InkraTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(name: "InkraJSONTests", dependencies: ["InkraJSON"], swiftSettings: strictSettings),
         .testTarget(
             name: "InkraFuzzTargetsTests",
@@ -295,6 +296,7 @@ let package = Package(
             name: "InkraHandlersTests",
             dependencies: [
                 "InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable", "InkraTesting", "HTTPText",
+                "InkraTestSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             ],
             exclude: ["Fixtures"],

@@ -1,4 +1,5 @@
 import Foundation
+import InkraTestSupport
 import SingleTable
 import Synchronization
 import Testing
@@ -216,7 +217,7 @@ struct TableUsageStoreRetryTests {
 
 /// An in-memory table whose every transaction and update first meets `conflicts` other
 /// transactions, as DynamoDB reports them.
-final class ConflictingTable: Table {
+final class ConflictingTable: ForwardingTable {
     let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
     private let perWrite: Int
     private let state = Mutex((pending: [String: Int](), conflicts: 0))
@@ -235,22 +236,12 @@ final class ConflictingTable: Table {
         }
     }
 
-    func getItem(_ request: GetItemRequest) async throws -> GetItemResponse { try await base.getItem(request) }
-    func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
-        try await base.batchGetItem(request)
-    }
-    func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse { try await base.putItem(request) }
     func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
         if conflicts("\(request.key) \(request.updateExpression ?? "")") {
             throw TableError(.transactionConflict, "Transaction is ongoing for the item")
         }
         return try await base.updateItem(request)
     }
-    func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
-        try await base.deleteItem(request)
-    }
-    func query(_ request: QueryRequest) async throws -> QueryResponse { try await base.query(request) }
-    func scan(_ request: ScanRequest) async throws -> QueryResponse { try await base.scan(request) }
     func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
         if conflicts("\(request.transactItems)") {
             throw cancelled(request.transactItems.indices.map { $0 == 0 ? "TransactionConflict" : "None" })

@@ -1,4 +1,5 @@
 import Foundation
+import InkraTestSupport
 import SingleTable
 import Synchronization
 import Testing
@@ -47,7 +48,7 @@ struct UnprocessedKeysTests {
 
 /// An in-memory table whose `BatchGetItem` leaves every key unprocessed for its first `pages`
 /// calls, as DynamoDB does when the table throttles.
-final class UnprocessedTable: Table {
+final class UnprocessedTable: ForwardingTable {
     let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
     private let pages: Int
     private let count = Mutex(0)
@@ -63,18 +64,5 @@ final class UnprocessedTable: Table {
         }
         if call <= pages { return BatchGetItemResponse(responses: [:], unprocessedKeys: request.requestItems) }
         return try await base.batchGetItem(request)
-    }
-    func getItem(_ request: GetItemRequest) async throws -> GetItemResponse { try await base.getItem(request) }
-    func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse { try await base.putItem(request) }
-    func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
-        try await base.updateItem(request)
-    }
-    func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
-        try await base.deleteItem(request)
-    }
-    func query(_ request: QueryRequest) async throws -> QueryResponse { try await base.query(request) }
-    func scan(_ request: ScanRequest) async throws -> QueryResponse { try await base.scan(request) }
-    func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
-        try await base.transactWriteItems(request)
     }
 }

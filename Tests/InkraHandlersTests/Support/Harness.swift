@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import InkraTesting
 import InkraUsage
 import SingleTable
@@ -37,18 +38,12 @@ struct Harness {
 typealias Reply = ProxyResult
 
 /// A table that reads but cannot write, as a throttled or failing DynamoDB.
-struct ReadOnlyTable: Table {
+struct ReadOnlyTable: ForwardingTable {
     let base: InMemoryTable
     let error = TableError(.internalServerError, "Internal server error")
 
-    func getItem(_ request: GetItemRequest) async throws -> GetItemResponse { try await base.getItem(request) }
-    func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
-        try await base.batchGetItem(request)
-    }
     func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse { throw error }
     func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse { throw error }
     func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse { throw error }
-    func query(_ request: QueryRequest) async throws -> QueryResponse { try await base.query(request) }
-    func scan(_ request: ScanRequest) async throws -> QueryResponse { try await base.scan(request) }
     func transactWriteItems(_ request: TransactWriteItemsRequest) async throws { throw error }
 }
