@@ -336,7 +336,7 @@ let package = Package(
             name: "LocalUserPoolTests",
             dependencies: [
                 "LocalUserPool", "InkraAuth", "InkraJSON", "EmulatorKit", "EmulatorServer", "InkraHandlers",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "InkraTestSupport", .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

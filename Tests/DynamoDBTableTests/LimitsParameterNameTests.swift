@@ -1,5 +1,6 @@
 import DynamoDBTable
 import Foundation
+import InkraTestSupport
 import Testing
 
 /// One rule from template.yaml's `TierLimitsParameterName` to the `GetParameter` call: the name is

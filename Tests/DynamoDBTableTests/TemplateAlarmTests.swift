@@ -1,4 +1,5 @@
 import Foundation
+import InkraTestSupport
 import Testing
 
 /// The alarms on metrics that more than one function emits watch every function that emits them,

@@ -3,6 +3,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import InkraUsage
 import SingleTable
 import Synchronization

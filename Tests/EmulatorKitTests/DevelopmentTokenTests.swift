@@ -19,10 +19,7 @@ func payload(of token: String) throws -> JSONValue {
 /// The token use the deployed stack accepts: `INKRA_TOKEN_USE` in template.yaml, with every
 /// occurrence (the Globals', and any function's override) required to agree.
 func deployedTokenUse() throws -> String {
-    let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("template.yaml")
-    let text = try String(contentsOf: template, encoding: .utf8)
-    let values = text.split(separator: "\n").compactMap { line -> String? in
+    let values = try TemplateText().lines.compactMap { line -> String? in
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         guard trimmed.hasPrefix("INKRA_TOKEN_USE:") else { return nil }
         return trimmed.dropFirst("INKRA_TOKEN_USE:".count).trimmingCharacters(in: .whitespaces)

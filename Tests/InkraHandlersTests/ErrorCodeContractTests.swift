@@ -1,5 +1,6 @@
 import Foundation
 import InkraHandlers
+import InkraTestSupport
 import Testing
 
 /// docs/errors.md, ``ErrorCode`` and template.yaml's gateway responses name the same codes with
@@ -30,7 +31,7 @@ struct ErrorCodeContractTests {
     @Test("Every gateway response of the template is documented with its code and status, and in the code")
     func gateway() throws {
         let rows = try Self.documented(under: "From API Gateway")
-        let template = try String(contentsOf: Self.root.appendingPathComponent("template.yaml"), encoding: .utf8)
+        let template = try TemplateText().text
         let section = try #require(template.components(separatedBy: "GatewayResponses:\n").dropFirst().first)
         // Each response: its type at eight spaces, an optional StatusCode, then its template's code.
         var answered: [String: (status: String?, code: String)] = [:]
@@ -67,7 +68,7 @@ struct ErrorCodeContractTests {
 
     @Test("The template's gateway answers that ask for a retry wait as long as the functions' 503 does")
     func retryAfter() throws {
-        let template = try String(contentsOf: Self.root.appendingPathComponent("template.yaml"), encoding: .utf8)
+        let template = try TemplateText().text
         let section = try #require(template.components(separatedBy: "GatewayResponses:\n").dropFirst().first)
         // Each response: its type at eight spaces, then its headers; THROTTLED keeps its own second.
         var waits: [String: String] = [:]

@@ -1,5 +1,6 @@
 import Foundation
 import InkraHandlers
+import InkraTestSupport
 import Testing
 
 /// template.yaml's alarms watch the metrics the functions emit: one name each, `MetricName`'s.
@@ -10,7 +11,7 @@ struct MetricNameContractTests {
 
     /// The `MetricName` of every metric in namespace `Inkra` the template names.
     static func templateMetrics() throws -> Set<String> {
-        let template = try String(contentsOf: root.appendingPathComponent("template.yaml"), encoding: .utf8)
+        let template = try TemplateText().text
         var names: Set<String> = []
         var namespace: String?
         for line in template.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {

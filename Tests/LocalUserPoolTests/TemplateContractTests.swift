@@ -1,4 +1,5 @@
 import Foundation
+import InkraTestSupport
 import Testing
 
 @testable import LocalUserPool
@@ -9,27 +10,11 @@ import Testing
 struct TemplateContractTests {
     /// template.yaml's resource `name`, as its lines (up to the next resource).
     static func resource(_ name: String) throws -> [String] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("template.yaml"), encoding: .utf8)
-        let lines = text.components(separatedBy: "\n")
-        guard let start = lines.firstIndex(of: "  \(name):") else { throw DecodeFailure() }
-        let rest = lines[(start + 1)...]
-        let end =
-            rest.firstIndex { $0.hasPrefix("  ") && !$0.hasPrefix("   ") && !$0.hasPrefix("  #") } ?? lines.endIndex
-        return Array(lines[(start + 1)..<end])
+        try #require(try TemplateText().resource(name), "template.yaml has no resource \(name)")
     }
 
     /// The value of `key:` in a resource's lines (the first occurrence), quotes removed.
-    static func value(_ key: String, in lines: [String]) -> String? {
-        for line in lines {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard trimmed.hasPrefix(key + ":") else { continue }
-            return trimmed.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
-                .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-        }
-        return nil
-    }
+    static func value(_ key: String, in lines: [String]) -> String? { TemplateText.value(key, in: lines) }
 
     @Test("password policy, user name attributes and auto-verified attributes")
     func pool() throws {
@@ -111,10 +96,7 @@ struct TemplateContractTests {
 
     @Test("no other group in template.yaml than the pool's")
     func noOtherGroups() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("template.yaml"), encoding: .utf8)
-        let count = text.components(separatedBy: "Type: AWS::Cognito::UserPoolGroup").count - 1
+        let count = try TemplateText().text.components(separatedBy: "Type: AWS::Cognito::UserPoolGroup").count - 1
         #expect(count == UserPoolSettings().groups.count)
     }
 }

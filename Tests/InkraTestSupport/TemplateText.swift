@@ -2,19 +2,23 @@ import Foundation
 
 /// template.yaml read as lines, for tests that hold it to the code: the resources, their handler
 /// and the lines of a block. No YAML library: the template keeps each fact a test reads on a line
-/// of its own.
-struct TemplateText {
-    let lines: [String]
+/// of its own. The one reader of the template for every test target.
+public struct TemplateText: Sendable {
+    /// The whole file.
+    public let text: String
+    /// Its lines.
+    public let lines: [String]
 
-    init() throws {
+    /// Reads the package's template.yaml.
+    public init() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("template.yaml"), encoding: .utf8)
+        text = try String(contentsOf: root.appendingPathComponent("template.yaml"), encoding: .utf8)
         lines = text.components(separatedBy: "\n")
     }
 
     /// The lines of the top-level section `name` (`Resources`, `Conditions`…).
-    func section(_ name: String) -> [String] {
+    public func section(_ name: String) -> [String] {
         guard let start = lines.firstIndex(of: "\(name):") else { return [] }
         let rest = lines[(start + 1)...]
         let end = rest.firstIndex { !$0.isEmpty && !$0.hasPrefix(" ") && !$0.hasPrefix("#") } ?? lines.endIndex
@@ -22,7 +26,7 @@ struct TemplateText {
     }
 
     /// The resources, by logical id, with their lines (up to the next resource).
-    func resources() -> [(name: String, lines: [String])] {
+    public func resources() -> [(name: String, lines: [String])] {
         var resources: [(String, [String])] = []
         for line in section("Resources") {
             if line.hasPrefix("  ") && !line.hasPrefix("   ") && !line.hasPrefix("  #") && line.hasSuffix(":") {
@@ -34,8 +38,13 @@ struct TemplateText {
         return resources
     }
 
+    /// The lines of the resource `name` (up to the next resource), or `nil` when there is none.
+    public func resource(_ name: String) -> [String]? {
+        resources().first { $0.name == name }?.lines
+    }
+
     /// The functions (`AWS::Serverless::Function`), by handler, with their lines.
-    func functions() -> [String: [String]] {
+    public func functions() -> [String: [String]] {
         var functions: [String: [String]] = [:]
         for (_, lines) in resources() where lines.contains("    Type: AWS::Serverless::Function") {
             guard let handler = Self.value("Handler", in: lines) else { continue }
@@ -45,7 +54,7 @@ struct TemplateText {
     }
 
     /// The value of the first `key:` in `lines`, quotes removed.
-    static func value(_ key: String, in lines: [String]) -> String? {
+    public static func value(_ key: String, in lines: [String]) -> String? {
         for line in lines {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard trimmed.hasPrefix(key + ":") else { continue }
@@ -56,7 +65,7 @@ struct TemplateText {
     }
 
     /// The items of a flow list `[a, b, c]`.
-    static func flowList(_ text: String) -> [String] {
+    public static func flowList(_ text: String) -> [String] {
         text.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
             .split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
