@@ -2,6 +2,8 @@ import DynamoDBTable
 import HTTPText
 import InkraAuth
 import InkraHandlers
+import InkraLLM
+import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -41,16 +43,9 @@ struct Configuration: Sendable, Hashable {
     var gatewayTimeout: TimeInterval = 29
     /// What a request keeps back from its deadline to give a unit back and answer.
     static let deadlineMargin: TimeInterval = 1
-    /// `AWS_REGION` (or `AWS_DEFAULT_REGION`).
-    var region: String?
-    /// `AWS_ACCESS_KEY_ID`.
-    var accessKeyID: String?
-    /// `AWS_SECRET_ACCESS_KEY`.
-    var secretAccessKey: String?
-    /// `AWS_SESSION_TOKEN`.
-    var sessionToken: String?
-    /// `AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`.
-    var dynamoDBEndpoint: URL?
+    /// Where and as whom the AWS clients call: `AWS_REGION` (or `AWS_DEFAULT_REGION`), the
+    /// credentials, `AWS_ENDPOINT_URL` and each service's own endpoint variable.
+    var aws = AWSSettings()
     /// `COGNITO_USER_POOL_ID`.
     var userPoolID: String?
     /// `COGNITO_REGION`, else the pool id's region prefix, else `AWS_REGION`.
@@ -90,7 +85,21 @@ struct Configuration: Sendable, Hashable {
     /// `AWS_LAMBDA_LOG_FORMAT`.
     var logFormat: LogFormat = .text
     /// `LOG_LEVEL` (or `AWS_LAMBDA_LOG_LEVEL`), default `info`.
-    var logLevel: String = "info"
+    var logLevel: Logger.Level = .info
+    /// `INKRA_LLM_BASE_URL`: the model endpoint; unset, `generateQuestions` uses the built-in generator.
+    var modelBaseURL: URL?
+    /// `INKRA_LLM_MODEL`: the model's name, required with a base URL.
+    var modelName: String?
+    /// `INKRA_LLM_API_KEY`: the model endpoint's key.
+    var modelAPIKey: String?
+    /// `INKRA_LLM_API_KEY_SECRET_ARN`: a Secrets Manager secret holding that key, read at start.
+    var modelAPIKeySecretARN: String?
+    /// `INKRA_LLM_TIMEOUT`: seconds one model call may take (default 20).
+    var modelTimeout: TimeInterval = 20
+
+    /// The values `LOG_LEVEL` accepts (any case): swift-log's levels, and `warn` for `warning`.
+    static let logLevels: [(name: String, level: Logger.Level)] =
+        Logger.Level.allCases.map { ($0.rawValue, $0) } + [("warn", .warning)]
 
     /// The defaults.
     init() {}
@@ -135,20 +144,10 @@ struct Configuration: Sendable, Hashable {
             }
             gatewayTimeout = seconds
         }
-        region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION")
-        accessKeyID = value("AWS_ACCESS_KEY_ID")
-        secretAccessKey = value("AWS_SECRET_ACCESS_KEY")
-        sessionToken = value("AWS_SESSION_TOKEN")
-        for name in ["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"] {
-            guard let text = value(name) else { continue }
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                ["http", "https"].contains(scheme),
-                url.host != nil
-            else {
-                throw ConfigurationError(name, "must be an http or https URL, got \"\(text)\"")
-            }
-            dynamoDBEndpoint = url
-            break
+        do {
+            aws = try AWSSettings(environment: environment)
+        } catch {
+            throw ConfigurationError(error.variable ?? "AWS_ENDPOINT_URL", error.reason)
         }
         userPoolID = value("COGNITO_USER_POOL_ID")
         if let pool = userPoolID {
@@ -158,7 +157,7 @@ struct Configuration: Sendable, Hashable {
                 throw ConfigurationError("COGNITO_USER_POOL_ID", "must look like us-east-1_AbCdEf123, got \"\(pool)\"")
             }
         }
-        cognitoRegion = value("COGNITO_REGION") ?? userPoolID.map { String($0.prefix { $0 != "_" }) } ?? region
+        cognitoRegion = value("COGNITO_REGION") ?? userPoolID.map { String($0.prefix { $0 != "_" }) } ?? aws.region
         clientIDs = (value("COGNITO_CLIENT_IDS") ?? "").split(separator: ",")
             .map { String($0.trimmingSpacesAndTabs()) }.filter { !$0.isEmpty }
         if let use = value("INKRA_TOKEN_USE") {
@@ -235,14 +234,60 @@ struct Configuration: Sendable, Hashable {
             }
             logFormat = parsed
         }
-        if let level = value("LOG_LEVEL") ?? value("AWS_LAMBDA_LOG_LEVEL") {
-            let known = ["trace", "debug", "info", "notice", "warning", "warn", "error", "critical", "fatal"]
-            guard known.contains(level.lowercased()) else {
+        for name in ["LOG_LEVEL", "AWS_LAMBDA_LOG_LEVEL"] {
+            guard let text = value(name) else { continue }
+            guard let level = Self.logLevels.first(where: { $0.name == text.lowercased() })?.level else {
+                let names = Logger.Level.allCases.map { $0 == .warning ? "warning (or warn)" : $0.rawValue }
                 throw ConfigurationError(
-                    "LOG_LEVEL", "must be one of trace, debug, info, warning, error, critical, got \"\(level)\"")
+                    name, "must be one of \(names.joined(separator: ", ")) (any case), got \"\(text)\"")
             }
-            logLevel = level.lowercased()
+            logLevel = level
+            break
         }
+        try readModel(environment)
+    }
+
+    /// Reads the `INKRA_LLM_*` settings; there an empty value is unset, and spaces are the value's.
+    private mutating func readModel(_ environment: [String: String]) throws(ConfigurationError) {
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        if let base = value("INKRA_LLM_BASE_URL") {
+            guard let url = URL(string: base), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw ConfigurationError("INKRA_LLM_BASE_URL", "must be an http or https URL, got \"\(base)\"")
+            }
+            modelBaseURL = url
+        }
+        modelName = value("INKRA_LLM_MODEL")
+        modelAPIKey = value("INKRA_LLM_API_KEY")
+        modelAPIKeySecretARN = value("INKRA_LLM_API_KEY_SECRET_ARN")
+        if let text = value("INKRA_LLM_TIMEOUT") {
+            guard let seconds = TimeInterval(text), seconds > 0, seconds <= 120 else {
+                throw ConfigurationError(
+                    "INKRA_LLM_TIMEOUT", "must be a number of seconds more than 0 and at most 120, got \"\(text)\"")
+            }
+            modelTimeout = seconds
+        }
+    }
+
+    /// The model endpoint `generateQuestions` asks, or `nil` when `INKRA_LLM_BASE_URL` is unset (the
+    /// built-in generator).
+    /// - Parameter secretKey: the key read from `INKRA_LLM_API_KEY_SECRET_ARN`'s secret, which
+    ///   takes the place of `INKRA_LLM_API_KEY`.
+    /// - Throws: ``ConfigurationError`` naming `INKRA_LLM_MODEL` when it is missing, or the key's
+    ///   setting when the key would go over plain `http` to another machine.
+    func model(secretKey: String? = nil) throws(ConfigurationError) -> ChatCompletionsGenerator.Settings? {
+        guard let modelBaseURL else { return nil }
+        guard let modelName else {
+            throw ConfigurationError("INKRA_LLM_MODEL", "is required with INKRA_LLM_BASE_URL")
+        }
+        let settings = ChatCompletionsGenerator.Settings(
+            baseURL: modelBaseURL, apiKey: secretKey ?? modelAPIKey, model: modelName, timeout: modelTimeout)
+        guard !settings.sendsKeyInTheClear else {
+            throw ConfigurationError(
+                secretKey == nil ? "INKRA_LLM_API_KEY" : "INKRA_LLM_API_KEY_SECRET_ARN",
+                "is never sent over plain http except to this machine (127.0.0.1, ::1, localhost); "
+                    + "INKRA_LLM_BASE_URL must be https, got \"\(modelBaseURL.absoluteString)\"")
+        }
+        return settings
     }
 
     /// The Cognito settings the authorizer needs.
