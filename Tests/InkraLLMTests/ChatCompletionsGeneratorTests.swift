@@ -78,7 +78,8 @@ struct ChatCompletionsGeneratorTests {
             ("http://api.example/v1", nil, false),
         ] as [(String, String?, Bool)])
     func keyInTheClear(base: String, key: String?, inTheClear: Bool) throws {
-        let settings = ChatCompletionsGenerator.Settings(baseURL: try #require(URL(string: base)), apiKey: key, model: "m")
+        let settings = ChatCompletionsGenerator.Settings(
+            baseURL: try #require(URL(string: base)), apiKey: key, model: "m")
         #expect(settings.sendsKeyInTheClear == inTheClear)
     }
 }
