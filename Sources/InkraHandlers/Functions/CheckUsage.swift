@@ -19,8 +19,13 @@ public struct CheckUsage: EventHandler {
     let metrics: any MetricsFactory
 
     /// Creates the function with its dependencies.
-    /// - Parameter metrics: where `UsageStoreFailure` is counted (the process's metrics system
-    ///   unless another is given).
+    /// - Parameters:
+    ///   - store: where usage is read.
+    ///   - limits: each tier's limits.
+    ///   - now: the clock.
+    ///   - logger: where store failures are logged.
+    ///   - metrics: where `UsageStoreFailure` is counted (the process's metrics system unless
+    ///     another is given).
     public init(
         store: any UsageStore,
         limits: TierLimits = TierLimits(),
