@@ -257,7 +257,7 @@ let package = Package(
             name: "DynamoDBTableTests",
             dependencies: [
                 "DynamoDBTable", "SingleTable", "InkraJSON", "InkraTestSupport", "InkraUsage", "InkraHandlers",
-                "InkraLLM", "EmulatorKit", "Bootstrap",
+                "EmulatorKit", "Bootstrap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -265,6 +265,9 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "InkraLLMTests", dependencies: ["InkraLLM", "InkraJSON", "InkraTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "OutboundHTTPTests",
             dependencies: [
@@ -312,7 +315,7 @@ let package = Package(
             name: "LambdaRuntimeAPITests",
             dependencies: [
                 "LambdaRuntimeAPI", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport", "Bootstrap",
-                "inkra-emulator",
+                "inkra-emulator", "InkraLLM",
                 "DynamoDBTable", "OutboundHTTP", "InkraAuth", "InkraTesting", "InkraHandlers", "InkraUsage",
                 "SingleTable", .product(name: "Logging", package: "swift-log"),
             ],

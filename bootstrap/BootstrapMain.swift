@@ -51,8 +51,7 @@ enum BootstrapMain {
         do {
             configuration = try Configuration(environment: environment)
             let format = configuration.logFormat
-            let level =
-                Logger.Level(rawValue: configuration.logLevel == "warn" ? "warning" : configuration.logLevel) ?? .info
+            let level = configuration.logLevel
             LoggingSystem.bootstrap { label in
                 LambdaLogHandler(json: format == .json, logLevel: level, label: label, now: systemClock)
             }
@@ -62,7 +61,6 @@ enum BootstrapMain {
             function = try await Dependencies.function(
                 named: environment["_HANDLER"],
                 configuration: configuration,
-                environment: environment,
                 clock: systemClock,
                 logger: logger
             )

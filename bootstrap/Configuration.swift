@@ -2,6 +2,8 @@ import DynamoDBTable
 import HTTPText
 import InkraAuth
 import InkraHandlers
+import InkraLLM
+import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -28,8 +30,8 @@ struct Configuration: Sendable, Hashable {
         case json = "JSON"
     }
 
-    /// `INKRA_TABLE_NAME`, default `inkra-usage`.
-    var tableName: String = "inkra-usage"
+    /// `INKRA_TABLE_NAME` (default `inkra-usage`).
+    var tableName: String
     /// `INKRA_STORE`: required inside Lambda (a sandbox-local table would meter each sandbox on
     /// its own and hand out the quota once per sandbox); `memory` elsewhere.
     var store: StoreKind = .memory
@@ -38,19 +40,12 @@ struct Configuration: Sendable, Hashable {
     var insideLambda = false
     /// `INKRA_GATEWAY_TIMEOUT`: API Gateway's integration timeout in seconds (default 29, its
     /// default limit); a request's work ends before it, and before Lambda's deadline.
-    var gatewayTimeout: TimeInterval = 29
+    var gatewayTimeout: TimeInterval
     /// What a request keeps back from its deadline to give a unit back and answer.
     static let deadlineMargin: TimeInterval = 1
-    /// `AWS_REGION` (or `AWS_DEFAULT_REGION`).
-    var region: String?
-    /// `AWS_ACCESS_KEY_ID`.
-    var accessKeyID: String?
-    /// `AWS_SECRET_ACCESS_KEY`.
-    var secretAccessKey: String?
-    /// `AWS_SESSION_TOKEN`.
-    var sessionToken: String?
-    /// `AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`.
-    var dynamoDBEndpoint: URL?
+    /// Where and as whom the AWS clients call: `AWS_REGION` (or `AWS_DEFAULT_REGION`), the
+    /// credentials, `AWS_ENDPOINT_URL` and each service's own endpoint variable.
+    var aws = AWSSettings()
     /// `COGNITO_USER_POOL_ID`.
     var userPoolID: String?
     /// `COGNITO_REGION`, else the pool id's region prefix, else `AWS_REGION`.
@@ -61,15 +56,15 @@ struct Configuration: Sendable, Hashable {
     var issuerForm: IssuerForm?
     /// `INKRA_LIMITS_MAX_AGE`: seconds the limits read from `INKRA_LIMITS_PARAMETER` are kept
     /// before the next invocation reads the parameter again (default 60).
-    var limitsMaxAge: TimeInterval = 60
+    var limitsMaxAge: TimeInterval
     /// `COGNITO_CLIENT_IDS`, comma-separated.
     var clientIDs: [String] = []
     /// `INKRA_TOKEN_USE`: `id` (default, as template.yaml deploys), `access` or `any`.
-    var tokenUse: TokenUse = .id
+    var tokenUse: TokenUse
     /// `INKRA_JWKS_FILE`: a local JWKS instead of the pool's.
     var jwksFile: String?
     /// `INKRA_CLOCK_SKEW`: seconds of tolerance on `exp`, `nbf`, `iat`.
-    var clockSkew: TimeInterval = 0
+    var clockSkew: TimeInterval
     /// `INKRA_LIMITS_FILE`.
     var limitsFile: String?
     /// `INKRA_LIMITS`: the tiers' limits as JSON.
@@ -78,77 +73,77 @@ struct Configuration: Sendable, Hashable {
     var limitsParameter: String?
     /// `INKRA_CLOCK`: `request-time` runs each event at the instant API Gateway received it (for
     /// replaying recorded events), `system` (the default) at the real time.
-    var requestClock = false
+    var requestClock: Bool
     /// `INKRA_DELETE_COGNITO_USER`: whether `deleteAccount` also deletes the caller's user in
     /// `COGNITO_USER_POOL_ID` (`true` or `false`); `deleteAccount` requires it inside Lambda.
     var deleteCognitoUser: Bool?
     /// `INKRA_UPGRADE_URL`.
-    var upgradeURL: String = "https://inkra.app/premium"
+    var upgradeURL: String
     /// `INKRA_RECORD_EVENTS`: `1` (or `true`) writes a redacted recording of every invocation to
     /// the log for `inkra-emulator import`; off by default.
-    var recordEvents = false
+    var recordEvents: Bool
     /// `AWS_LAMBDA_LOG_FORMAT`.
     var logFormat: LogFormat = .text
     /// `LOG_LEVEL` (or `AWS_LAMBDA_LOG_LEVEL`), default `info`.
-    var logLevel: String = "info"
+    var logLevel: Logger.Level = .info
+    /// `INKRA_LLM_BASE_URL`: the model endpoint; unset, `generateQuestions` uses the built-in generator.
+    var modelBaseURL: URL?
+    /// `INKRA_LLM_MODEL`: the model's name, required with a base URL.
+    var modelName: String?
+    /// `INKRA_LLM_API_KEY`: the model endpoint's key.
+    var modelAPIKey: String?
+    /// `INKRA_LLM_API_KEY_SECRET_ARN`: a Secrets Manager secret holding that key, read at start.
+    var modelAPIKeySecretARN: String?
+    /// `INKRA_LLM_TIMEOUT`: seconds one model call may take (default 20).
+    var modelTimeout: TimeInterval
 
-    /// The defaults.
-    init() {}
+    /// The values `LOG_LEVEL` accepts (any case): swift-log's levels, and `warn` for `warning`.
+    static let logLevels: [(name: String, level: Logger.Level)] =
+        Logger.Level.allCases.map { ($0.rawValue, $0) } + [("warn", .warning)]
 
-    /// Reads the environment.
+    /// The defaults: what an empty environment reads as (``RuntimeSetting/defaultValue``).
+    init() {
+        do {
+            self = try Self(environment: [:])
+        } catch {
+            preconditionFailure("RuntimeSetting's defaults must read: \(error)")
+        }
+    }
+
+    /// Reads the environment. Every `INKRA_*` setting is read through ``RuntimeSetting``, the one
+    /// list: its name, its form (checked here, and named with what it accepts when it does not
+    /// fit) and its default.
     /// - Throws: ``ConfigurationError`` naming the first malformed setting.
     init(environment: [String: String]) throws(ConfigurationError) {
         func value(_ name: String) -> String? {
             guard let raw = environment[name]?.trimmingSpacesAndTabs(), !raw.isEmpty else { return nil }
             return String(raw)
         }
-        if let name = value("INKRA_TABLE_NAME") {
-            guard Self.isTableName(name) else {
-                throw ConfigurationError(
-                    "INKRA_TABLE_NAME",
-                    "must be 3–255 characters of letters, digits, '_', '-' and '.', got \"\(name)\""
-                )
-            }
-            tableName = name
-        }
         insideLambda = value("AWS_LAMBDA_FUNCTION_NAME") != nil
         if insideLambda, let unknown = environment.keys.sorted().first(where: { Self.isUnknownSetting($0) }) {
             throw ConfigurationError(
                 unknown, "is not a setting of this runtime (known: \(Self.knownSettings.joined(separator: ", ")))")
         }
-        if let kind = value("INKRA_STORE") {
-            guard let parsed = StoreKind(rawValue: kind.lowercased()) else {
-                throw ConfigurationError("INKRA_STORE", "must be memory or dynamodb, got \"\(kind)\"")
-            }
-            store = parsed
+        let settings = try Self.settings(environment)
+        // The defaults come through `settings` too, so these fallbacks are never taken.
+        func text(_ setting: RuntimeSetting) -> String? { settings[setting]?.text }
+        func seconds(_ setting: RuntimeSetting) -> TimeInterval { settings[setting]?.seconds ?? 0 }
+
+        tableName = text(.tableName) ?? ""
+        if let kind = text(.store).flatMap(StoreKind.init(rawValue:)) {
+            store = kind
         } else if insideLambda {
             throw ConfigurationError(
-                "INKRA_STORE",
+                RuntimeSetting.store.rawValue,
                 "must be set inside Lambda (dynamodb, or memory to meter each sandbox on its own): "
                     + "without it every sandbox would count usage separately and hand out the quota many times"
             )
         }
-        if let timeout = value("INKRA_GATEWAY_TIMEOUT") {
-            guard let seconds = TimeInterval(timeout), seconds >= 2, seconds <= 900 else {
-                throw ConfigurationError(
-                    "INKRA_GATEWAY_TIMEOUT", "must be a number of seconds from 2 to 900, got \"\(timeout)\"")
-            }
-            gatewayTimeout = seconds
-        }
-        region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION")
-        accessKeyID = value("AWS_ACCESS_KEY_ID")
-        secretAccessKey = value("AWS_SECRET_ACCESS_KEY")
-        sessionToken = value("AWS_SESSION_TOKEN")
-        for name in ["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"] {
-            guard let text = value(name) else { continue }
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                ["http", "https"].contains(scheme),
-                url.host != nil
-            else {
-                throw ConfigurationError(name, "must be an http or https URL, got \"\(text)\"")
-            }
-            dynamoDBEndpoint = url
-            break
+        gatewayTimeout = seconds(.gatewayTimeout)
+        do {
+            aws = try AWSSettings(environment: environment)
+        } catch {
+            throw ConfigurationError(error.variable ?? "AWS_ENDPOINT_URL", error.reason)
         }
         userPoolID = value("COGNITO_USER_POOL_ID")
         if let pool = userPoolID {
@@ -158,76 +153,33 @@ struct Configuration: Sendable, Hashable {
                 throw ConfigurationError("COGNITO_USER_POOL_ID", "must look like us-east-1_AbCdEf123, got \"\(pool)\"")
             }
         }
-        cognitoRegion = value("COGNITO_REGION") ?? userPoolID.map { String($0.prefix { $0 != "_" }) } ?? region
+        cognitoRegion = value("COGNITO_REGION") ?? userPoolID.map { String($0.prefix { $0 != "_" }) } ?? aws.region
         clientIDs = (value("COGNITO_CLIENT_IDS") ?? "").split(separator: ",")
             .map { String($0.trimmingSpacesAndTabs()) }.filter { !$0.isEmpty }
-        if let use = value("INKRA_TOKEN_USE") {
-            guard let parsed = TokenUse(rawValue: use.lowercased()) else {
-                throw ConfigurationError("INKRA_TOKEN_USE", "must be access, id or any, got \"\(use)\"")
-            }
-            tokenUse = parsed
-        }
-        if let form = value("INKRA_COGNITO_ISSUER") {
-            guard let parsed = IssuerForm(rawValue: form.uppercased()) else {
-                throw ConfigurationError(
-                    "INKRA_COGNITO_ISSUER",
-                    "must be ORIGINAL or UPDATED (the pool's IssuerConfiguration), got \"\(form)\"")
-            }
-            issuerForm = parsed
-        }
-        jwksFile = value("INKRA_JWKS_FILE")
-        if let skew = value("INKRA_CLOCK_SKEW") {
-            guard let seconds = TimeInterval(skew), seconds >= 0, seconds <= 3600 else {
-                throw ConfigurationError(
-                    "INKRA_CLOCK_SKEW", "must be a number of seconds from 0 to 3600, got \"\(skew)\"")
-            }
-            clockSkew = seconds
-        }
-        limitsFile = value("INKRA_LIMITS_FILE")
-        limitsJSON = value("INKRA_LIMITS")
-        limitsParameter = value("INKRA_LIMITS_PARAMETER")
+        tokenUse = text(.tokenUse).flatMap(TokenUse.init(rawValue:)) ?? .id
+        issuerForm = text(.cognitoIssuer).flatMap(IssuerForm.init(rawValue:))
+        jwksFile = text(.jwksFile)
+        clockSkew = seconds(.clockSkew)
+        limitsFile = text(.limitsFile)
+        limitsJSON = text(.limits)
+        limitsParameter = text(.limitsParameter)
         if let name = limitsParameter {
             do {
                 _ = try SSMParameterName(name)
             } catch {
-                throw ConfigurationError("INKRA_LIMITS_PARAMETER", "\(error)")
+                throw ConfigurationError(RuntimeSetting.limitsParameter.rawValue, "\(error)")
             }
         }
-        if let age = value("INKRA_LIMITS_MAX_AGE") {
-            guard let seconds = TimeInterval(age), seconds >= 1, seconds <= 86_400 else {
-                throw ConfigurationError(
-                    "INKRA_LIMITS_MAX_AGE", "must be a number of seconds from 1 to 86400, got \"\(age)\"")
-            }
-            limitsMaxAge = seconds
-        }
-        if let clock = value("INKRA_CLOCK") {
-            switch clock.lowercased() {
-            case "request-time": requestClock = true
-            case "system": requestClock = false
-            default: throw ConfigurationError("INKRA_CLOCK", "must be system or request-time, got \"\(clock)\"")
-            }
-        }
-        if let delete = value("INKRA_DELETE_COGNITO_USER") {
-            guard let parsed = Bool(delete.lowercased()) else {
-                throw ConfigurationError("INKRA_DELETE_COGNITO_USER", "must be true or false, got \"\(delete)\"")
-            }
-            deleteCognitoUser = parsed
-        }
-        if let url = value("INKRA_UPGRADE_URL") {
-            guard let parsed = URL(string: url), parsed.scheme != nil, parsed.host != nil else {
-                throw ConfigurationError("INKRA_UPGRADE_URL", "must be an absolute URL, got \"\(url)\"")
-            }
-            upgradeURL = url
-        }
-        if let record = value("INKRA_RECORD_EVENTS") {
-            switch record.lowercased() {
-            case "1", "true": recordEvents = true
-            case "0", "false": recordEvents = false
-            default:
-                throw ConfigurationError(
-                    "INKRA_RECORD_EVENTS", "must be 1 or 0 (true or false), got \"\(record)\"")
-            }
-        }
+        limitsMaxAge = seconds(.limitsMaxAge)
+        requestClock = text(.clock) == "request-time"
+        deleteCognitoUser = text(.deleteCognitoUser).map { $0 == "true" }
+        upgradeURL = text(.upgradeURL) ?? ""
+        recordEvents = ["1", "true"].contains(text(.recordEvents))
+        modelBaseURL = settings[.modelBaseURL]?.url
+        modelName = text(.model)
+        modelAPIKey = text(.modelAPIKey)
+        modelAPIKeySecretARN = text(.modelAPIKeySecretARN)
+        modelTimeout = seconds(.modelTimeout)
         if let format = value("AWS_LAMBDA_LOG_FORMAT") {
             guard let parsed = LogFormat.allCases.first(where: { $0.rawValue.lowercased() == format.lowercased() })
             else {
@@ -235,14 +187,61 @@ struct Configuration: Sendable, Hashable {
             }
             logFormat = parsed
         }
-        if let level = value("LOG_LEVEL") ?? value("AWS_LAMBDA_LOG_LEVEL") {
-            let known = ["trace", "debug", "info", "notice", "warning", "warn", "error", "critical", "fatal"]
-            guard known.contains(level.lowercased()) else {
+        for name in ["LOG_LEVEL", "AWS_LAMBDA_LOG_LEVEL"] {
+            guard let text = value(name) else { continue }
+            guard let level = Self.logLevels.first(where: { $0.name == text.lowercased() })?.level else {
+                let names = Logger.Level.allCases.map { $0 == .warning ? "warning (or warn)" : $0.rawValue }
                 throw ConfigurationError(
-                    "LOG_LEVEL", "must be one of trace, debug, info, warning, error, critical, got \"\(level)\"")
+                    name, "must be one of \(names.joined(separator: ", ")) (any case), got \"\(text)\"")
             }
-            logLevel = level.lowercased()
+            logLevel = level
+            break
         }
+    }
+
+    /// Every `INKRA_*` setting's value, in ``RuntimeSetting``'s order: the environment's when it
+    /// is set (empty, or for most settings only spaces and tabs, is unset), else the default.
+    /// - Throws: ``ConfigurationError`` naming a value that does not fit its setting's form and
+    ///   saying what the setting accepts.
+    private static func settings(_ environment: [String: String]) throws(ConfigurationError)
+        -> [RuntimeSetting: RuntimeSetting.Value]
+    {
+        var values: [RuntimeSetting: RuntimeSetting.Value] = [:]
+        for setting in RuntimeSetting.allCases {
+            let raw = environment[setting.rawValue]
+            let given = setting.keepsSpaces ? raw : raw.map { String($0.trimmingSpacesAndTabs()) }
+            guard let text = given, !text.isEmpty else {
+                values[setting] = setting.defaultValue.flatMap(setting.value(of:))
+                continue
+            }
+            guard let value = setting.value(of: text) else {
+                throw ConfigurationError(setting.rawValue, "must be \(setting.accepts), got \"\(text)\"")
+            }
+            values[setting] = value
+        }
+        return values
+    }
+
+    /// The model endpoint `generateQuestions` asks, or `nil` when `INKRA_LLM_BASE_URL` is unset (the
+    /// built-in generator).
+    /// - Parameter secretKey: the key read from `INKRA_LLM_API_KEY_SECRET_ARN`'s secret, which
+    ///   takes the place of `INKRA_LLM_API_KEY`.
+    /// - Throws: ``ConfigurationError`` naming `INKRA_LLM_MODEL` when it is missing, or the key's
+    ///   setting when the key would go over plain `http` to another machine.
+    func model(secretKey: String? = nil) throws(ConfigurationError) -> ChatCompletionsGenerator.Settings? {
+        guard let modelBaseURL else { return nil }
+        guard let modelName else {
+            throw ConfigurationError("INKRA_LLM_MODEL", "is required with INKRA_LLM_BASE_URL")
+        }
+        let settings = ChatCompletionsGenerator.Settings(
+            baseURL: modelBaseURL, apiKey: secretKey ?? modelAPIKey, model: modelName, timeout: modelTimeout)
+        guard !settings.sendsKeyInTheClear else {
+            throw ConfigurationError(
+                secretKey == nil ? "INKRA_LLM_API_KEY" : "INKRA_LLM_API_KEY_SECRET_ARN",
+                "is never sent over plain http except to this machine (127.0.0.1, ::1, localhost); "
+                    + "INKRA_LLM_BASE_URL must be https, got \"\(modelBaseURL.absoluteString)\"")
+        }
+        return settings
     }
 
     /// The Cognito settings the authorizer needs.
@@ -327,14 +326,6 @@ struct Configuration: Sendable, Hashable {
         max(
             work,
             min(work.addingTimeInterval(Self.cleanupBudget), lambdaDeadline.addingTimeInterval(-Self.answerMargin)))
-    }
-
-    private static func isTableName(_ name: String) -> Bool {
-        (3...255).contains(name.count)
-            && name.unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
-                    || "_-.".unicodeScalars.contains($0)
-            }
     }
 }
 

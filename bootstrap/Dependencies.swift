@@ -12,7 +12,8 @@ import SingleTable
     import Foundation
 #endif
 
-/// Builds the chosen function once, at start-up, from the environment (docs/configuration.md).
+/// Builds the chosen function once, at start-up, from the settings ``Configuration`` read
+/// (docs/configuration.md), never from the environment itself.
 enum Dependencies {
     /// The functions `_HANDLER` may name, as events folders and recordings write them: the one
     /// list the function lookup and ``Recorder`` read.
@@ -43,7 +44,6 @@ enum Dependencies {
     static func function(
         named handler: String?,
         configuration: Configuration,
-        environment: [String: String],
         clock: @escaping @Sendable () -> Date,
         logger: Logger
     ) async throws -> any EventHandler {
@@ -53,7 +53,7 @@ enum Dependencies {
         guard let function = Function(handler: handler) else {
             throw ConfigurationError("_HANDLER", "must be \(Function.names), got \"\(handler)\"")
         }
-        let limits = try await tierLimits(configuration, environment, clock: clock)
+        let limits = try await tierLimits(configuration, clock: clock)
         let now = InvocationClock.closure(system: clock)
         // The function with some limits: built once here, and again when refreshed limits differ.
         let make: @Sendable (TierLimits) -> any EventHandler
@@ -67,21 +67,21 @@ enum Dependencies {
             )
             make = { Authorizer(verifier: verifier, limits: $0, logger: logger) }
         case .checkUsage:
-            let store = try await store(configuration, environment, clock: clock)
+            let store = try await store(configuration, clock: clock)
             make = { CheckUsage(store: store, limits: $0, now: now, logger: logger) }
         case .deleteAccount:
             let deleteAccount = DeleteAccount(
-                store: try await store(configuration, environment, clock: clock),
-                users: try CognitoUserDirectory.fromConfiguration(configuration, environment, clock: clock),
+                store: try await store(configuration, clock: clock),
+                users: try CognitoUserDirectory.fromConfiguration(configuration, clock: clock),
                 logger: logger)
             make = { _ in deleteAccount }
         case .repairCharges:
             let repair = RepairCharges(
-                store: try await store(configuration, environment, clock: clock), now: now, logger: logger)
+                store: try await store(configuration, clock: clock), now: now, logger: logger)
             make = { _ in repair }
         case .generateQuestions:
-            let store = try await store(configuration, environment, clock: clock)
-            let generator = try await generator(environment, clock: clock)
+            let store = try await store(configuration, clock: clock)
+            let generator = try await generator(configuration, clock: clock)
             let upgradeURL = configuration.upgradeURL
             make = {
                 GenerateQuestions(
@@ -90,30 +90,25 @@ enum Dependencies {
         }
         guard let parameter = configuration.limitsParameter else { return make(limits) }
         return try LimitsRefresh.function(
-            parameter: parameter, limits: limits, configuration: configuration, environment: environment,
+            parameter: parameter, limits: limits, configuration: configuration,
             clock: clock, now: now, logger: logger, make: make)
     }
 
-    private static func generator(_ environment: [String: String], clock: @escaping @Sendable () -> Date)
-        async throws -> any QuestionGenerator
-    {
-        var environment = environment
+    /// The model endpoint of `INKRA_LLM_BASE_URL`, else the built-in generator. The key read from
+    /// `INKRA_LLM_API_KEY_SECRET_ARN`'s secret is handed to the model's settings as a value.
+    private static func generator(
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
+    ) async throws -> any QuestionGenerator {
+        var secretKey: String?
         // The key lives in Secrets Manager; the function's configuration holds only its ARN.
-        if let arn = environment["INKRA_LLM_API_KEY_SECRET_ARN"], !arn.isEmpty {
+        if let arn = configuration.modelAPIKeySecretARN {
             do {
-                environment["INKRA_LLM_API_KEY"] = try await AWSJSONService.secretsManager(environment, now: clock)
-                    .secretString(id: arn)
+                secretKey = try await AWSJSONService.secretsManager(configuration.aws, now: clock).secretString(id: arn)
             } catch {
                 throw ConfigurationError("INKRA_LLM_API_KEY_SECRET_ARN", "cannot read the secret: \(error)")
             }
         }
-        let settings: ChatCompletionsGenerator.Settings?
-        do {
-            settings = try ChatCompletionsGenerator.Settings.fromEnvironment(environment)
-        } catch {
-            throw ConfigurationError("INKRA_LLM_BASE_URL", "\(error)")
-        }
-        guard let settings else { return TemplateQuestionGenerator() }
+        guard let settings = try configuration.model(secretKey: secretKey) else { return TemplateQuestionGenerator() }
         return ModelQuestionGenerator(model: ChatCompletionsGenerator(settings: settings))
     }
 
@@ -122,12 +117,12 @@ enum Dependencies {
     /// stops start-up naming the setting and the field, so an owner changes the free tier
     /// without building a new zip.
     private static func tierLimits(
-        _ configuration: Configuration, _ environment: [String: String], clock: @escaping @Sendable () -> Date
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
     ) async throws(ConfigurationError) -> TierLimits {
         if let name = configuration.limitsParameter {
             let text: String
             do {
-                text = try await AWSJSONService.ssm(environment, now: clock).parameter(named: name)
+                text = try await AWSJSONService.ssm(configuration.aws, now: clock).parameter(named: name)
             } catch {
                 throw ConfigurationError("INKRA_LIMITS_PARAMETER", "cannot read the parameter \"\(name)\": \(error)")
             }
@@ -169,7 +164,7 @@ enum Dependencies {
     }
 
     private static func store(
-        _ configuration: Configuration, _ environment: [String: String], clock: @escaping @Sendable () -> Date
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
     ) async throws -> any UsageStore {
         switch configuration.store {
         case .memory:
@@ -177,7 +172,7 @@ enum Dependencies {
             return TableUsageStore(table: table, tableName: configuration.tableName)
         case .dynamodb:
             return TableUsageStore(
-                table: try DynamoDBStore.table(configuration, environment, clock: clock),
+                table: try DynamoDBStore.table(configuration, clock: clock),
                 tableName: configuration.tableName
             )
         }

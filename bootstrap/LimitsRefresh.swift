@@ -134,13 +134,13 @@ extension LimitsRefresh {
     /// seconds of the invocations' clock (`now`), starting from `limits`, read at start.
     /// - Throws: ``ConfigurationError`` when the SSM client cannot be configured.
     static func function(
-        parameter: String, limits: TierLimits, configuration: Configuration, environment: [String: String],
+        parameter: String, limits: TierLimits, configuration: Configuration,
         clock: @escaping @Sendable () -> Date, now: @escaping @Sendable () -> Date, logger: Logger,
         make: @escaping @Sendable (TierLimits) -> any EventHandler
     ) throws(ConfigurationError) -> any EventHandler {
         let ssm: AWSJSONService
         do {
-            ssm = try AWSJSONService.ssm(environment, now: clock)
+            ssm = try AWSJSONService.ssm(configuration.aws, now: clock)
         } catch {
             throw ConfigurationError("INKRA_LIMITS_PARAMETER", "\(error)")
         }

@@ -23,10 +23,10 @@ enum HTTPSFetch {
 /// The DynamoDB table of `INKRA_STORE=dynamodb`.
 enum DynamoDBStore {
     static func table(
-        _ configuration: Configuration, _ environment: [String: String], clock: @escaping @Sendable () -> Date
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
     ) throws -> DynamoDBTable {
         do {
-            return try DynamoDBTable.fromEnvironment(environment, now: clock)
+            return try DynamoDBTable.client(configuration.aws, now: clock)
         } catch {
             throw ConfigurationError("INKRA_STORE=dynamodb", "\(error)")
         }
@@ -38,12 +38,12 @@ struct CognitoUserDirectory: UserDirectory {
     let admin: CognitoUserAdmin
 
     static func fromConfiguration(
-        _ configuration: Configuration, _ environment: [String: String], clock: @escaping @Sendable () -> Date
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
     ) throws -> CognitoUserDirectory? {
         guard let pool = try configuration.accountPool() else { return nil }
         do {
             return CognitoUserDirectory(
-                admin: try CognitoUserAdmin(userPoolID: pool, environment: environment, now: clock))
+                admin: try CognitoUserAdmin(userPoolID: pool, aws: configuration.aws, now: clock))
         } catch {
             throw ConfigurationError("INKRA_DELETE_COGNITO_USER", "\(error)")
         }

@@ -282,10 +282,14 @@ struct AdminCommand: AsyncParsableCommand {
                     "admin erase deletes the Cognito user \(user) from \(userPoolID): add --yes to go ahead "
                         + "(nothing was changed)")
             }
-            var environment = ProcessInfo.processInfo.environment
-            if let cognitoEndpoint { environment["AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"] = cognitoEndpoint }
             do {
-                return try CognitoUserAdmin(userPoolID: userPoolID, environment: environment, now: { Date() })
+                // The shell's AWS settings (credentials, region), with --cognito-endpoint (checked in
+                // validate()) in place of the shell's Cognito endpoint.
+                var aws = try AWSSettings(environment: ProcessInfo.processInfo.environment)
+                if let endpoint = cognitoEndpoint.flatMap(URL.init(string:)) {
+                    aws.serviceEndpoints[.cognitoIdentityProvider] = endpoint
+                }
+                return try CognitoUserAdmin(userPoolID: userPoolID, aws: aws, now: { Date() })
             } catch {
                 throw UsageFailure("admin erase --user-pool-id \(userPoolID): \(error)")
             }

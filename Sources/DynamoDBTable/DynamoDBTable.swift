@@ -73,20 +73,18 @@ public struct DynamoDBTable: Table {
         self.now = now
     }
 
-    /// A client configured from the environment: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
-    /// `AWS_SESSION_TOKEN`, `AWS_REGION` (or `AWS_DEFAULT_REGION`), and `AWS_ENDPOINT_URL_DYNAMODB`
+    /// A client of DynamoDB as `aws` says: its region, credentials, and `AWS_ENDPOINT_URL_DYNAMODB`
     /// or `AWS_ENDPOINT_URL` for a local server.
-    /// - Throws: ``DynamoDBConfigurationError`` naming the missing or malformed variable.
-    public static func fromEnvironment(
-        _ environment: [String: String],
+    /// - Throws: ``DynamoDBConfigurationError`` naming the missing variable.
+    package static func client(
+        _ aws: AWSSettings,
         transport: any DynamoDBTransport = HTTPClientTransport(),
         options: Options = Options(),
         now: @escaping @Sendable () -> Date
-    ) throws -> DynamoDBTable {
-        let aws = try AWSEnvironment(
-            environment, service: "dynamodb", name: "DynamoDB", endpointVariable: "AWS_ENDPOINT_URL_DYNAMODB")
+    ) throws(DynamoDBConfigurationError) -> DynamoDBTable {
+        let client = try aws.client(for: .dynamoDB)
         return DynamoDBTable(
-            endpoint: aws.endpoint, region: aws.region, credentials: aws.credentials, transport: transport,
+            endpoint: client.endpoint, region: client.region, credentials: client.credentials, transport: transport,
             options: options, now: now)
     }
 
@@ -233,8 +231,19 @@ public struct DynamoDBConfigurationError: Error, Sendable, Hashable, CustomStrin
     /// What is wrong, naming the variable.
     public var message: String
 
+    /// The variable that is wrong, when one is (`AWS_REGION`).
+    package var variable: String?
+    /// What is wrong with ``variable``, without its name.
+    package var reason: String { variable.map { String(message.dropFirst($0.count + 1)) } ?? message }
+
     /// Creates an error.
     public init(_ message: String) { self.message = message }
+
+    /// An error about one variable: "`<variable>` `<reason>`".
+    package init(variable: String, _ reason: String) {
+        self.message = "\(variable) \(reason)"
+        self.variable = variable
+    }
 
     public var description: String { message }
 }

@@ -14,7 +14,8 @@ import SingleTable
 /// what comes back: one question per line, numbering and bullets stripped, duplicates dropped,
 /// trimmed to the requested count. Too few questions, a timeout, or an error answer is a failure,
 /// so the handler gives the consumed unit back (docs/functions.md). It knows nothing of the
-/// handlers: `bootstrap`, where the functions are put together, makes it their `QuestionGenerator`.
+/// handlers nor of the environment: `bootstrap`, where the functions are put together, reads the
+/// settings, hands them over as a value, and makes it their `QuestionGenerator`.
 public struct ChatCompletionsGenerator: Sendable {
     /// Where and how to call the model.
     public struct Settings: Sendable, Hashable {
@@ -35,31 +36,10 @@ public struct ChatCompletionsGenerator: Sendable {
             self.timeout = timeout
         }
 
-        /// Settings from `INKRA_LLM_BASE_URL`, `INKRA_LLM_API_KEY`, `INKRA_LLM_MODEL` and
-        /// `INKRA_LLM_TIMEOUT`; `nil` when no base URL is set (the offline generator is used).
-        /// - Throws: ``GenerationFailure`` naming a malformed variable.
-        public static func fromEnvironment(_ environment: [String: String]) throws -> Settings? {
-            guard let base = environment["INKRA_LLM_BASE_URL"], !base.isEmpty else { return nil }
-            guard let url = URL(string: base), url.scheme == "http" || url.scheme == "https" else {
-                throw GenerationFailure("INKRA_LLM_BASE_URL must be an http or https URL, got \"\(base)\"")
-            }
-            guard let model = environment["INKRA_LLM_MODEL"], !model.isEmpty else {
-                throw GenerationFailure("INKRA_LLM_MODEL is required with INKRA_LLM_BASE_URL")
-            }
-            var timeout: TimeInterval = 20
-            if let text = environment["INKRA_LLM_TIMEOUT"] {
-                guard let seconds = TimeInterval(text), seconds > 0, seconds <= 120 else {
-                    throw GenerationFailure("INKRA_LLM_TIMEOUT must be seconds from 0 to 120, got \"\(text)\"")
-                }
-                timeout = seconds
-            }
-            let apiKey = environment["INKRA_LLM_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-            if apiKey != nil, url.scheme == "http", !isLoopback(url.host) {
-                throw GenerationFailure(
-                    "INKRA_LLM_API_KEY is never sent over plain http except to this machine (127.0.0.1, ::1, "
-                        + "localhost); INKRA_LLM_BASE_URL must be https, got \"\(base)\"")
-            }
-            return Settings(baseURL: url, apiKey: apiKey, model: model, timeout: timeout)
+        /// Whether the key would cross a network in the clear: it is set and the base URL is plain
+        /// `http` to a host other than this machine (`localhost`, 127.0.0.0/8 or `::1`).
+        package var sendsKeyInTheClear: Bool {
+            apiKey != nil && baseURL.scheme == "http" && !Self.isLoopback(baseURL.host)
         }
 
         /// Whether a host is this machine: `localhost`, 127.0.0.0/8 or `::1`.

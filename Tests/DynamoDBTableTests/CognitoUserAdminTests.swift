@@ -36,7 +36,8 @@ struct CognitoUserAdminTests {
     func deletes() async throws {
         let transport = ScriptedCognito([DynamoDBHTTPResponse(status: 200, body: [])])
         let admin = try CognitoUserAdmin(
-            userPoolID: "us-east-1_AbCdEf123", environment: Self.credentials, transport: transport, now: { Date() })
+            userPoolID: "us-east-1_AbCdEf123", aws: AWSSettings(environment: Self.credentials), transport: transport,
+            now: { Date() })
         #expect(try await admin.deleteUser("0b1c-sub"))
         #expect(admin.endpoint.absoluteString == "https://cognito-idp.us-east-1.amazonaws.com")
         let request = try #require(transport.requests.withLock { $0.first })
@@ -56,7 +57,8 @@ struct CognitoUserAdminTests {
             Self.error(400, "TooManyRequestsException", "Too many requests"),
         ])
         let admin = try CognitoUserAdmin(
-            userPoolID: "us-east-1_AbCdEf123", environment: Self.credentials, transport: transport, now: { Date() })
+            userPoolID: "us-east-1_AbCdEf123", aws: AWSSettings(environment: Self.credentials), transport: transport,
+            now: { Date() })
         #expect(try await admin.deleteUser("gone") == false)
         await #expect(throws: AWSServiceError(type: "NotAuthorizedException", message: "Access denied")) {
             try await admin.deleteUser("someone")
@@ -69,7 +71,7 @@ struct CognitoUserAdminTests {
     @Test("Without credentials, construction fails naming the variable")
     func missingCredentials() {
         #expect(throws: DynamoDBConfigurationError.self) {
-            try CognitoUserAdmin(userPoolID: "us-east-1_AbCdEf123", environment: [:], now: { Date() })
+            try CognitoUserAdmin(userPoolID: "us-east-1_AbCdEf123", aws: AWSSettings(), now: { Date() })
         }
     }
 

@@ -82,10 +82,10 @@ extension SigV4PortTests {
     func ssmMatchesBotocore() async throws {
         let capture = Capture()
         let ssm = try AWSJSONService.ssm(
-            [
+            AWSSettings(environment: [
                 "AWS_ENDPOINT_URL_SSM": "https://ssm.us-east-1.amazonaws.com:443", "AWS_REGION": "us-east-1",
                 "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
-            ], transport: capture, now: { Self.instant })
+            ]), transport: capture, now: { Self.instant })
         _ = try? await ssm.parameter(named: "/inkra/limits")
         let request = try #require(capture.requests.withLock { $0.first })
         #expect(String(decoding: request.body, as: UTF8.self) == #"{"Name":"/inkra/limits","WithDecryption":true}"#)

@@ -209,7 +209,8 @@ struct TransportTests {
     }
 }
 
-/// `DynamoDBTable.fromEnvironment` with the real clock (only the settings matter here).
+/// `DynamoDBTable.client` with the settings read from `environment` and the real clock (only the
+/// settings matter here).
 private func tableFromEnvironment(_ environment: [String: String]) throws -> DynamoDBTable {
-    try DynamoDBTable.fromEnvironment(environment, now: { Date() })
+    try DynamoDBTable.client(AWSSettings(environment: environment), now: { Date() })
 }

@@ -29,7 +29,8 @@ public struct MotoCognito: Sendable {
     /// A client of the pool for the code under test, on the same private connections.
     package func admin() throws -> CognitoUserAdmin {
         try CognitoUserAdmin(
-            userPoolID: userPoolID, environment: environment, transport: Self.transport, now: { Date() })
+            userPoolID: userPoolID, aws: AWSSettings(environment: environment), transport: Self.transport,
+            now: { Date() })
     }
 
     /// A new pool in moto.
@@ -39,7 +40,8 @@ public struct MotoCognito: Sendable {
         environment["AWS_REGION"] = "us-east-1"
         environment["AWS_ACCESS_KEY_ID"] = "testing"
         environment["AWS_SECRET_ACCESS_KEY"] = "testing"
-        let service = try AWSJSONService.cognitoIdentityProvider(environment, transport: transport, now: { Date() })
+        let service = try AWSJSONService.cognitoIdentityProvider(
+            AWSSettings(environment: environment), transport: transport, now: { Date() })
         let created = try await service.call(
             "CreateUserPool",
             ["PoolName": .string("inkra-test-\(UUID().uuidString.prefix(8))"), "UsernameAttributes": ["email"]],

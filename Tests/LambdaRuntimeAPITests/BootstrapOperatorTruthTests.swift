@@ -41,7 +41,8 @@ struct BootstrapOperatorTruthTests {
     static func put(_ name: String, _ value: String, _ endpoint: URL) async throws {
         // A client of its own: the shared one's connections may all be busy with other suites.
         let ssm = try AWSJSONService.ssm(
-            aws(endpoint), transport: HTTPClientTransport(client: OutboundHTTPClient()), now: { Date() })
+            AWSSettings(environment: aws(endpoint)), transport: HTTPClientTransport(client: OutboundHTTPClient()),
+            now: { Date() })
         _ = try await ssm.call(
             "PutParameter", ["Name": .string(name), "Type": "String", "Value": .string(value), "Overwrite": true],
             timeout: 60)

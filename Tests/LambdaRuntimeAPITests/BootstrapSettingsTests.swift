@@ -67,7 +67,7 @@ struct BootstrapSettingsTests {
         ]
         let name = "/inkra/limits-\(UUID().uuidString.prefix(8))"
         // A client of its own: the shared one's connections may all be busy with other suites.
-        let ssm = try AWSJSONService.ssm(aws, transport: Self.transport(), now: { Date() })
+        let ssm = try AWSJSONService.ssm(AWSSettings(environment: aws), transport: Self.transport(), now: { Date() })
         _ = try await ssm.call(
             "PutParameter",
             ["Name": .string(name), "Type": "String", "Value": #"{"free":{"monthly":9,"daily":5,"hourly":4}}"#],
@@ -96,7 +96,8 @@ struct BootstrapSettingsTests {
             "AWS_ENDPOINT_URL": endpoint.absoluteString, "AWS_REGION": "us-east-1",
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
         ]
-        let secrets = try AWSJSONService.secretsManager(aws, transport: Self.transport(), now: { Date() })
+        let secrets = try AWSJSONService.secretsManager(
+            AWSSettings(environment: aws), transport: Self.transport(), now: { Date() })
         let created = try await secrets.call(
             "CreateSecret",
             ["Name": .string("inkra-llm-\(UUID().uuidString.prefix(8))"), "SecretString": "sk-from-the-vault"],

@@ -29,7 +29,7 @@ struct FunctionListTests {
         #expect(Recorder(handler: nil, json: false, clock: { Date() }).function == "")
         let error = await #expect(throws: ConfigurationError.self) {
             _ = try await Dependencies.function(
-                named: "bootstrap.deleteAll", configuration: Configuration(), environment: [:], clock: { Date() },
+                named: "bootstrap.deleteAll", configuration: Configuration(), clock: { Date() },
                 logger: Logger(label: "test"))
         }
         #expect(error?.setting == "_HANDLER")

@@ -104,20 +104,33 @@ extension Table {
     }
 }
 
-/// Expects a `TableError` with a code (and optionally a message prefix).
+/// Expects a `TableError` with a code (and optionally a message part).
+///
+/// Returns the error when it matches. Otherwise it records an issue at the caller's line that says
+/// what happened instead (nothing thrown, another code or message, another error type), and returns
+/// `nil`.
 func expectTableError(
     _ code: TableError.Code,
     _ message: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () async throws -> Void
 ) async -> TableError? {
+    let expected = "TableError \(code)" + (message.map { " containing \"\($0)\"" } ?? "")
     do {
         try await body()
+        Issue.record("expected \(expected), but nothing was thrown", sourceLocation: sourceLocation)
         return nil
     } catch let error as TableError {
-        guard error.code == code else { return nil }
-        if let message, !error.message.contains(message) { return nil }
+        guard error.code == code, message.map(error.message.contains) ?? true else {
+            Issue.record(
+                "expected \(expected), but TableError \(error.code) \"\(error.message)\" was thrown",
+                sourceLocation: sourceLocation)
+            return nil
+        }
         return error
     } catch {
+        Issue.record(
+            "expected \(expected), but \(type(of: error)) was thrown: \(error)", sourceLocation: sourceLocation)
         return nil
     }
 }

@@ -18,47 +18,45 @@ package struct AWSJSONService: Sendable {
     let now: @Sendable () -> Date
 
     /// SSM (`AmazonSSM.*`), at `AWS_ENDPOINT_URL_SSM`, else `AWS_ENDPOINT_URL`, else AWS's.
-    /// - Throws: ``DynamoDBConfigurationError`` naming a missing or malformed variable.
+    /// - Throws: ``DynamoDBConfigurationError`` naming a missing variable.
     package static func ssm(
-        _ environment: [String: String], transport: any DynamoDBTransport = HTTPClientTransport(),
+        _ aws: AWSSettings, transport: any DynamoDBTransport = HTTPClientTransport(),
         now: @escaping @Sendable () -> Date
-    ) throws -> AWSJSONService {
-        try service(
-            "ssm", target: "AmazonSSM", endpointVariable: "AWS_ENDPOINT_URL_SSM", environment, transport, now)
+    ) throws(DynamoDBConfigurationError) -> AWSJSONService {
+        try service(.ssm, target: "AmazonSSM", aws, transport: transport, now: now)
     }
 
     /// Secrets Manager (`secretsmanager.*`), at `AWS_ENDPOINT_URL_SECRETS_MANAGER`, else
     /// `AWS_ENDPOINT_URL`, else AWS's.
-    /// - Throws: ``DynamoDBConfigurationError`` naming a missing or malformed variable.
+    /// - Throws: ``DynamoDBConfigurationError`` naming a missing variable.
     package static func secretsManager(
-        _ environment: [String: String], transport: any DynamoDBTransport = HTTPClientTransport(),
+        _ aws: AWSSettings, transport: any DynamoDBTransport = HTTPClientTransport(),
         now: @escaping @Sendable () -> Date
-    ) throws -> AWSJSONService {
-        try service(
-            "secretsmanager", target: "secretsmanager", endpointVariable: "AWS_ENDPOINT_URL_SECRETS_MANAGER",
-            environment, transport, now)
+    ) throws(DynamoDBConfigurationError) -> AWSJSONService {
+        try service(.secretsManager, target: "secretsmanager", aws, transport: transport, now: now)
     }
 
     /// Cognito user pools (`AWSCognitoIdentityProviderService.*`, signed as `cognito-idp`), at
     /// `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, else `AWS_ENDPOINT_URL`, else AWS's.
-    /// - Throws: ``DynamoDBConfigurationError`` naming a missing or malformed variable.
+    /// - Parameter region: the region to call instead of the settings' (a pool's own).
+    /// - Throws: ``DynamoDBConfigurationError`` naming a missing variable.
     package static func cognitoIdentityProvider(
-        _ environment: [String: String], transport: any DynamoDBTransport = HTTPClientTransport(),
+        _ aws: AWSSettings, region: String? = nil, transport: any DynamoDBTransport = HTTPClientTransport(),
         now: @escaping @Sendable () -> Date
-    ) throws -> AWSJSONService {
+    ) throws(DynamoDBConfigurationError) -> AWSJSONService {
         try service(
-            "cognito-idp", target: "AWSCognitoIdentityProviderService",
-            endpointVariable: "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", environment, transport, now)
+            .cognitoIdentityProvider, target: "AWSCognitoIdentityProviderService", aws, region: region,
+            transport: transport, now: now)
     }
 
     private static func service(
-        _ name: String, target: String, endpointVariable: String, _ environment: [String: String],
-        _ transport: any DynamoDBTransport, _ now: @escaping @Sendable () -> Date
-    ) throws -> AWSJSONService {
-        let aws = try AWSEnvironment(environment, service: name, name: name, endpointVariable: endpointVariable)
+        _ service: AWSSettings.Service, target: String, _ aws: AWSSettings, region: String? = nil,
+        transport: any DynamoDBTransport, now: @escaping @Sendable () -> Date
+    ) throws(DynamoDBConfigurationError) -> AWSJSONService {
+        let client = try aws.client(for: service, region: region)
         return AWSJSONService(
-            endpoint: aws.endpoint,
-            signer: SigV4Signer(credentials: aws.credentials, region: aws.region, service: name),
+            endpoint: client.endpoint,
+            signer: SigV4Signer(credentials: client.credentials, region: client.region, service: service.name),
             targetPrefix: target, transport: transport, now: now)
     }
 

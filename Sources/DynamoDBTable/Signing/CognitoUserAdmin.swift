@@ -16,17 +16,14 @@ package struct CognitoUserAdmin: Sendable {
 
     /// The pool `userPoolID` at `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, else
     /// `AWS_ENDPOINT_URL`, else Cognito's endpoint in the pool's region (its id's prefix).
-    /// - Throws: ``DynamoDBConfigurationError`` naming a missing or malformed variable.
+    /// - Throws: ``DynamoDBConfigurationError`` naming a missing variable.
     package init(
-        userPoolID: String, environment: [String: String], transport: any DynamoDBTransport = HTTPClientTransport(),
+        userPoolID: String, aws: AWSSettings, transport: any DynamoDBTransport = HTTPClientTransport(),
         now: @escaping @Sendable () -> Date
-    ) throws {
-        var environment = environment
-        if let region = userPoolID.split(separator: "_").first, userPoolID.contains("_") {
-            environment["AWS_REGION"] = String(region)
-        }
+    ) throws(DynamoDBConfigurationError) {
+        let poolRegion = userPoolID.contains("_") ? userPoolID.split(separator: "_").first.map(String.init) : nil
         self.userPoolID = userPoolID
-        service = try AWSJSONService.cognitoIdentityProvider(environment, transport: transport, now: now)
+        service = try AWSJSONService.cognitoIdentityProvider(aws, region: poolRegion, transport: transport, now: now)
     }
 
     /// The endpoint calls go to.

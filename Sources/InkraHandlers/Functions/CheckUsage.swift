@@ -16,18 +16,28 @@ public struct CheckUsage: EventHandler {
     let limits: TierLimits
     let now: @Sendable () -> Date
     let logger: Logger
+    let metrics: any MetricsFactory
 
     /// Creates the function with its dependencies.
+    /// - Parameters:
+    ///   - store: where usage is read.
+    ///   - limits: each tier's limits.
+    ///   - now: the clock.
+    ///   - logger: where store failures are logged.
+    ///   - metrics: where `UsageStoreFailure` is counted (the process's metrics system unless
+    ///     another is given).
     public init(
         store: any UsageStore,
         limits: TierLimits = TierLimits(),
         now: @escaping @Sendable () -> Date,
-        logger: Logger = Logger(label: "inkra.checkUsage")
+        logger: Logger = Logger(label: "inkra.checkUsage"),
+        metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.store = store
         self.limits = limits
         self.now = now
         self.logger = logger
+        self.metrics = metrics
     }
 
     public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
@@ -44,7 +54,7 @@ public struct CheckUsage: EventHandler {
             report = try await store.usage(for: caller.userID, at: now(), limits: caller.limits(in: limits))
         } catch {
             logger.error("usage store failed", metadata: ["error": "\(error)"])
-            Counter(label: MetricName.usageStoreFailure.rawValue).increment()
+            Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
             return HTTPError.storeUnavailable.response
         }
         return .json(

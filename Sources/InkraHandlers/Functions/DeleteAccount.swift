@@ -17,19 +17,24 @@ public struct DeleteAccount: EventHandler {
     let store: any UsageStore
     let users: (any UserDirectory)?
     let logger: Logger
+    let metrics: any MetricsFactory
 
     /// Creates the function with its dependencies.
     /// - Parameters:
     ///   - store: where usage is counted.
     ///   - users: the directory whose account is deleted after the usage; `nil` erases usage only.
     ///   - logger: where erasures and failures are logged.
+    ///   - metrics: where `UsageStoreFailure` is counted (the process's metrics system unless
+    ///     another is given).
     public init(
         store: any UsageStore, users: (any UserDirectory)? = nil,
-        logger: Logger = Logger(label: "inkra.deleteAccount")
+        logger: Logger = Logger(label: "inkra.deleteAccount"),
+        metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.store = store
         self.users = users
         self.logger = logger
+        self.metrics = metrics
     }
 
     public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
@@ -46,7 +51,7 @@ public struct DeleteAccount: EventHandler {
             erasure = try await store.erase(user: caller.userID)
         } catch {
             logger.error("usage store failed; the account's usage is not erased", metadata: ["error": "\(error)"])
-            Counter(label: MetricName.usageStoreFailure.rawValue).increment()
+            Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
             return HTTPError.storeUnavailable.response
         }
         logger.info(

@@ -23,6 +23,7 @@ public struct GenerateQuestions: EventHandler {
     let upgradeURL: String
     let now: @Sendable () -> Date
     let logger: Logger
+    let metrics: any MetricsFactory
 
     /// Creates the function with its dependencies.
     /// - Parameters:
@@ -32,13 +33,16 @@ public struct GenerateQuestions: EventHandler {
     ///   - upgradeURL: sent with the monthly 429.
     ///   - now: the clock.
     ///   - logger: where refusals and failures are logged.
+    ///   - metrics: where `QuotaExceeded`, `RateLimitHit` and `UsageStoreFailure` are counted (the
+    ///     process's metrics system unless another is given).
     public init(
         store: any UsageStore,
         generator: any QuestionGenerator,
         limits: TierLimits = TierLimits(),
         upgradeURL: String = "https://inkra.app/premium",
         now: @escaping @Sendable () -> Date,
-        logger: Logger = Logger(label: "inkra.generateQuestions")
+        logger: Logger = Logger(label: "inkra.generateQuestions"),
+        metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.store = store
         self.generator = generator
@@ -46,6 +50,7 @@ public struct GenerateQuestions: EventHandler {
         self.upgradeURL = upgradeURL
         self.now = now
         self.logger = logger
+        self.metrics = metrics
     }
 
     public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
@@ -99,14 +104,16 @@ public struct GenerateQuestions: EventHandler {
                 ]
             )
             if refusal.window == .month {
-                Counter(label: MetricName.quotaExceeded.rawValue).increment()
+                Counter(label: MetricName.quotaExceeded.rawValue, dimensions: [], factory: metrics).increment()
             } else {
-                Counter(label: MetricName.rateLimitHit.rawValue, dimensions: [("window", refusal.window.rawValue)])
-                    .increment()
+                Counter(
+                    label: MetricName.rateLimitHit.rawValue, dimensions: [("window", refusal.window.rawValue)],
+                    factory: metrics
+                ).increment()
             }
             if !refusal.recorded {
                 logger.warning("the refusal could not be marked for the refusals-by-date index")
-                Counter(label: MetricName.usageStoreFailure.rawValue).increment()
+                Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
             }
             throw HTTPError.refusal(refusal, upgradeURL: upgradeURL)
         case .repeated(let stored):
@@ -181,7 +188,7 @@ public struct GenerateQuestions: EventHandler {
     /// Logs a usage store failure (without content) and counts it.
     private func storeFailed(_ message: Logger.Message, _ error: any Error) {
         logger.error(message, metadata: ["error": "\(error)"])
-        Counter(label: MetricName.usageStoreFailure.rawValue).increment()
+        Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
     }
 
     /// The generator's questions, raced against the request's deadline: past it, the answer is
@@ -227,7 +234,7 @@ public struct GenerateQuestions: EventHandler {
         } catch {
             let fate = consumption.idempotencyKey == nil ? "lost" : "left for a retry or the repair"
             logger.critical("could not give the unit back; \(fate)", metadata: ["error": "\(error)"])
-            Counter(label: MetricName.usageStoreFailure.rawValue).increment()
+            Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
             return false
         }
     }

@@ -18,19 +18,24 @@ public struct RepairCharges: EventHandler {
     let store: any UsageStore
     let now: @Sendable () -> Date
     let logger: Logger
+    let metrics: any MetricsFactory
 
     /// Creates the function with its dependencies.
     /// - Parameters:
     ///   - store: where usage is counted.
     ///   - now: the clock: leases that ran out before it are repaired.
     ///   - logger: where repairs and failures are logged.
+    ///   - metrics: where `UsageStoreFailure` and `ChargeRepaired` are counted (the process's metrics system unless
+    ///     another is given).
     public init(
         store: any UsageStore, now: @escaping @Sendable () -> Date,
-        logger: Logger = Logger(label: "inkra.repairCharges")
+        logger: Logger = Logger(label: "inkra.repairCharges"),
+        metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.store = store
         self.now = now
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// Repairs, and answers `{"repaired": N, "leftAlone": M}`.
@@ -42,13 +47,14 @@ public struct RepairCharges: EventHandler {
             report = try await store.repairCharges(at: now())
         } catch {
             logger.error("could not repair unanswered charges", metadata: ["error": "\(error)"])
-            Counter(label: MetricName.usageStoreFailure.rawValue).increment()
+            Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
             throw FunctionError(
                 errorType: "UsageStoreFailure", errorMessage: "the usage store failed; retried on the next run")
         }
         if report.repaired > 0 {
             logger.warning("gave back the units of unanswered calls", metadata: ["repaired": "\(report.repaired)"])
-            Counter(label: MetricName.chargeRepaired.rawValue).increment(by: Int64(report.repaired))
+            Counter(label: MetricName.chargeRepaired.rawValue, dimensions: [], factory: metrics).increment(
+                by: Int64(report.repaired))
         }
         return ["repaired": .number(report.repaired), "leftAlone": .number(report.leftAlone)]
     }

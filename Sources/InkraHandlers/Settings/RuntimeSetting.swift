@@ -1,7 +1,9 @@
 /// The `INKRA_*` settings `bootstrap` reads (docs/configuration.md): the one list that the
-/// runtime's unknown-setting check (inside Lambda an `INKRA_*` variable not listed here stops
-/// start-up) and `inkra-emulator run-runtime` (which of a developer's shell variables a local
-/// runtime inherits) both read, held to the runtime's sources by a test.
+/// runtime's reader (each setting's form, the error that says what it accepts, its default and
+/// the functions that read it: `RuntimeSetting+Form.swift`), its unknown-setting check (inside
+/// Lambda an `INKRA_*` variable not listed here stops start-up) and `inkra-emulator run-runtime`
+/// (which of a developer's shell variables a local runtime inherits) all read, held to the
+/// runtime's sources and to docs/configuration.md by tests.
 ///
 /// It lives here, in a module both `bootstrap` and the emulator already depend on, beside the
 /// invocation clock and the recordings that two of these settings switch on; `package` access

@@ -1,13 +1,8 @@
 import Foundation
-import InkraHandlers
 import InkraJSON
 import InkraLLM
 import InkraTestSupport
-import InkraUsage
-import SingleTable
 import Testing
-
-@testable import Bootstrap
 
 @Suite("The chat-completions question generator, against a local server")
 struct ChatCompletionsGeneratorTests {
@@ -74,34 +69,17 @@ struct ChatCompletionsGeneratorTests {
         }
     }
 
-    @Test("When the model fails, generateQuestions (as bootstrap wires it) answers 502 and gives the unit back")
-    func refund() async throws {
-        let server = try StubHTTPServer { _ in .json(503, "{}") }
-        defer { server.shutdown() }
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
-        let function = GenerateQuestions(
-            store: TableUsageStore(table: table, tableName: "inkra-usage"),
-            generator: ModelQuestionGenerator(model: generator(server)),
-            now: { Date(timeIntervalSince1970: 1_800_000_000) }
-        )
-        let event: JSONValue = ["body": #"{"topic":"x"}"#, "requestContext": ["authorizer": ["principalId": "llm"]]]
-        let response = try await function.handle(event)
-        #expect(response["statusCode"] == 502)
-        let month = try await table.getItem(
-            GetItemRequest(tableName: "inkra-usage", key: ["PK": .s("USER#llm"), "SK": .s("USAGE#2027-01")])
-        ).item
-        #expect(month?["interviewCount"] == .n(0))
-    }
-
-    @Test("Settings come from the environment; none means the offline generator")
-    func settings() throws {
-        #expect(try ChatCompletionsGenerator.Settings.fromEnvironment([:]) == nil)
-        let settings = try ChatCompletionsGenerator.Settings.fromEnvironment([
-            "INKRA_LLM_BASE_URL": "http://127.0.0.1:9/v1", "INKRA_LLM_MODEL": "m", "INKRA_LLM_TIMEOUT": "4",
-        ])
-        #expect(settings?.timeout == 4)
-        #expect { try ChatCompletionsGenerator.Settings.fromEnvironment(["INKRA_LLM_BASE_URL": "http://x"]) } throws: {
-            "\($0)".contains("INKRA_LLM_MODEL")
-        }
+    @Test(
+        "A key is sent over plain http only to this machine",
+        arguments: [
+            ("https://api.example/v1", "sk", false), ("http://api.example/v1", "sk", true),
+            ("http://127.0.0.1:9/v1", "sk", false), ("http://localhost/v1", "sk", false),
+            ("http://[::1]:8080/v1", "sk", false), ("http://127.0.0.1.example/v1", "sk", true),
+            ("http://api.example/v1", nil, false),
+        ] as [(String, String?, Bool)])
+    func keyInTheClear(base: String, key: String?, inTheClear: Bool) throws {
+        let settings = ChatCompletionsGenerator.Settings(
+            baseURL: try #require(URL(string: base)), apiKey: key, model: "m")
+        #expect(settings.sendsKeyInTheClear == inTheClear)
     }
 }

@@ -1,0 +1,125 @@
+import HTTPText
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Where and as whom to call AWS services, as a value: the region, the credentials, and the
+/// endpoints (a service's own, else one for every service, else AWS's
+/// `https://<service>.<region>.amazonaws.com`).
+///
+/// The clients (``DynamoDBTable``, the JSON services, Cognito administration) take it and never
+/// read the environment; ``init(environment:)`` is the one place its variables are read, called
+/// where a program reads its settings (`bootstrap`'s configuration, the emulator's commands).
+package struct AWSSettings: Sendable, Hashable {
+    /// A service the package calls: its endpoint's host prefix (also its signing name) and its own
+    /// endpoint variable.
+    package struct Service: Sendable, Hashable, CustomStringConvertible {
+        /// The endpoint's host prefix and SigV4 service name: `dynamodb`, `ssm`.
+        package let name: String
+        /// The service's own endpoint variable, `AWS_ENDPOINT_URL_DYNAMODB`.
+        package let endpointVariable: String
+        /// Its name in messages, `DynamoDB`.
+        package let title: String
+
+        package var description: String { title }
+
+        /// DynamoDB.
+        package static let dynamoDB = Service(
+            name: "dynamodb", endpointVariable: "AWS_ENDPOINT_URL_DYNAMODB", title: "DynamoDB")
+        /// SSM Parameter Store.
+        package static let ssm = Service(name: "ssm", endpointVariable: "AWS_ENDPOINT_URL_SSM", title: "SSM")
+        /// Secrets Manager.
+        package static let secretsManager = Service(
+            name: "secretsmanager", endpointVariable: "AWS_ENDPOINT_URL_SECRETS_MANAGER", title: "Secrets Manager")
+        /// Cognito user pools.
+        package static let cognitoIdentityProvider = Service(
+            name: "cognito-idp", endpointVariable: "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER",
+            title: "Cognito user pools")
+        /// Every service the package calls.
+        package static let all = [dynamoDB, ssm, secretsManager, cognitoIdentityProvider]
+    }
+
+    /// `AWS_REGION` (else `AWS_DEFAULT_REGION`).
+    package var region: String?
+    /// `AWS_ACCESS_KEY_ID`.
+    package var accessKeyID: String?
+    /// `AWS_SECRET_ACCESS_KEY`.
+    package var secretAccessKey: String?
+    /// `AWS_SESSION_TOKEN`.
+    package var sessionToken: String?
+    /// `AWS_ENDPOINT_URL`: every service's endpoint unless the service has its own.
+    package var endpoint: URL?
+    /// Each service's own endpoint (`AWS_ENDPOINT_URL_SSM`, …).
+    package var serviceEndpoints: [Service: URL]
+
+    /// Creates settings.
+    package init(
+        region: String? = nil, accessKeyID: String? = nil, secretAccessKey: String? = nil,
+        sessionToken: String? = nil, endpoint: URL? = nil, serviceEndpoints: [Service: URL] = [:]
+    ) {
+        self.region = region
+        self.accessKeyID = accessKeyID
+        self.secretAccessKey = secretAccessKey
+        self.sessionToken = sessionToken
+        self.endpoint = endpoint
+        self.serviceEndpoints = serviceEndpoints
+    }
+
+    /// Reads the settings from an environment as Lambda and the AWS SDKs set it; a value that is
+    /// empty or only spaces and tabs is unset. Nothing is required here: what a client lacks is
+    /// reported when it is made.
+    /// - Throws: ``DynamoDBConfigurationError`` naming an endpoint variable that is not an http or
+    ///   https URL.
+    package init(environment: [String: String]) throws(DynamoDBConfigurationError) {
+        func value(_ key: String) -> String? {
+            guard let raw = environment[key]?.trimmingSpacesAndTabs(), !raw.isEmpty else { return nil }
+            return String(raw)
+        }
+        func url(_ variable: String) throws(DynamoDBConfigurationError) -> URL? {
+            guard let text = value(variable) else { return nil }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https",
+                url.host != nil
+            else {
+                throw DynamoDBConfigurationError(variable: variable, "must be an http or https URL, got \"\(text)\"")
+            }
+            return url
+        }
+        var serviceEndpoints: [Service: URL] = [:]
+        for service in Service.all {
+            serviceEndpoints[service] = try url(service.endpointVariable)
+        }
+        self.init(
+            region: value("AWS_REGION") ?? value("AWS_DEFAULT_REGION"), accessKeyID: value("AWS_ACCESS_KEY_ID"),
+            secretAccessKey: value("AWS_SECRET_ACCESS_KEY"), sessionToken: value("AWS_SESSION_TOKEN"),
+            endpoint: try url("AWS_ENDPOINT_URL"), serviceEndpoints: serviceEndpoints)
+    }
+
+    /// The region, credentials and endpoint one service is called with.
+    /// - Parameter region: the region to use instead of ``region`` (a Cognito pool's own).
+    /// - Throws: ``DynamoDBConfigurationError`` naming the variable that is missing.
+    package func client(for service: Service, region: String? = nil) throws(DynamoDBConfigurationError) -> (
+        region: String, credentials: AWSCredentials, endpoint: URL
+    ) {
+        guard let region = region ?? self.region else {
+            throw DynamoDBConfigurationError(variable: "AWS_REGION", "is required to reach \(service)")
+        }
+        guard let accessKeyID else {
+            throw DynamoDBConfigurationError(variable: "AWS_ACCESS_KEY_ID", "is required to sign \(service) requests")
+        }
+        guard let secretAccessKey else {
+            throw DynamoDBConfigurationError(
+                variable: "AWS_SECRET_ACCESS_KEY", "is required to sign \(service) requests")
+        }
+        let endpoint =
+            serviceEndpoints[service] ?? endpoint ?? URL(string: "https://\(service.name).\(region).amazonaws.com")!
+        return (
+            region,
+            AWSCredentials(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey, sessionToken: sessionToken),
+            endpoint
+        )
+    }
+}

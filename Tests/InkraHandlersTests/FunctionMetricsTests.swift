@@ -1,0 +1,56 @@
+import Foundation
+import InkraAuth
+import InkraHandlers
+import InkraJSON
+import InkraTesting
+import InkraUsage
+import SingleTable
+import Testing
+
+/// The functions count on the metrics they are given, not on the process's metrics system: a
+/// function built with a ``RecordingMetrics`` sink counts there, and a test needs no global set-up.
+@Suite("metrics: counted on the injected sink")
+struct FunctionMetricsTests {
+    let caller = Fixtures.lambdaContext("u1")
+    let body = #"{"topic":"my grandmother's garden"}"#
+
+    func generateQuestions(
+        table: any Table, limits: TierLimits = TierLimits(), metrics: RecordingMetrics
+    ) -> GenerateQuestions {
+        GenerateQuestions(
+            store: TableUsageStore(table: table, tableName: "inkra-usage"), generator: TemplateQuestionGenerator(),
+            limits: limits, now: { instant("2026-03-10T10:00:00Z") }, metrics: metrics)
+    }
+
+    @Test("generateQuestions counts a full month as QuotaExceeded, a full hour as RateLimitHit")
+    func refusals() async throws {
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+        let monthly = RecordingMetrics()
+        let oneAMonthLimits = TierLimits(["free": Limits(monthly: 1, daily: 5, hourly: 5)])
+        // The authorizer's context carries the caller's monthly quota, as the authorizer reads it.
+        let oneAMonthCaller = Caller("u1", tier: .free).restAuthorizer(limits: oneAMonthLimits)
+        let oneAMonth = generateQuestions(table: table, limits: oneAMonthLimits, metrics: monthly)
+        let event = Fixtures.rest(body: body, authorizer: oneAMonthCaller)
+        #expect(try Reply(await oneAMonth.handle(event)).statusCode == 200)
+        #expect(try Reply(await oneAMonth.handle(event)).statusCode == 429)
+        #expect(monthly.count("QuotaExceeded") == 1)
+        #expect(monthly.count("RateLimitHit") == 0)
+
+        let hourly = RecordingMetrics()
+        let oneAnHour = generateQuestions(
+            table: table, limits: TierLimits(["free": Limits(monthly: 9, daily: 9, hourly: 1)]), metrics: hourly)
+        #expect(try Reply(await oneAnHour.handle(Fixtures.rest(body: body, authorizer: caller))).statusCode == 429)
+        #expect(hourly.count("RateLimitHit") == 1)
+        #expect(hourly.count("QuotaExceeded") == 0)
+    }
+
+    @Test("generateQuestions counts a store that cannot charge as UsageStoreFailure")
+    func storeFailure() async throws {
+        let metrics = RecordingMetrics()
+        let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+        let function = generateQuestions(table: ReadOnlyTable(base: base), metrics: metrics)
+        let reply = try Reply(await function.handle(Fixtures.rest(body: body, authorizer: caller)))
+        #expect(reply.statusCode == 503)
+        #expect(metrics.count("UsageStoreFailure") == 1)
+    }
+}
