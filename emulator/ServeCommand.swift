@@ -144,17 +144,12 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let options = try common.emulatorOptions()
         LogSetup.bootstrapCapturing(level: common.logLevel.value, now: options.clock)
-        switch EventLoopExecutor.placement {
-        case .eventLoops:
-            break
-        case .eventLoopsQueuingHops:
+        if !EventLoopExecutor.isInstalled {
             Logger(label: "inkra.serve").warning(
-                "Swift tasks run on the event loops through NIO's installer, every hop a queued job: requests cost more CPU"
-            )
-        case .swiftPool:
-            Logger(label: "inkra.serve").warning(
-                "Swift tasks run on Swift's own pool, not on the event loops (another global-executor hook is installed): requests cost more CPU"
-            )
+                """
+                Swift tasks run on Swift's own pool, not on the event loops (NIO's installer could not take \
+                over): requests cost more CPU
+                """)
         }
         let stack = try EmulatorStack(options: options)
         if let stateFromScan {
