@@ -81,14 +81,8 @@ struct AdminCommand: AsyncParsableCommand {
     }
 
     /// `--at`, or now.
-    static func instant(_ at: String?) -> Date {
-        at.flatMap(ISO8601.parse) ?? Date()
-    }
-
-    static func validateInstant(_ at: String?) throws {
-        if let at, ISO8601.parse(at) == nil {
-            throw ValidationError("--at must be an ISO-8601 instant such as 2026-11-17T12:00:00Z, not \"\(at)\"")
-        }
+    static func instant(_ at: Instant?) -> Date {
+        at?.date ?? Date()
     }
 
     static func validateUser(_ user: String) throws {
@@ -116,8 +110,10 @@ struct AdminCommand: AsyncParsableCommand {
         @Argument(help: "How many units to give back in each window.")
         var units: Int
 
-        @Option(help: "The instant whose windows get the units back (ISO-8601; default: now).")
-        var at: String?
+        @Option(
+            help: ArgumentHelp(
+                "The instant whose windows get the units back (ISO-8601; default: now).", valueName: Instant.valueName))
+        var at: Instant?
 
         @Option(help: "A name for this refund, such as an incident or ticket id (default: the hour and N).")
         var reference: String?
@@ -127,7 +123,6 @@ struct AdminCommand: AsyncParsableCommand {
         func validate() throws {
             try AdminCommand.validateUser(user)
             guard units >= 1 else { throw ValidationError("N must be a whole number of units, at least 1") }
-            try AdminCommand.validateInstant(at)
             if let reference, reference.isEmpty { throw ValidationError("--reference must not be empty") }
         }
 
@@ -150,18 +145,22 @@ struct AdminCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Give back the units of calls charged and never answered whose lease ran out (by now, or --at).",
             discussion: """
-                What the deployed stack's repairCharges function does every five minutes, and `serve` every                 30 seconds: a call with an Idempotency-Key whose runtime died between the charge and the answer                 (or whose give-back failed) keeps its record in progress; once the record's lease has run out                 and no retry has taken it over, this gives its unit back in the month, day and hour it was                 charged in, and deletes the record, so that a later retry with that key runs as a new call.                 Looks back 7 days. Running it again changes nothing.
+                What the deployed stack's repairCharges function does every five minutes, and `serve` every \
+                30 seconds: a call with an Idempotency-Key whose runtime died between the charge and the answer \
+                (or whose give-back failed) keeps its record in progress; once the record's lease has run out \
+                and no retry has taken it over, this gives its unit back in the month, day and hour it was \
+                charged in, and deletes the record, so that a later retry with that key runs as a new call. \
+                Looks back 7 days. Running it again changes nothing.
                 """
         )
 
-        @Option(help: "Repair leases that ran out before this instant (ISO-8601; default: now).")
-        var at: String?
+        @Option(
+            help: ArgumentHelp(
+                "Repair leases that ran out before this instant (ISO-8601; default: now).", valueName: Instant.valueName
+            ))
+        var at: Instant?
 
         @OptionGroup var store: StoreOptions
-
-        func validate() throws {
-            try AdminCommand.validateInstant(at)
-        }
 
         func run() async throws {
             let stack = try store.open("repair", writes: true)
@@ -182,29 +181,28 @@ struct AdminCommand: AsyncParsableCommand {
         @Argument(help: "The user id (the token's sub).")
         var user: String
 
-        @Option(help: "month, day or hour.")
-        var window: String
+        @Option(help: "The window to set back to zero.")
+        var window: Choice<UsageWindow>
 
-        @Option(help: "The instant whose window is reset (ISO-8601; default: now).")
-        var at: String?
+        @Option(
+            help: ArgumentHelp(
+                "The instant whose window is reset (ISO-8601; default: now).", valueName: Instant.valueName))
+        var at: Instant?
 
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
             try AdminCommand.validateUser(user)
-            guard UsageWindow(rawValue: window) != nil else {
-                throw ValidationError("--window must be month, day or hour, not \"\(window)\"")
-            }
-            try AdminCommand.validateInstant(at)
         }
 
         func run() async throws {
             let stack = try store.open("reset", writes: true)
-            let change = try await stack.store.reset(
-                UsageWindow(rawValue: window) ?? .day, of: user, at: AdminCommand.instant(at))
+            let change = try await stack.store.reset(window.value, of: user, at: AdminCommand.instant(at))
             try stack.saveState()
             Output.out("admin reset: \(user), \(store.target)")
-            if !change.changed { Output.out("  the \(window) window is at zero already: nothing changed") }
+            if !change.changed {
+                Output.out("  the \(window.value.rawValue) window is at zero already: nothing changed")
+            }
             Output.out(AdminCommand.line(change))
         }
     }
@@ -319,21 +317,14 @@ struct AdminCommand: AsyncParsableCommand {
                 """
         )
 
-        @Argument(help: "A UTC date, YYYY-MM-DD.")
-        var date: String
+        @Argument(help: ArgumentHelp("A UTC date, YYYY-MM-DD.", valueName: UTCDate.valueName))
+        var date: UTCDate
 
         @OptionGroup var store: StoreOptions
 
-        func validate() throws {
-            let parts = date.split(separator: "-", omittingEmptySubsequences: false)
-            guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-                parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
-            else { throw ValidationError("DATE must be a date YYYY-MM-DD, not \"\(date)\"") }
-        }
-
         func run() async throws {
             let stack = try store.open("refused", writes: false)
-            let users = try await stack.store.refusals(on: date)
+            let users = try await stack.store.refusals(on: date.text)
             Output.out("admin refused: \(date), \(store.target): \(users.count) user(s)")
             for user in users {
                 Output.out(

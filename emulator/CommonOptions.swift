@@ -2,6 +2,7 @@ import ArgumentParser
 import EmulatorKit
 import Foundation
 import InkraAuth
+import Logging
 
 /// The flags every command that runs the functions shares (docs/emulator.md).
 struct CommonOptions: ParsableArguments {
@@ -21,7 +22,7 @@ struct CommonOptions: ParsableArguments {
     var clientIDs: [String] = []
 
     @Option(name: .customLong("token-use"), help: "Accepted tokens: id (as template.yaml deploys), access or any.")
-    var tokenUse: String = EmulatorOptions.defaultTokenUse.rawValue
+    var tokenUse = Choice(EmulatorOptions.defaultTokenUse)
 
     @Option(name: .customLong("clock-skew"), help: "Seconds of tolerance on exp, nbf and iat.")
     var clockSkew: Double = 0
@@ -39,22 +40,22 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "A JSON limits file.")
     var limits: String?
 
-    @Option(help: "A fixed ISO-8601 instant for every invocation (default: each event's recorded time).")
-    var now: String?
+    @Option(
+        help: ArgumentHelp(
+            """
+            A fixed ISO-8601 instant for every invocation (default: replay, run-runtime and invoke: the time \
+            each event was recorded, else the real time; serve and usage: the real time).
+            """,
+            valueName: Instant.valueName))
+    var now: Instant?
 
     @Option(help: "The question generator's seed.")
     var seed: UInt64 = 0
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, warning, error.")
-    var logLevel: String = "warning"
+    @Option(name: .customLong("log-level"), help: "The functions' log level.")
+    var logLevel = Choice(Logger.Level.warning)
 
     func validate() throws {
-        guard TokenUse(rawValue: tokenUse) != nil else {
-            throw ValidationError("--token-use must be id, access or any, not \"\(tokenUse)\"")
-        }
-        if let now, ISO8601.parse(now) == nil {
-            throw ValidationError("--now must be an ISO-8601 instant such as 2026-03-10T10:00:00Z, not \"\(now)\"")
-        }
         if let dynamoDBEndpoint {
             guard let url = URL(string: dynamoDBEndpoint), url.scheme == "http" || url.scheme == "https",
                 url.host != nil
@@ -76,12 +77,12 @@ struct CommonOptions: ParsableArguments {
         options.userPoolID = userPoolID
         options.region = region
         options.clientIDs = clientIDs
-        options.tokenUse = TokenUse(rawValue: tokenUse) ?? EmulatorOptions.defaultTokenUse
+        options.tokenUse = tokenUse.value
         options.clockSkew = clockSkew
         options.stateFile = state.map { URL(fileURLWithPath: $0) }
         options.tableName = table
         options.limitsFile = limits.map { URL(fileURLWithPath: $0) }
-        options.now = now.flatMap(ISO8601.parse)
+        options.now = now?.date
         options.seed = seed
         options.dynamoDBEndpoint = dynamoDBEndpoint.flatMap(URL.init(string:))
         if options.trustsDevelopmentKey { options.developmentKey = try DevelopmentKeyLocator.load() }

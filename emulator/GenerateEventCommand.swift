@@ -9,7 +9,8 @@ struct GenerateEventCommand: ParsableCommand {
         commandName: "generate-event",
         abstract: "Print a sample event of a supported kind, carrying a fresh development token.",
         discussion: """
-            Kinds: \(SampleEvents.Kind.allCases.map(\.rawValue).joined(separator: ", ")). Without a kind, lists them.
+            Kinds: \(SampleEvents.Kind.allCases.map(\.rawValue).joined(separator: ", ")). Every kind needs --sub, \
+            the token's user; an unknown kind is refused with the list of kinds.
 
             Examples, from the repository root:
               swift run inkra-emulator generate-event rest-generate --sub alice
@@ -19,7 +20,7 @@ struct GenerateEventCommand: ParsableCommand {
     )
 
     @Argument(help: "The kind of event.")
-    var kind: String?
+    var kind: Choice<SampleEvents.Kind>
 
     @Option(help: "The topic/count/length JSON body for generate events.")
     var body: String = #"{"topic":"my grandmother's childhood in Naples","length":"short"}"#
@@ -30,19 +31,10 @@ struct GenerateEventCommand: ParsableCommand {
     @OptionGroup var claims: TokenClaimOptions
 
     func run() throws {
-        guard let kind else {
-            for kind in SampleEvents.Kind.allCases { Output.out("\(kind.rawValue)  (\(kind.function.rawValue))") }
-            return
-        }
-        guard let parsed = SampleEvents.Kind(rawValue: kind) else {
-            throw ValidationError(
-                "unknown kind \"\(kind)\"; kinds: \(SampleEvents.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
-            )
-        }
-        let instant = try claims.instant()
+        let instant = claims.instant
         let token = noToken ? nil : try claims.mint(with: try DevelopmentKeyLocator.load(), at: instant)
-        var event = SampleEvents.event(parsed, token: token, body: body, at: instant)
-        event.set(.string(parsed.function.rawValue), at: ["x-inkra-function"])
+        var event = SampleEvents.event(kind.value, token: token, body: body, at: instant)
+        event.set(.string(kind.value.function.rawValue), at: ["x-inkra-function"])
         Output.out(event.prettyJSONString)
     }
 }

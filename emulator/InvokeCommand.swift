@@ -20,23 +20,17 @@ struct InvokeCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "authorizer, checkUsage, generateQuestions, deleteAccount or repairCharges.")
-    var function: String
+    @Argument(help: "The function to invoke (its name in any case).")
+    var function: Choice<FunctionName>
 
     @Option(help: "The event file, or - for standard input (default: standard input).")
     var event: String = "-"
 
     @OptionGroup var common: CommonOptions
 
-    func validate() throws {
-        guard FunctionName(caseInsensitive: function) != nil else {
-            throw ValidationError("FUNCTION must be \(FunctionName.names), not \"\(function)\"")
-        }
-    }
-
     func run() async throws {
-        LogSetup.bootstrap(level: common.logLevel)
-        let name = FunctionName(caseInsensitive: function) ?? .authorizer
+        LogSetup.bootstrap(level: common.logLevel.value)
+        let name = function.value
         let data: Data
         do {
             data =

@@ -70,7 +70,7 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        LogSetup.bootstrap(level: common.logLevel)
+        LogSetup.bootstrap(level: common.logLevel.value)
         let stack = try EmulatorStack(options: try common.emulatorOptions())
         if let stateFromScan {
             let scan = try TableScan(contentsOf: URL(fileURLWithPath: stateFromScan))

@@ -5,6 +5,7 @@ import Foundation
 import InkraAuth
 import InkraHandlers
 import InkraJSON
+import Logging
 
 #if canImport(Glibc)
     import Glibc
@@ -41,8 +42,8 @@ struct RunRuntimeCommand: AsyncParsableCommand {
     @Argument(help: "The runtime executable (e.g. .build/release/bootstrap).")
     var executable: String
 
-    @Option(help: "authorizer, checkUsage, generateQuestions, deleteAccount or repairCharges.")
-    var function: String
+    @Option(help: "The function the runtime serves (its name in any case).")
+    var function: Choice<FunctionName>
 
     @Argument(help: "Event files and folders (default: events).")
     var paths: [String] = []
@@ -64,9 +65,6 @@ struct RunRuntimeCommand: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        guard FunctionName(caseInsensitive: function) != nil else {
-            throw ValidationError("--function must be \(FunctionName.names), not \"\(function)\"")
-        }
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ValidationError("\(executable) is not an executable file")
         }
@@ -79,13 +77,13 @@ struct RunRuntimeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        LogSetup.bootstrap(level: common.logLevel)
-        let name = FunctionName(caseInsensitive: function) ?? .authorizer
+        LogSetup.bootstrap(level: common.logLevel.value)
+        let name = function.value
         let options = try common.emulatorOptions()
         let stack = try EmulatorStack(options: options)
         let fleet = try await RuntimeFleet.start(
             count: jobs, firstPort: runtimeAPIPort, executable: URL(fileURLWithPath: executable), function: name,
-            options: options, timeout: timeout, logLevel: common.logLevel)
+            options: options, timeout: timeout, logLevel: common.logLevel.value.rawValue)
         for runtime in fleet.runtimes {
             Output.err(
                 "\(runtime.name): \(executable) (pid \(runtime.process.processIdentifier)) polling http://\(runtime.server.address)"

@@ -57,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
     var dynamoDBPort = 8000
 
     @Option(help: "API Gateway payloads: v1 (REST API) or v2 (HTTP API).")
-    var payload = "v1"
+    var payload = Payload.v1
 
     @Option(help: "Serve the routes under this stage (/STAGE/questions).")
     var stage: String?
@@ -72,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
     var noCORS = false
 
     @Option(name: .customLong("runtime-function"), help: "The function a runtime on the Runtime API serves.")
-    var runtimeFunction = "generateQuestions"
+    var runtimeFunction = Choice(FunctionName.generateQuestions)
 
     @Option(help: "A runtime (e.g. .build/release/bootstrap) to start on the Runtime API for --runtime-function.")
     var bootstrap: String?
@@ -103,10 +103,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("pool-issuer"),
         help: """
-            The issuer of the local pool's tokens: local (http://HOST:PORT/<poolId>, the default), or \
-            ORIGINAL or UPDATED, Cognito's issuer URL of that form (the pool's IssuerConfiguration).
+            The issuer of the local pool's tokens: local (http://HOST:PORT/<poolId>), or ORIGINAL or \
+            UPDATED, Cognito's issuer URL of that form (the pool's IssuerConfiguration); in any case.
             """)
-    var poolIssuer: String?
+    var poolIssuer = Choice(PoolIssuer.local)
 
     @Option(
         name: .customLong("state-from-scan"),
@@ -119,13 +119,6 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        guard ProxyRequest.Version(flag: payload) != nil else {
-            throw ValidationError("--payload must be v1 or v2, not \"\(payload)\"")
-        }
-        guard FunctionName(caseInsensitive: runtimeFunction) != nil else {
-            throw ValidationError(
-                "--runtime-function must be \(FunctionName.names), not \"\(runtimeFunction)\"")
-        }
         for (flag, value) in [
             ("--port", port), ("--lambda-port", lambdaPort), ("--runtime-api-port", runtimeAPIPort),
             ("--dynamodb-port", dynamoDBPort), ("--console-port", consolePort), ("--cognito-port", cognitoPort ?? 0),
@@ -150,18 +143,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let options = try common.emulatorOptions()
-        LogSetup.bootstrapCapturing(level: common.logLevel, now: options.clock)
-        switch EventLoopExecutor.placement {
-        case .eventLoops:
-            break
-        case .eventLoopsQueuingHops:
+        LogSetup.bootstrapCapturing(level: common.logLevel.value, now: options.clock)
+        if !EventLoopExecutor.isInstalled {
             Logger(label: "inkra.serve").warning(
-                "Swift tasks run on the event loops through NIO's installer, every hop a queued job: requests cost more CPU"
-            )
-        case .swiftPool:
-            Logger(label: "inkra.serve").warning(
-                "Swift tasks run on Swift's own pool, not on the event loops (another global-executor hook is installed): requests cost more CPU"
-            )
+                """
+                Swift tasks run on Swift's own pool, not on the event loops (NIO's installer could not take \
+                over): requests cost more CPU
+                """)
         }
         let stack = try EmulatorStack(options: options)
         if let stateFromScan {
@@ -175,24 +163,19 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.lambdaPort = lambdaPort
         configuration.runtimeAPIPort = runtimeAPIPort
         configuration.dynamoDBPort = stack.memoryTable == nil ? nil : dynamoDBPort
-        configuration.gateway.payload = ProxyRequest.Version(flag: payload) ?? .v1
+        configuration.gateway.payload = payload.version
         configuration.gateway.stage = stage
         configuration.gateway.authorizerCacheTTL = authorizerCacheTTL
         configuration.gateway.cors = CORSPolicy(allowedOrigins: noCORS ? [] : corsOrigins.isEmpty ? ["*"] : corsOrigins)
-        configuration.runtimeFunction = FunctionName(caseInsensitive: runtimeFunction) ?? .generateQuestions
+        configuration.runtimeFunction = runtimeFunction.value
         configuration.functionTimeout = timeout
         configuration.runtimeExecutable = bootstrap.map { URL(fileURLWithPath: $0) }
-        configuration.runtimeLogLevel = common.logLevel
+        configuration.runtimeLogLevel = common.logLevel.value.rawValue
         configuration.accessLog = !noAccessLog
         configuration.consolePort = noConsole ? nil : consolePort
         configuration.cognitoPort = noCognito ? nil : cognitoPort ?? 9229
         configuration.cognitoPortFallsBack = cognitoPort == nil
-        if let poolIssuer, poolIssuer.lowercased() != "local" {
-            guard let form = IssuerForm(rawValue: poolIssuer.uppercased()) else {
-                throw ValidationError("--pool-issuer must be local, ORIGINAL or UPDATED, got \(poolIssuer)")
-            }
-            configuration.userPool.issuerForm = form
-        }
+        if let form = poolIssuer.value.form { configuration.userPool.issuerForm = form }
         if let record {
             let recorder = try ServeRecorder(directory: URL(fileURLWithPath: record))
             configuration.gateway.observers.append { recorder.record($0) }
@@ -233,17 +216,6 @@ extension ServeCommand {
             } catch {
                 Output.err("inkra-emulator: repairCharges failed: \(error.errorMessage); trying again in 30 s")
             }
-        }
-    }
-}
-
-extension ProxyRequest.Version {
-    /// `v1` (REST API) or `v2` (HTTP API).
-    init?(flag: String) {
-        switch flag.lowercased() {
-        case "v1", "1.0", "rest": self = .v1
-        case "v2", "2.0", "http": self = .v2
-        default: return nil
         }
     }
 }

@@ -20,7 +20,7 @@ struct TokenCommand: ParsableCommand {
 
     func run() throws {
         let key = try DevelopmentKeyLocator.load()
-        Output.out(try claims.mint(with: key, at: try claims.instant()))
+        Output.out(try claims.mint(with: key, at: claims.instant))
     }
 }
 
@@ -53,8 +53,8 @@ struct TokenClaimOptions: ParsableArguments {
     @Option(help: "The issuer (default: the development pool).")
     var issuer: String = DevelopmentKey.issuer
 
-    @Option(help: "Mint as of this ISO-8601 instant (default: now).")
-    var now: String?
+    @Option(help: ArgumentHelp("Mint as of this ISO-8601 instant (default: now).", valueName: Instant.valueName))
+    var now: Instant?
 
     func validate() throws {
         guard !sub.isEmpty else { throw ValidationError("--sub must not be empty") }
@@ -63,16 +63,10 @@ struct TokenClaimOptions: ParsableArguments {
         } catch {
             throw ValidationError(error.message)
         }
-        if let now, ISO8601.parse(now) == nil {
-            throw ValidationError("--now must be an ISO-8601 instant such as 2026-03-10T10:00:00Z")
-        }
     }
 
-    func instant() throws -> Date {
-        guard let now else { return Date() }
-        guard let date = ISO8601.parse(now) else { throw ValidationError("--now is not an ISO-8601 instant") }
-        return date
-    }
+    /// `--now`, or the real time.
+    var instant: Date { now?.date ?? Date() }
 
     /// The claims the flags describe.
     var developmentClaims: DevelopmentTokens.Claims {

@@ -24,34 +24,30 @@ struct UsageCommand: AsyncParsableCommand {
     @Option(help: "The user id (sub) whose usage to show.")
     var sub: String?
 
-    @Option(name: .customLong("refused-on"), help: "A UTC date, YYYY-MM-DD: list the users refused that day.")
-    var refusedOn: String?
+    @Option(
+        name: .customLong("refused-on"),
+        help: ArgumentHelp("A UTC date, YYYY-MM-DD: list the users refused that day.", valueName: UTCDate.valueName))
+    var refusedOn: UTCDate?
 
-    @Option(help: "The user's tier, for the limits shown (free or premium).")
-    var tier: String = "free"
+    @Option(help: "The user's tier, for the limits shown.")
+    var tier = Choice(Tier.free)
 
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
         guard (sub == nil) != (refusedOn == nil) else { throw ValidationError("give either --sub or --refused-on") }
-        if let refusedOn {
-            let parts = refusedOn.split(separator: "-")
-            guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-                parts.allSatisfy({ $0.allSatisfy(\.isNumber) })
-            else { throw ValidationError("--refused-on must be a date YYYY-MM-DD, not \"\(refusedOn)\"") }
-        }
     }
 
     func run() async throws {
-        LogSetup.bootstrap(level: common.logLevel)
+        LogSetup.bootstrap(level: common.logLevel.value)
         let options = try common.emulatorOptions()
         let stack = try EmulatorStack(options: options)
         if options.stateFile == nil {
             Output.err("note: no --state given, so this reads an empty in-memory table")
         }
         if let refusedOn {
-            let users = try await stack.store.refusedUsers(on: refusedOn)
-            Output.out(JSONValueBuilder.refused(day: refusedOn, users: users))
+            let users = try await stack.store.refusedUsers(on: refusedOn.text)
+            Output.out(JSONValueBuilder.refused(day: refusedOn.text, users: users))
             return
         }
         guard let sub else { return }
@@ -59,7 +55,7 @@ struct UsageCommand: AsyncParsableCommand {
         let report = try await stack.store.usage(
             for: sub,
             at: options.now ?? Date(),
-            limits: limits.limits(forTier: Tier.resolve(subscriptionTier: tier, tier: nil, groups: []).rawValue)
+            limits: limits.limits(forTier: tier.value.rawValue)
         )
         Output.out(JSONValueBuilder.usage(user: sub, report: report))
     }

@@ -7,7 +7,7 @@
 # Usage: scripts/ci-cognito.sh [MOTO_URL]   (without one, a moto_server is started on a free port)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -c 'import boto3, jwt, pycognito' 2>/dev/null || python3 -m pip install --quiet pycognito boto3
+python3 -c 'import boto3, jwt, pycognito' 2>/dev/null || python3 -m pip install --quiet -r .ci/requirements.txt
 swift build --product inkra-emulator > /dev/null
 emulator=$(swift build --show-bin-path)/inkra-emulator
 moto=${1:-}

@@ -11,7 +11,7 @@ if ! command -v chromium >/dev/null 2>&1; then
     echo "== installing chromium"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null
 fi
-python3 -c 'import websocket' 2>/dev/null || python3 -m pip install --quiet websocket-client
+python3 -c 'import websocket' 2>/dev/null || python3 -m pip install --quiet -r .ci/requirements.txt
 swift build --product inkra-emulator > /dev/null
 echo "== the console in Chromium ($(chromium --version 2>/dev/null | head -1))"
 python3 scripts/console_browser.py "$(swift build --show-bin-path)/inkra-emulator" --screenshots "${1:-docs/images}"

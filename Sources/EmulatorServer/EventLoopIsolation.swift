@@ -11,7 +11,8 @@ import NIOPosix
 /// of the loop run theirs one after another. Run inline, the same code cost 46 µs of CPU a request
 /// under load, against 28 µs when it ran as queued jobs (the code one request's work used still
 /// being in the caches for the next is the likely reason); BENCHMARKS.md as of 2026-11-24,
-/// "afternoon", in its git history.
+/// "afternoon", in its git history, measured under the emulator's former global-enqueue hook.
+/// Under NIO's installer, which ``EventLoopExecutor`` uses now, BENCHMARKS.md has the rate.
 actor EventLoopIsolation {
     /// The loop.
     nonisolated let loop: any EventLoop

@@ -210,7 +210,10 @@ struct AdminStateFileTests {
         #expect(noTable.standardError.contains("give either --state FILE or --dynamodb-endpoint URL"))
         let window = try await target.run(["reset", "ada", "--window", "week"])
         #expect(window.status == 2)
-        #expect(window.standardError.contains("--window must be month, day or hour"))
+        #expect(
+            window.standardError.contains(
+                "The value 'week' is invalid for '--window <window>'. Please provide one of 'month', 'day' or 'hour'."),
+            "\(window.standardError)")
         let zero = try await target.run(["refund", "ada", "0"])
         #expect(zero.status == 2)
         let unconfirmed = try await runEmulator([

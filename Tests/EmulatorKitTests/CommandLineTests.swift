@@ -51,10 +51,16 @@ struct CommandLineTests {
         let unknown = try await runEmulator(["invoke", "deleteEverything"], input: "{}")
         #expect(unknown.status == 2)
         #expect(
-            unknown.standardError.contains("authorizer, checkUsage, generateQuestions, deleteAccount or repairCharges"))
+            unknown.standardError.contains(
+                "The value 'deleteEverything' is invalid for '<function>'. Please provide one of 'authorizer', "
+                    + "'checkUsage', 'generateQuestions', 'deleteAccount' or 'repairCharges'."),
+            "\(unknown.standardError)")
 
         let badFlag = try await runEmulator(["invoke", "checkUsage", "--now", "yesterday"], input: "{}")
         #expect(badFlag.status == 2)
+        #expect(
+            badFlag.standardError.contains("The value 'yesterday' is invalid for '--now <yyyy-mm-ddThh:mm:ssZ>'"),
+            "\(badFlag.standardError)")
     }
 
     @Test("invoke runs a proxy function alone and prints its response")
