@@ -37,19 +37,24 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
-        .target(name: "SingleTable", swiftSettings: strictSettings),
+        // What several layers need of time: the request's deadline, civil (UTC calendar) time, the
+        // backoff between attempts, racing work against a deadline. It imports nothing of the package.
+        .target(name: "InkraTime", swiftSettings: strictSettings),
+        // Re-exports InkraTime, so `RequestDeadline` stays where its users found it.
+        .target(name: "SingleTable", dependencies: ["InkraTime"], swiftSettings: strictSettings),
         .target(name: "InkraJSON", swiftSettings: strictSettings),
         // The text rules of HTTP fields (ASCII case-insensitive names, optional whitespace), for this
         // package's modules only (`package` access).
         .target(name: "HTTPText", swiftSettings: strictSettings),
         .target(
             name: "InkraUsage",
-            dependencies: ["SingleTable", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["InkraTime", "SingleTable", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(
             name: "InkraAuth",
             dependencies: [
+                "InkraTime",
                 "InkraJSON",
                 "HTTPText",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -64,19 +69,19 @@ let package = Package(
                 "InkraJSON",
                 "HTTPText",
                 "InkraAuth",
+                "InkraTime",
                 "InkraUsage",
-                "SingleTable",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
-        .target(name: "LambdaRuntimeAPI", dependencies: ["HTTPText"], swiftSettings: strictSettings),
+        .target(name: "LambdaRuntimeAPI", dependencies: ["HTTPText", "InkraTime"], swiftSettings: strictSettings),
         // What a package's own tests of the functions need (events, a clock, a seeded store, a scripted
         // generator, tokens, results); nothing of the emulator.
         .target(
             name: "InkraTesting",
-            dependencies: ["InkraHandlers", "InkraUsage", "InkraAuth", "SingleTable", "InkraJSON"],
+            dependencies: ["InkraHandlers", "InkraUsage", "InkraAuth", "InkraTime", "SingleTable", "InkraJSON"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -94,9 +99,9 @@ let package = Package(
             name: "InkraLLM",
             dependencies: [
                 "InkraJSON",
+                "InkraTime",
                 "HTTPText",
                 "OutboundHTTP",
-                "SingleTable",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
@@ -104,6 +109,7 @@ let package = Package(
         .target(
             name: "DynamoDBTable",
             dependencies: [
+                "InkraTime",
                 "SingleTable",
                 "InkraJSON",
                 "HTTPText",
@@ -135,6 +141,7 @@ let package = Package(
                 "OutboundHTTP",
                 "InkraHandlers",
                 "InkraAuth",
+                "InkraTime",
                 "InkraUsage",
                 "SingleTable",
                 "CZlib",
@@ -181,6 +188,7 @@ let package = Package(
                 "InkraAuth",
                 "InkraUsage",
                 "InkraLLM",
+                "InkraTime",
                 "SingleTable",
                 "DynamoDBTable",
                 "OutboundHTTP",
@@ -280,8 +288,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "InkraUsageTests", dependencies: ["InkraUsage", "InkraTesting", "InkraTestSupport"],
+            name: "InkraUsageTests", dependencies: ["InkraUsage", "InkraTime", "InkraTesting", "InkraTestSupport"],
             swiftSettings: strictSettings),
+        .testTarget(name: "InkraTimeTests", dependencies: ["InkraTime"], swiftSettings: strictSettings),
         .testTarget(name: "InkraJSONTests", dependencies: ["InkraJSON"], swiftSettings: strictSettings),
         .testTarget(
             name: "InkraFuzzTargetsTests",

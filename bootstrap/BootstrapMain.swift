@@ -1,9 +1,9 @@
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import LambdaRuntimeAPI
 import Logging
 import Metrics
-import SingleTable
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

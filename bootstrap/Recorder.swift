@@ -1,5 +1,6 @@
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 import LambdaRuntimeAPI
 

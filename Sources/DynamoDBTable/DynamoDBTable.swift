@@ -1,4 +1,5 @@
 import InkraJSON
+import InkraTime
 import SingleTable
 
 #if canImport(FoundationEssentials)
@@ -160,6 +161,7 @@ public struct DynamoDBTable: Table {
     func call(_ operation: String, _ body: JSONValue) async throws(TableError) -> JSONValue {
         let bytes = body.jsonBytes
         let started = now()
+        let backoff = Backoff(base: .seconds(options.baseDelay), cap: .seconds(options.maximumDelay), jitter: jitter)
         var attempt = 0
         var unknownOutcome = false
         func failure(_ error: TableError) -> TableError {
@@ -184,8 +186,7 @@ public struct DynamoDBTable: Table {
             let budget = min(
                 options.deadline - now().timeIntervalSince(started), Self.secondsLeftInRequest() ?? .infinity)
             guard error.isRetryable, attempt < options.maximumAttempts, budget > 0 else { throw failure(error) }
-            let cap = min(options.maximumDelay, options.baseDelay * Double(1 << min(attempt - 1, 20)))
-            let delay = min(cap * jitter(), budget)
+            let delay = min(Self.seconds(backoff.delay(after: attempt)), budget)
             do {
                 try await sleep(delay)
             } catch {
@@ -196,8 +197,12 @@ public struct DynamoDBTable: Table {
 
     /// Seconds left before the request's deadline (zero or less once it has passed), or `nil` without one.
     private static func secondsLeftInRequest() -> TimeInterval? {
-        guard let left = RequestDeadline.remaining() else { return nil }
-        return Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+        RequestDeadline.remaining().map(seconds)
+    }
+
+    /// A duration in seconds.
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     private func send(_ operation: String, _ body: [UInt8], timeout: TimeInterval) async throws(TableError)

@@ -1,8 +1,8 @@
 import HTTPText
 import InkraJSON
+import InkraTime
 import NIOHTTP1
 import OutboundHTTP
-import SingleTable
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

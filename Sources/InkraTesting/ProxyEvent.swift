@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 
 /// API Gateway proxy events, shaped as API Gateway sends them to a function behind a Lambda

@@ -1,4 +1,5 @@
 import Dispatch
+import InkraTime
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -131,6 +132,10 @@ public struct RuntimeLoop: Sendable {
         }
     }
 
+    /// The waits between reconnections: 10 ms, doubling up to a second, without jitter (one
+    /// runtime per execution environment, so no crowd of clients to spread out).
+    static let reconnection = Backoff(base: .milliseconds(10), cap: .seconds(1), jitter: Backoff.none)
+
     private func retrying<T>(_ what: String, _ body: () throws -> T) throws -> T {
         var attempt = 1
         while true {
@@ -139,7 +144,8 @@ public struct RuntimeLoop: Sendable {
             } catch RuntimeAPIError.connection(let message) where attempt < maximumAttempts {
                 log("\(what): \(message); reconnecting (attempt \(attempt + 1) of \(maximumAttempts))")
                 client.reconnect()
-                usleep(UInt32(min(1_000_000, 10_000 << (attempt - 1))))
+                let wait = Self.reconnection.delay(after: attempt).components
+                usleep(UInt32(wait.seconds * 1_000_000 + wait.attoseconds / 1_000_000_000_000))
                 attempt += 1
             }
         }

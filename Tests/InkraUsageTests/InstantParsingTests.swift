@@ -1,5 +1,6 @@
 import Foundation
 import InkraTesting
+import InkraTime
 import InkraUsage
 import Testing
 

@@ -1,4 +1,5 @@
 import InkraJSON
+import InkraTime
 import SingleTable
 
 #if canImport(FoundationEssentials)

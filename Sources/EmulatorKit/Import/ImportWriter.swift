@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 
 /// Writes recordings as an events folder that `replay` reads as it reads `events/`:

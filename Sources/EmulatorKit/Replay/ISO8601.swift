@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import InkraUsage
 
 /// ISO-8601 instants as flags and event files write them.

@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import InkraUsage
 
 /// API Gateway's `requestContext.requestTime` / `time`: `10/Mar/2026:10:00:00 +0000`, always UTC.

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 import Logging
 import Synchronization

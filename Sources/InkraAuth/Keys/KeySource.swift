@@ -1,3 +1,4 @@
+import InkraTime
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -141,23 +142,15 @@ public actor RemoteKeySource: KeySource {
     }
 
     /// The JWKS's bytes, or ``KeySourceError/Code/unreachable`` naming the URL when the fetch fails
-    /// or has not answered within `timeout` (the fetch is then cancelled).
+    /// or has not answered within `timeout` (`withDeadline`: the fetch is then cancelled, and left
+    /// behind if it does not stop).
     private static func fetch(
         _ url: URL, with fetch: @escaping @Sendable (URL) async throws -> Data, within timeout: Duration
     ) async throws(KeySourceError) -> Data {
         do {
-            return try await withThrowingTaskGroup(of: Data?.self) { group in
-                group.addTask { try await fetch(url) }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let data = first else {
-                    throw KeySourceError(.unreachable, "\(url.absoluteString) did not answer within \(timeout)")
-                }
-                return data
-            }
+            return try await withDeadline(.now.advanced(by: timeout)) { try await fetch(url) }
+        } catch is DeadlinePassed {
+            throw KeySourceError(.unreachable, "\(url.absoluteString) did not answer within \(timeout)")
         } catch let error as KeySourceError {
             throw error
         } catch {

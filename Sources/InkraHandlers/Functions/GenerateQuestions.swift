@@ -1,9 +1,9 @@
 import InkraAuth
 import InkraJSON
+import InkraTime
 import InkraUsage
 import Logging
 import Metrics
-import SingleTable
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -191,30 +191,19 @@ public struct GenerateQuestions: EventHandler {
         Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
     }
 
-    /// The generator's questions, raced against the request's deadline: past it, the answer is
-    /// ``HTTPError/outOfTime`` while API Gateway still waits for one, and the generator's call is
-    /// cancelled (and left behind if it does not stop).
+    /// The generator's questions, raced against the request's deadline (`withDeadline`): past it,
+    /// the answer is ``HTTPError/outOfTime`` while API Gateway still waits for one, and the
+    /// generator's call is cancelled (and left behind if it does not stop).
     private func generate(_ request: QuestionRequest) async throws -> [String] {
         let generator = generator
-        guard let left = RequestDeadline.remaining() else {
+        guard let deadline = RequestDeadline.current else {
             return try Self.nonEmpty(await generator.questions(for: request))
         }
-        let race = FirstResult<[String]>()
-        let work = Task {
-            do {
-                await race.finish(.success(try Self.nonEmpty(await generator.questions(for: request))))
-            } catch {
-                await race.finish(.failure(error))
-            }
+        do {
+            return try await withDeadline(deadline) { try Self.nonEmpty(await generator.questions(for: request)) }
+        } catch is DeadlinePassed {
+            throw HTTPError.outOfTime
         }
-        let timer = Task {
-            try? await Task.sleep(for: left)
-            await race.finish(.failure(HTTPError.outOfTime))
-        }
-        let result = await race.value
-        work.cancel()
-        timer.cancel()
-        return try result.get()
     }
 
     private static func nonEmpty(_ questions: [String]) throws -> [String] {
@@ -251,26 +240,6 @@ public struct GenerateQuestions: EventHandler {
 
     private enum GenerationError: Error {
         case empty
-    }
-}
-
-/// The first of several results, awaited once.
-private actor FirstResult<Value: Sendable> {
-    private var result: Result<Value, any Error>?
-    private var waiter: CheckedContinuation<Result<Value, any Error>, Never>?
-
-    func finish(_ result: Result<Value, any Error>) {
-        guard self.result == nil else { return }
-        self.result = result
-        waiter?.resume(returning: result)
-        waiter = nil
-    }
-
-    var value: Result<Value, any Error> {
-        get async {
-            if let result { return result }
-            return await withCheckedContinuation { waiter = $0 }
-        }
     }
 }
 

@@ -1,4 +1,5 @@
 import InkraJSON
+import InkraTime
 import InkraUsage
 
 #if canImport(FoundationEssentials)

@@ -1,3 +1,4 @@
+import InkraTime
 import SingleTable
 
 #if canImport(FoundationEssentials)

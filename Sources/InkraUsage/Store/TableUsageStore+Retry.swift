@@ -1,3 +1,4 @@
+import InkraTime
 import SingleTable
 
 #if canImport(FoundationEssentials)
@@ -135,7 +136,6 @@ extension TableUsageStore {
             try await run({ _ in try await attempt() }, keeping: nil, retryable: { $0.code == .transactionConflict })
         }
 
-        /// The wait before the next attempt: full jitter under a cap that doubles with each one.
         /// What a last attempt keeps back from the deadline for its own round trip.
         var lastAttempt: Duration = .milliseconds(100)
 
@@ -147,9 +147,10 @@ extension TableUsageStore {
             return min(backoff(after: attempts), left)
         }
 
+        /// The wait before the next attempt: full jitter under a cap that doubles with each one,
+        /// from ``baseDelay`` to ``maximumDelay`` (`Backoff`).
         func backoff(after attempts: Int) -> Duration {
-            let cap = min(maximumDelay, baseDelay * (1 << min(attempts - 1, 20)))
-            return cap * jitter()
+            Backoff(base: baseDelay, cap: maximumDelay, jitter: jitter).delay(after: attempts)
         }
 
         private func run<Value>(

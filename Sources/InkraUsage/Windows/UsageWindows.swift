@@ -1,3 +1,5 @@
+import InkraTime
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

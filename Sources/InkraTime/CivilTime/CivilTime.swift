@@ -26,7 +26,7 @@ package struct CivilTime: Hashable, Sendable {
     }
 
     /// Reads epoch seconds in UTC.
-    init(epochSeconds: Int) {
+    package init(epochSeconds: Int) {
         let days = Self.floorDivide(epochSeconds, 86_400)
         let secondsOfDay = epochSeconds - days * 86_400
         (year, month, day) = Self.civil(fromDays: days)
@@ -35,7 +35,7 @@ package struct CivilTime: Hashable, Sendable {
         second = secondsOfDay % 60
     }
 
-    init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+    package init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
         self.year = year
         self.month = month
         self.day = day
@@ -45,20 +45,20 @@ package struct CivilTime: Hashable, Sendable {
     }
 
     /// Seconds since 1970-01-01T00:00:00Z.
-    var epochSeconds: Int {
+    package var epochSeconds: Int {
         Self.days(fromCivil: year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second
     }
 
-    var date: Date { Date(timeIntervalSince1970: TimeInterval(epochSeconds)) }
+    package var date: Date { Date(timeIntervalSince1970: TimeInterval(epochSeconds)) }
 
     /// `YYYY-MM`.
-    var monthKey: String { text(length: 7) }
+    package var monthKey: String { text(length: 7) }
     /// `YYYY-MM-DD`.
-    var dayKey: String { text(length: 10) }
+    package var dayKey: String { text(length: 10) }
     /// `YYYY-MM-DDTHH`.
-    var hourKey: String { text(length: 13) }
+    package var hourKey: String { text(length: 13) }
     /// `YYYY-MM-DDTHH:MM:SSZ`.
-    var iso8601: String { text(length: 20) }
+    package var iso8601: String { text(length: 20) }
 
     /// `YYYY-MM-DDTHH:MM:SSZ` up to the `length`-th character after the year's four digits (a
     /// year past 9999 is written in full), digit by digit: these keys are made for every
@@ -113,17 +113,17 @@ package struct CivilTime: Hashable, Sendable {
     }
 
     /// The first instant of the next UTC hour.
-    var startOfNextHour: CivilTime {
+    package var startOfNextHour: CivilTime {
         CivilTime(epochSeconds: CivilTime(year: year, month: month, day: day, hour: hour).epochSeconds + 3_600)
     }
 
     /// The next UTC midnight.
-    var startOfNextDay: CivilTime {
+    package var startOfNextDay: CivilTime {
         CivilTime(epochSeconds: CivilTime(year: year, month: month, day: day).epochSeconds + 86_400)
     }
 
     /// The first instant of the next UTC month.
-    var startOfNextMonth: CivilTime {
+    package var startOfNextMonth: CivilTime {
         month == 12 ? CivilTime(year: year + 1, month: 1, day: 1) : CivilTime(year: year, month: month + 1, day: 1)
     }
 
