@@ -2,9 +2,27 @@ import InkraTime
 import Synchronization
 import Testing
 
-/// A gate a work waits on without looking at cancellation: it opens only when the test opens it.
+/// A gate a work waits on without looking at cancellation: it opens when the test opens it.
+///
+/// It also opens by itself 30 s after it was made: a watchdog, not a wait. Were `withDeadline` to
+/// hold its caller until such a work ended, the test would then end and fail on what it expects,
+/// rather than hang the run (a time limit alone reports, but still waits for the test's task).
 private final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private struct State {
+        var open = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var watchdog: Task<Void, any Error>?
+    }
+
+    private let state = Mutex(State())
+
+    init() {
+        let watchdog = Task { [weak self] in
+            try await Task.sleep(for: .seconds(30))
+            self?.open()
+        }
+        state.withLock { $0.watchdog = watchdog }
+    }
 
     func wait() async {
         await withCheckedContinuation { continuation in
@@ -18,11 +36,15 @@ private final class Gate: Sendable {
     }
 
     func open() {
-        let waiters = state.withLock { state in
+        let (waiters, watchdog) = state.withLock { state in
             state.open = true
-            defer { state.waiters = [] }
-            return state.waiters
+            defer {
+                state.waiters = []
+                state.watchdog = nil
+            }
+            return (state.waiters, state.watchdog)
         }
+        watchdog?.cancel()
         for waiter in waiters { waiter.resume() }
     }
 }
@@ -36,8 +58,9 @@ private final class Flag: Sendable {
 
 private struct WorkFailed: Error, Equatable {}
 
-// Each test that could hang if `withDeadline` waited for the wrong child has a time limit, so a
-// regression fails instead of blocking the run; nothing here measures how long anything took.
+// Each test that could hang if `withDeadline` waited for the wrong child has a time limit, and its
+// gates a watchdog, so a regression fails instead of blocking the run; nothing here measures how
+// long anything took.
 @Suite("withDeadline: the work or the deadline, whichever comes first")
 struct WithDeadlineTests {
     @Test("A work that finishes first gives its result, and the sleep is not waited out", .timeLimit(.minutes(1)))
@@ -85,7 +108,7 @@ struct WithDeadlineTests {
                 return 1
             }
         }
-        #expect(!finished.isSet, "the caller went on while the work still waited")
+        #expect(!finished.isSet, "the caller was kept waiting until the work ended")
         gate.open()
     }
 
