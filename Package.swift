@@ -321,11 +321,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            // The Runtime API client and loop; the built bootstrap answers the refusal tests.
             name: "LambdaRuntimeAPITests",
             dependencies: [
                 "LambdaRuntimeAPI", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport", "Bootstrap",
-                "inkra-emulator", "InkraLLM",
-                "DynamoDBTable", "OutboundHTTP", "InkraAuth", "InkraTesting", "InkraHandlers", "InkraUsage",
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            // bootstrap: its settings and start-up, and the built binary driven as Lambda drives it.
+            name: "BootstrapTests",
+            dependencies: [
+                "Bootstrap", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport", "inkra-emulator",
+                "InkraLLM", "DynamoDBTable", "OutboundHTTP", "InkraAuth", "InkraTesting", "InkraHandlers", "InkraUsage",
                 "SingleTable", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -9,7 +9,7 @@ import Testing
 /// The metering promise in process, on a table that refuses to send past the deadline as
 /// `DynamoDBTable` does and fails what a test names: a unit stays charged exactly when its call is
 /// answered 200. The same paths are proven from outside the process through the built
-/// `bootstrap` on moto behind a fault proxy (LambdaRuntimeAPITests' `BootstrapFaultTests`).
+/// `bootstrap` on moto behind a fault proxy (BootstrapTests' `BootstrapFaultTests`).
 @Suite("Exactly once: a unit stays charged only for a call answered 200")
 struct ExactlyOnceTests {
     let caller = Fixtures.lambdaContext("u1")
