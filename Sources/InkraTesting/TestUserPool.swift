@@ -1,11 +1,12 @@
 import Foundation
 import InkraAuth
 import InkraHandlers
+import InkraJSON
 import InkraUsage
 
 /// A Cognito user pool for authorizer tests: a signing key generated when the pool is made (never
 /// one from a file), its JWKS, and tokens carrying exactly the claims Cognito puts in the pool's ID
-/// and access tokens (`DevelopmentClaims`).
+/// and access tokens.
 ///
 /// ```swift
 /// let pool = try TestUserPool()
@@ -24,8 +25,8 @@ public struct TestUserPool: Sendable {
     public let issuer: String
     /// The app client the tokens are for (`aud` of an ID token, `client_id` of an access token).
     public let clientID: String
-    /// The pool's signing key.
-    public let signer: TokenSigner
+    /// The pool's signing key (development tokens are signed only by the package's own code).
+    package let signer: TokenSigner
 
     /// A pool with a freshly generated signing key.
     /// - Parameters:
@@ -49,8 +50,8 @@ public struct TestUserPool: Sendable {
     /// The pool's public keys as Cognito publishes them (`/.well-known/jwks.json`).
     public var jwks: Data { signer.jwks }
 
-    /// The claims of the caller's token, issued at `instant`, before signing: change them to make
-    /// an expired, foreign or odd token.
+    /// The claims of the caller's token, issued at `instant`, before signing, as the token's JSON
+    /// payload: change them and ``sign(_:)`` them to make an expired, foreign or odd token.
     ///
     /// An ID token carries the caller's email, `custom:subscription_tier` (their ``Caller/tier``),
     /// `custom:monthly_quota` and groups. An access token carries no email and no custom
@@ -60,10 +61,30 @@ public struct TestUserPool: Sendable {
     ///   - tokenUse: `id` (what the app sends, and the authorizer's default) or `access`.
     ///   - instant: `iat` and `auth_time`.
     ///   - lifetime: from `iat` to `exp`; Cognito's default is an hour.
-    /// - Throws: `DevelopmentClaims.Refusal` for an access token of a caller with a
-    ///   quota, which only a custom attribute can carry, or for `tokenUse` `.any`.
+    /// - Throws: ``Refusal`` for an access token of a caller with a quota, which only a custom
+    ///   attribute can carry, or for `tokenUse` `.any`.
     public func claims(
         for caller: Caller, tokenUse: TokenUse = .id, at instant: Date, lifetime: Duration = .seconds(3600)
+    ) throws(Refusal) -> JSONValue {
+        do {
+            return try developmentClaims(for: caller, tokenUse: tokenUse, at: instant, lifetime: lifetime).payload()
+        } catch {
+            throw Refusal(claim: error.claim, reason: error.reason, description: error.description)
+        }
+    }
+
+    /// Why a token cannot carry a claim: Cognito's would not.
+    public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The claim, e.g. `custom:monthly_quota`.
+        public var claim: String
+        /// Why it cannot be there.
+        public var reason: String
+        /// "`<claim>` cannot be in an access token: `<reason>`".
+        public var description: String
+    }
+
+    private func developmentClaims(
+        for caller: Caller, tokenUse: TokenUse, at instant: Date, lifetime: Duration
     ) throws(DevelopmentClaims.Refusal) -> DevelopmentClaims {
         var claims = DevelopmentClaims(
             sub: caller.sub, tokenUse: tokenUse.rawValue, clientId: clientID, issuer: issuer, issuedAt: instant,
@@ -98,11 +119,11 @@ public struct TestUserPool: Sendable {
         try sign(claims(for: caller, tokenUse: tokenUse, at: instant, lifetime: lifetime))
     }
 
-    /// Signs claims with the pool's key.
-    /// - Throws: `DevelopmentClaims.Refusal` when the claims do not fit their token
-    ///   use's claim set, or when signing fails.
-    public func sign(_ claims: DevelopmentClaims) throws -> String {
-        try signer.sign(claims)
+    /// Signs a token's payload (from ``claims(for:tokenUse:at:lifetime:)``, changed or not) with
+    /// the pool's key, RS256 under its `kid`.
+    /// - Throws: When signing fails.
+    public func sign(_ claims: JSONValue) throws -> String {
+        try signer.sign(payload: claims)
     }
 
     /// A verifier that trusts this pool's key, for tokens of its app client.

@@ -41,7 +41,7 @@ struct TestUserPoolTests {
     @Test("An ID token carries Cognito's ID claims; an access token no email and no custom attribute")
     func claimSets() throws {
         let bo = Caller("bo", tier: .premium, email: "bo@example.com")
-        let id = try pool.claims(for: bo, at: clock.now).payload()
+        let id = try pool.claims(for: bo, at: clock.now)
         #expect(id["aud"] == .string(pool.clientID))
         #expect(id["token_use"] == "id")
         #expect(id["email"] == "bo@example.com")
@@ -49,13 +49,28 @@ struct TestUserPoolTests {
         #expect(id["iss"] == .string(pool.issuer))
         #expect(id["exp"] == .number(Int(clock.now.timeIntervalSince1970) + 3600))
 
-        let access = try pool.claims(for: bo, tokenUse: .access, at: clock.now).payload()
+        let access = try pool.claims(for: bo, tokenUse: .access, at: clock.now)
         #expect(access["client_id"] == .string(pool.clientID))
         #expect(access["email"] == nil)
         #expect(access["custom:subscription_tier"] == nil)
         #expect(access["cognito:groups"] == ["premium_tier"])
-        #expect(throws: DevelopmentClaims.Refusal.self) {
+        let refusal = #expect(throws: TestUserPool.Refusal.self) {
             try pool.claims(for: Caller("ed", quota: 40), tokenUse: .access, at: clock.now)
+        }
+        #expect(refusal?.claim == "custom:monthly_quota")
+        #expect(refusal?.description.hasPrefix("custom:monthly_quota cannot be in an access token") == true)
+    }
+
+    @Test("Claims changed and signed make an odd token: an expired one is refused, the same unchanged passes")
+    func changedClaims() async throws {
+        let authorizer = pool.authorizer(now: clock.closure)
+        var claims = try pool.claims(for: Caller("fay"), at: clock.now)
+        let fresh = try AuthorizerResult(
+            await authorizer.handle(AuthorizerEvent.token("Bearer \(try pool.sign(claims))")))
+        #expect(fresh.isAllowed)
+        claims.set(.number(Int(clock.now.timeIntervalSince1970) - 60), at: ["exp"])
+        await #expect(throws: FunctionError.unauthorized) {
+            try await authorizer.handle(AuthorizerEvent.token("Bearer \(try pool.sign(claims))"))
         }
     }
 

@@ -19,44 +19,44 @@ import InkraJSON
 ///   (`aws.cognito.signin.user.admin`), `auth_time`, `exp`, `iat`, `jti`, `origin_jti`,
 ///   `event_id`, `username`, and `cognito:groups` when the user is in any group. No `aud`, no
 ///   email, no custom attributes.
-public struct DevelopmentClaims: Sendable, Hashable {
+package struct DevelopmentClaims: Sendable, Hashable {
     /// `sub`.
-    public var sub: String
+    package var sub: String
     /// `token_use`: `id` or `access`.
-    public var tokenUse: String
+    package var tokenUse: String
     /// The app client: `aud` in an ID token, `client_id` in an access token.
-    public var clientId: String
+    package var clientId: String
     /// `iss`.
-    public var issuer: String
+    package var issuer: String
     /// `iat` and `auth_time`.
-    public var issuedAt: Date
+    package var issuedAt: Date
     /// `exp`.
-    public var expiresAt: Date
+    package var expiresAt: Date
     /// `cognito:username` (ID token) or `username` (access token). In a pool whose users sign in
     /// with their email, as template.yaml's does, Cognito sets it to the `sub`.
-    public var username: String
+    package var username: String
     /// `jti`.
-    public var jti: String
+    package var jti: String
     /// `origin_jti`.
-    public var originJti: String
+    package var originJti: String
     /// `event_id`.
-    public var eventId: String
+    package var eventId: String
     /// `email` (ID tokens only).
-    public var email: String?
+    package var email: String?
     /// `email_verified`, beside `email`.
-    public var emailVerified = true
+    package var emailVerified = true
     /// `cognito:groups`; left out when empty, as Cognito leaves it out.
-    public var groups: [String] = []
+    package var groups: [String] = []
     /// `custom:subscription_tier` (ID tokens only).
-    public var subscriptionTier: String?
+    package var subscriptionTier: String?
     /// `custom:monthly_quota` (ID tokens only), a string as Cognito writes every custom attribute.
-    public var monthlyQuota: String?
+    package var monthlyQuota: String?
 
     /// The scope of an access token from a user pool sign-in (no OAuth scopes requested).
     package static let signInScope = "aws.cognito.signin.user.admin"
 
     /// Creates claims with fresh random `jti`, `origin_jti` and `event_id`.
-    public init(
+    package init(
         sub: String,
         tokenUse: String = TokenUse.id.rawValue,
         clientId: String,
@@ -71,7 +71,7 @@ public struct DevelopmentClaims: Sendable, Hashable {
     }
 
     /// Creates claims whose `jti`, `origin_jti` and `event_id` are UUIDs drawn from `generator`.
-    public init(
+    package init(
         sub: String,
         tokenUse: String = TokenUse.id.rawValue,
         clientId: String,
@@ -95,7 +95,7 @@ public struct DevelopmentClaims: Sendable, Hashable {
     /// The payload: Cognito's claim set for ``tokenUse``.
     /// - Throws: ``Refusal`` when `tokenUse` is neither `id` nor `access`, or when an access token
     ///   is given an email or a custom attribute, which Cognito never puts there.
-    public func payload() throws(Refusal) -> JSONValue {
+    package func payload() throws(Refusal) -> JSONValue {
         let issued = JSONValue.number(Int(issuedAt.timeIntervalSince1970))
         var payload: JSONObject = ["sub": .string(sub), "iss": .string(issuer)]
         switch tokenUse {
@@ -154,14 +154,14 @@ public struct DevelopmentClaims: Sendable, Hashable {
 
 extension DevelopmentClaims {
     /// A claim asked of a token whose Cognito claim set has no room for it.
-    public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
         /// The claim, e.g. `custom:monthly_quota`.
-        public var claim: String
+        package var claim: String
         /// Why it cannot be there.
-        public var reason: String
+        package var reason: String
 
         /// Creates a refusal.
-        public init(claim: String, reason: String) {
+        package init(claim: String, reason: String) {
             self.claim = claim
             self.reason = reason
         }
@@ -172,7 +172,7 @@ extension DevelopmentClaims {
             + "and template.yaml's user pool has none"
 
         /// "`<claim>` cannot be in an access token: `<reason>`".
-        public var description: String {
+        package var description: String {
             claim == "token_use" ? "token_use: \(reason)" : "\(claim) cannot be in an access token: \(reason)"
         }
     }

@@ -10,13 +10,13 @@ import InkraJSON
 
 /// Mints RS256 tokens: for tests and the local emulator's development tokens, never for
 /// production use.
-public struct TokenSigner: Sendable {
+package struct TokenSigner: Sendable {
     /// The key id tokens and the JWKS carry.
-    public let kid: String
+    package let kid: String
     private let key: _RSA.Signing.PrivateKey
 
     /// A signer from a PEM private key (PKCS#1 or PKCS#8).
-    public init(privateKeyPEM: String, kid: String) throws {
+    package init(privateKeyPEM: String, kid: String) throws {
         key = try _RSA.Signing.PrivateKey(pemRepresentation: privateKeyPEM)
         self.kid = kid
     }
@@ -27,7 +27,7 @@ public struct TokenSigner: Sendable {
     }
 
     /// A signer with a freshly generated RSA key.
-    public static func generate(kid: String, bits: Int = 2048) throws -> TokenSigner {
+    package static func generate(kid: String, bits: Int = 2048) throws -> TokenSigner {
         let size: _RSA.Signing.KeySize
         switch bits {
         case 3072: size = .bits3072
@@ -41,7 +41,7 @@ public struct TokenSigner: Sendable {
     package var privateKeyPEM: String { key.pemRepresentation }
 
     /// The public JWKS: `{"keys":[{"kty":"RSA","kid":…,"alg":"RS256","use":"sig","n":…,"e":…}]}`.
-    public var jwks: Data {
+    package var jwks: Data {
         let primitives = try? key.publicKey.getKeyPrimitives()
         let entry: JSONValue = [
             "kty": "RSA",
@@ -57,12 +57,12 @@ public struct TokenSigner: Sendable {
 
     /// Signs claims with RS256.
     /// - Throws: ``DevelopmentClaims/Refusal`` when the claims do not fit their token use's claim set.
-    public func sign(_ claims: DevelopmentClaims) throws -> String {
+    package func sign(_ claims: DevelopmentClaims) throws -> String {
         try sign(payload: claims.payload())
     }
 
     /// Signs any payload object with RS256 under this key's `kid`.
-    public func sign(payload: JSONValue, header extra: JSONObject = JSONObject()) throws -> String {
+    package func sign(payload: JSONValue, header extra: JSONObject = JSONObject()) throws -> String {
         var header: JSONObject = ["kid": .string(kid), "alg": "RS256"]
         for (name, value) in extra.pairs { header[name] = value }
         let input =
