@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "HTTPText", swiftSettings: strictSettings),
         .target(
             name: "InkraUsage",
-            dependencies: ["InkraTime", "SingleTable", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["InkraTime", "InkraJSON", "SingleTable", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(

@@ -1,3 +1,5 @@
+import InkraJSON
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -42,19 +44,17 @@ public struct TierLimits: Sendable, Hashable {
     /// Parses the JSON of a limits file; `source` names it in errors.
     public init(json data: Data, source: String = "limits file") throws {
         self.init()
-        let object: [String: [String: LimitValue]]
-        do {
-            object = try JSONDecoder().decode([String: [String: LimitValue]].self, from: data)
-        } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
-            let tier = context.codingPath[0].stringValue
-            throw LimitsFileError(path: source, reason: "\(tier) must be an object with monthly, daily, hourly")
-        } catch is DecodingError {
+        guard let object = (try? JSONParser.parse(data))?.object else {
             throw LimitsFileError(path: source, reason: "must be a JSON object of tier names to limits")
         }
-        for (tier, windows) in object {
+        for (tier, value) in object.pairs {
+            guard let windows = value.object else {
+                throw LimitsFileError(path: source, reason: "\(tier) must be an object with monthly, daily, hourly")
+            }
             var limits = limits(forTier: tier)
-            for (name, value) in windows {
-                guard case .count(let count) = value, count > 0 else {
+            for (name, value) in windows.pairs {
+                // An integer, not a Boolean, a string or a fraction.
+                guard case .number = value, let count = value.int, count > 0 else {
                     throw LimitsFileError(path: source, reason: "\(tier).\(name) must be a positive integer")
                 }
                 switch name {
@@ -69,23 +69,6 @@ public struct TierLimits: Sendable, Hashable {
                 }
             }
             tiers[tier] = limits
-        }
-    }
-}
-
-/// One value of a limits file: an integer, or anything else (refused with the field's name).
-private enum LimitValue: Decodable {
-    case count(Int)
-    case other
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if (try? container.decode(Bool.self)) != nil {
-            self = .other
-        } else if let count = try? container.decode(Int.self) {
-            self = .count(count)
-        } else {
-            self = .other
         }
     }
 }
