@@ -15,10 +15,10 @@ struct CheckUsageTests {
         let caller = Fixtures.lambdaContext("reader")
         for minute in ["00", "10"] {
             harness.clock.set("2026-03-10T10:\(minute):00Z")
-            _ = try await harness.generate(Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller))
+            _ = try await harness.generate(ProxyEvent.rest(body: #"{"topic":"x"}"#, authorizer: caller))
         }
         harness.clock.set("2026-03-10T10:30:00Z")
-        let event = Fixtures.rest(method: "GET", path: "/usage", authorizer: caller)
+        let event = ProxyEvent.rest("GET", "/usage", authorizer: caller)
         let reply = try Reply(await harness.checkUsage.handle(event))
         #expect(reply.statusCode == 200)
         #expect(
@@ -35,7 +35,7 @@ struct CheckUsageTests {
 
     @Test("A new user sees zeroes and no item is written")
     func newUser() async throws {
-        let event = Fixtures.http(method: "GET", path: "/usage", authorizer: ["jwt": ["claims": ["sub": "fresh"]]])
+        let event = ProxyEvent.http("GET", "/usage", authorizer: ["jwt": ["claims": ["sub": "fresh"]]])
         let reply = try Reply(await harness.checkUsage.handle(event))
         #expect(reply.body["used"] == 0)
         #expect(reply.body["remaining"] == 5)
@@ -44,14 +44,14 @@ struct CheckUsageTests {
 
     @Test("No identity is 401; a store failure is 503")
     func failures() async throws {
-        let anonymous = try Reply(await harness.checkUsage.handle(Fixtures.rest(method: "GET", path: "/usage")))
+        let anonymous = try Reply(await harness.checkUsage.handle(ProxyEvent.rest("GET", "/usage")))
         #expect(anonymous.statusCode == 401)
         let broken = CheckUsage(
             store: TableUsageStore(table: BrokenTable(), tableName: "inkra-usage"),
             now: { Date(timeIntervalSince1970: 0) }
         )
         let reply = try Reply(
-            await broken.handle(Fixtures.rest(method: "GET", authorizer: Fixtures.lambdaContext("x")))
+            await broken.handle(ProxyEvent.rest("GET", authorizer: Fixtures.lambdaContext("x")))
         )
         #expect(reply.statusCode == 503)
         #expect(reply.body == ["error": "Usage store unavailable", "code": "unavailable", "retryAfter": 2])

@@ -41,8 +41,11 @@ struct ExactlyOnceTests {
     }
 
     func event(_ topic: String, key: String? = nil) -> JSONValue {
-        Fixtures.rest(
-            body: #"{"topic":"\#(topic)"}"#, authorizer: caller, headers: key.map { ["Idempotency-Key": $0] } ?? [:])
+        ProxyEvent.rest(
+            body: #"{"topic":"\#(topic)"}"#,
+            headers: key.map { ["Idempotency-Key": $0] } ?? [:],
+            authorizer: caller
+        )
     }
 
     @Test(

@@ -13,7 +13,8 @@ struct FreeTierStoryTests {
 
     func call(at time: String) async throws -> Reply {
         harness.clock.set(time)
-        return try await harness.generate(Fixtures.rest(body: #"{"topic":"my first job","count":3}"#, authorizer: user))
+        return try await harness.generate(
+            ProxyEvent.rest(body: #"{"topic":"my first job","count":3}"#, authorizer: user))
     }
 
     @Test("Hourly, daily and monthly limits in turn, then the stored items of docs/table.md")
@@ -110,7 +111,7 @@ struct FreeTierStoryTests {
         let premium = Fixtures.lambdaContext("vip", tier: "premium")
         for minute in 0..<5 {
             harness.clock.set("2026-03-10T10:0\(minute):00Z")
-            let reply = try await harness.generate(Fixtures.rest(body: #"{"topic":"sailing"}"#, authorizer: premium))
+            let reply = try await harness.generate(ProxyEvent.rest(body: #"{"topic":"sailing"}"#, authorizer: premium))
             #expect(reply.statusCode == 200)
             #expect(reply.body["usage"]?["limit"] == 999_999)
         }
@@ -119,10 +120,10 @@ struct FreeTierStoryTests {
     @Test("A custom:monthly_quota claim overrides the tier's monthly limit")
     func monthlyQuotaClaim() async throws {
         let claims: JSONValue = ["claims": ["sub": "q-user", "custom:monthly_quota": "1"]]
-        let first = try await harness.generate(Fixtures.rest(body: #"{"topic":"sailing"}"#, authorizer: claims))
+        let first = try await harness.generate(ProxyEvent.rest(body: #"{"topic":"sailing"}"#, authorizer: claims))
         #expect(first.body["usage"] == ["used": 1, "limit": 1, "remaining": 0])
         harness.clock.set("2026-03-10T12:00:00Z")
-        let second = try await harness.generate(Fixtures.rest(body: #"{"topic":"sailing"}"#, authorizer: claims))
+        let second = try await harness.generate(ProxyEvent.rest(body: #"{"topic":"sailing"}"#, authorizer: claims))
         #expect(second.statusCode == 429)
         #expect(second.error == "Monthly quota exceeded")
         #expect(second.body["limit"] == 1)
@@ -139,7 +140,7 @@ struct FreeTierStoryTests {
     )
     func edges(before: String, after: String) async throws {
         let tight = Fixtures.lambdaContext("edge", quota: 50)
-        let event = Fixtures.rest(body: #"{"topic":"edges"}"#, authorizer: tight)
+        let event = ProxyEvent.rest(body: #"{"topic":"edges"}"#, authorizer: tight)
         harness.clock.set(before)
         #expect(try await harness.generate(event).statusCode == 200)
         #expect(try await harness.generate(event).statusCode == 200)
@@ -151,7 +152,7 @@ struct FreeTierStoryTests {
     @Test("200 concurrent calls for one free user: exactly 2 succeed, counters say 2")
     func concurrency() async throws {
         let function = harness.generateQuestions
-        let event = Fixtures.http(body: #"{"topic":"rush hour"}"#, authorizer: ["lambda": ["userId": "busy"]])
+        let event = ProxyEvent.http(body: #"{"topic":"rush hour"}"#, authorizer: ["lambda": ["userId": "busy"]])
         let statuses = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<200 {
                 group.addTask { (try? Reply(await function.handle(event)).statusCode) ?? -1 }

@@ -30,7 +30,7 @@ struct FunctionMetricsTests {
         // The authorizer's context carries the caller's monthly quota, as the authorizer reads it.
         let oneAMonthCaller = Caller("u1", tier: .free).restAuthorizer(limits: oneAMonthLimits)
         let oneAMonth = generateQuestions(table: table, limits: oneAMonthLimits, metrics: monthly)
-        let event = Fixtures.rest(body: body, authorizer: oneAMonthCaller)
+        let event = ProxyEvent.rest(body: body, authorizer: oneAMonthCaller)
         #expect(try Reply(await oneAMonth.handle(event)).statusCode == 200)
         #expect(try Reply(await oneAMonth.handle(event)).statusCode == 429)
         #expect(monthly.count("QuotaExceeded") == 1)
@@ -39,7 +39,7 @@ struct FunctionMetricsTests {
         let hourly = RecordingMetrics()
         let oneAnHour = generateQuestions(
             table: table, limits: TierLimits(["free": Limits(monthly: 9, daily: 9, hourly: 1)]), metrics: hourly)
-        #expect(try Reply(await oneAnHour.handle(Fixtures.rest(body: body, authorizer: caller))).statusCode == 429)
+        #expect(try Reply(await oneAnHour.handle(ProxyEvent.rest(body: body, authorizer: caller))).statusCode == 429)
         #expect(hourly.count("RateLimitHit") == 1)
         #expect(hourly.count("QuotaExceeded") == 0)
     }
@@ -49,7 +49,7 @@ struct FunctionMetricsTests {
         let metrics = RecordingMetrics()
         let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         let function = generateQuestions(table: ReadOnlyTable(base: base), metrics: metrics)
-        let reply = try Reply(await function.handle(Fixtures.rest(body: body, authorizer: caller)))
+        let reply = try Reply(await function.handle(ProxyEvent.rest(body: body, authorizer: caller)))
         #expect(reply.statusCode == 503)
         #expect(metrics.count("UsageStoreFailure") == 1)
     }

@@ -14,8 +14,11 @@ struct GenerateQuestionsTests {
     @Test("A REST v1 event with a base64 body, as sam generates it")
     func base64Body() async throws {
         let reply = try await harness.generate(
-            Fixtures.rest(
-                body: #"{"topic":"my grandmother's garden","length":"short"}"#, base64: true, authorizer: caller)
+            ProxyEvent.rest(
+                body: #"{"topic":"my grandmother's garden","length":"short"}"#,
+                base64: true,
+                authorizer: caller
+            )
         )
         #expect(reply.statusCode == 200)
         let list = try #require(reply.body["questions"]?.array)
@@ -28,7 +31,7 @@ struct GenerateQuestionsTests {
     @Test("An HTTP API v2 event with a plain body and an explicit count")
     func httpEvent() async throws {
         let reply = try await harness.generate(
-            Fixtures.http(body: #"{"topic":"learning to sail","count":8}"#, authorizer: ["lambda": caller])
+            ProxyEvent.http(body: #"{"topic":"learning to sail","count":8}"#, authorizer: ["lambda": caller])
         )
         #expect(reply.statusCode == 200)
         #expect(reply.body["questions"]?.array?.count == 8)
@@ -55,7 +58,7 @@ struct GenerateQuestionsTests {
         ] as [(String?, String)]
     )
     func badBodies(body: String?, message: String) async throws {
-        let reply = try await harness.generate(Fixtures.rest(body: body, authorizer: caller))
+        let reply = try await harness.generate(ProxyEvent.rest(body: body, authorizer: caller))
         #expect(reply.statusCode == 400)
         #expect(reply.error?.hasPrefix(message) == true, "\(reply)")
         #expect(harness.table.snapshot().isEmpty)
@@ -65,11 +68,11 @@ struct GenerateQuestionsTests {
     func topicLength() async throws {
         for ok in [String(repeating: "a", count: 500), String(repeating: "é", count: 500)] {
             #expect(
-                try await harness.generate(Fixtures.rest(body: #"{"topic":"\#(ok)"}"#, authorizer: caller)).statusCode
+                try await harness.generate(ProxyEvent.rest(body: #"{"topic":"\#(ok)"}"#, authorizer: caller)).statusCode
                     == 200)
         }
         let long = String(repeating: "é", count: 501)
-        let reply = try await harness.generate(Fixtures.rest(body: #"{"topic":"\#(long)"}"#, authorizer: caller))
+        let reply = try await harness.generate(ProxyEvent.rest(body: #"{"topic":"\#(long)"}"#, authorizer: caller))
         #expect(reply.statusCode == 400)
         #expect(reply.error?.hasPrefix("topic must be at most 500 characters") == true)
     }
@@ -77,7 +80,7 @@ struct GenerateQuestionsTests {
     @Test("A body over 64 KiB is refused")
     func oversizedBody() async throws {
         let padding = String(repeating: " ", count: 64 * 1024)
-        let reply = try await harness.generate(Fixtures.rest(body: #"{"topic":"x"\#(padding)}"#, authorizer: caller))
+        let reply = try await harness.generate(ProxyEvent.rest(body: #"{"topic":"x"\#(padding)}"#, authorizer: caller))
         #expect(reply.statusCode == 400)
         #expect(reply.error?.contains("at most 65536 bytes") == true)
         #expect(harness.table.snapshot().isEmpty)
@@ -85,7 +88,7 @@ struct GenerateQuestionsTests {
 
     @Test("A base64 body that does not decode is 400")
     func badBase64() async throws {
-        var event = Fixtures.rest(body: "x", authorizer: caller)
+        var event = ProxyEvent.rest(body: "x", authorizer: caller)
         event.set("%%%not base64%%%", at: ["body"])
         event.set(true, at: ["isBase64Encoded"])
         let reply = try await harness.generate(event)
@@ -97,7 +100,7 @@ struct GenerateQuestionsTests {
         "No identity is 401 and consumes nothing",
         arguments: [nil, [:], ["lambda": [:]], ["claims": ["email": "x"]]] as [JSONValue?])
     func noIdentity(authorizer: JSONValue?) async throws {
-        let reply = try await harness.generate(Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: authorizer))
+        let reply = try await harness.generate(ProxyEvent.rest(body: #"{"topic":"x"}"#, authorizer: authorizer))
         #expect(reply.statusCode == 401)
         #expect(reply.body == ["error": "Unauthorized", "code": "unauthorized"])
         #expect(harness.table.snapshot().isEmpty)
@@ -115,7 +118,8 @@ struct GenerateQuestionsTests {
         ] as [(JSONValue, String, Int)]
     )
     func identities(authorizer: JSONValue, user: String, monthly: Int) async throws {
-        let reply = try await harness.generate(Fixtures.http(body: #"{"topic":"x","count":1}"#, authorizer: authorizer))
+        let reply = try await harness.generate(
+            ProxyEvent.http(body: #"{"topic":"x","count":1}"#, authorizer: authorizer))
         #expect(reply.statusCode == 200)
         #expect(reply.body["usage"]?["limit"] == .number(monthly))
         #expect(try await harness.item("USER#\(user)", "USAGE#2026-03")?["interviewCount"] == .n(1))
@@ -123,7 +127,7 @@ struct GenerateQuestionsTests {
 
     @Test("An idempotent repeat returns the first response and consumes nothing")
     func idempotentRepeat() async throws {
-        let event = Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller, headers: ["Idempotency-Key": "req-1"])
+        let event = ProxyEvent.rest(body: #"{"topic":"x"}"#, headers: ["Idempotency-Key": "req-1"], authorizer: caller)
         let first = try await harness.generate(event)
         harness.clock.set("2026-03-10T10:05:00Z")
         let again = try await harness.generate(event)
@@ -132,7 +136,7 @@ struct GenerateQuestionsTests {
         #expect(again.body == first.body)
         #expect(again.headers["Idempotent-Replayed"] == "true")
         #expect(try await harness.item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
-        let other = Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller, headers: ["idempotency-key": "req-2"])
+        let other = ProxyEvent.rest(body: #"{"topic":"x"}"#, headers: ["idempotency-key": "req-2"], authorizer: caller)
         #expect(try await harness.generate(other).body["usage"]?["used"] == 2)
     }
 
@@ -141,8 +145,11 @@ struct GenerateQuestionsTests {
         var slow = Harness()
         slow.generator = ScriptedGenerator(repeating: .delayed(.milliseconds(30), .template))
         let harness = slow
-        let event = Fixtures.rest(
-            body: #"{"topic":"x","count":3}"#, authorizer: caller, headers: ["Idempotency-Key": "burst-1"])
+        let event = ProxyEvent.rest(
+            body: #"{"topic":"x","count":3}"#,
+            headers: ["Idempotency-Key": "burst-1"],
+            authorizer: caller
+        )
         let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
             for _ in 0..<50 { group.addTask { try await harness.generate(event) } }
             return try await group.reduce(into: [Reply]()) { $0.append($1) }
@@ -167,7 +174,7 @@ struct GenerateQuestionsTests {
         "Idempotency keys must be 1–128 printable characters",
         arguments: ["", String(repeating: "k", count: 129), "a\u{7}b"])
     func badIdempotencyKey(key: String) async throws {
-        let event = Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller, headers: ["Idempotency-Key": key])
+        let event = ProxyEvent.rest(body: #"{"topic":"x"}"#, headers: ["Idempotency-Key": key], authorizer: caller)
         let reply = try await harness.generate(event)
         #expect(reply.statusCode == 400)
         #expect(reply.error?.contains("Idempotency-Key") == true)
@@ -182,7 +189,7 @@ struct GenerateQuestionsTests {
             generator: TemplateQuestionGenerator(),
             now: { instant("2026-03-10T10:00:00Z") }
         )
-        let reply = try Reply(await function.handle(Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller)))
+        let reply = try Reply(await function.handle(ProxyEvent.rest(body: #"{"topic":"x"}"#, authorizer: caller)))
         #expect(reply.statusCode == 503)
         #expect(reply.body == ["error": "Usage store unavailable", "code": "unavailable", "retryAfter": 2])
         #expect(reply.headers["Retry-After"] == "2")
@@ -194,7 +201,7 @@ struct GenerateQuestionsTests {
         var harness = Harness()
         harness.generator = ScriptedGenerator(repeating: .failure)
         let reply = try await harness.generate(
-            Fixtures.rest(body: #"{"topic":"x"}"#, authorizer: caller, headers: ["Idempotency-Key": "g1"])
+            ProxyEvent.rest(body: #"{"topic":"x"}"#, headers: ["Idempotency-Key": "g1"], authorizer: caller)
         )
         #expect(reply.statusCode == 502)
         #expect(reply.body == ["error": "Question generation failed", "code": "generation_failed"])

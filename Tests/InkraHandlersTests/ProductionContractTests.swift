@@ -16,7 +16,7 @@ struct ProductionContractTests {
     func deadline() async throws {
         var harness = Harness()
         harness.generator = ScriptedGenerator(repeating: .delayed(.seconds(120), .template))
-        let event = Fixtures.rest(body: #"{"topic":"a slow model"}"#, authorizer: caller)
+        let event = ProxyEvent.rest(body: #"{"topic":"a slow model"}"#, authorizer: caller)
         let started = ContinuousClock.now
         let reply = try await RequestDeadline.$current.withValue(started.advanced(by: .milliseconds(300))) {
             try await harness.generate(event)
@@ -33,7 +33,7 @@ struct ProductionContractTests {
     func arrivesLate() async throws {
         let harness = Harness()
         let reply = try await RequestDeadline.$current.withValue(ContinuousClock.now) {
-            try await harness.generate(Fixtures.rest(body: #"{"topic":"late"}"#, authorizer: caller))
+            try await harness.generate(ProxyEvent.rest(body: #"{"topic":"late"}"#, authorizer: caller))
         }
         #expect(reply.statusCode == 503)
         #expect(harness.table.snapshot().isEmpty)
@@ -48,8 +48,8 @@ struct ProductionContractTests {
         var slow = Harness()
         slow.generator = held
         let harness = slow
-        let first = Fixtures.rest(body: #"{"topic":"one"}"#, authorizer: caller, headers: ["Idempotency-Key": "k"])
-        let other = Fixtures.rest(body: #"{"topic":"two"}"#, authorizer: caller, headers: ["Idempotency-Key": "k"])
+        let first = ProxyEvent.rest(body: #"{"topic":"one"}"#, headers: ["Idempotency-Key": "k"], authorizer: caller)
+        let other = ProxyEvent.rest(body: #"{"topic":"two"}"#, headers: ["Idempotency-Key": "k"], authorizer: caller)
         async let running = harness.generate(first)
         await held.entered()
         let concurrent = try await harness.generate(first)
@@ -77,7 +77,7 @@ struct ProductionContractTests {
         var questions: [String] = []
         for (index, topic) in topics.enumerated() {
             let body = (["topic": .string(topic)] as JSONValue).jsonString
-            let event = Fixtures.rest(body: body, authorizer: caller, headers: ["Idempotency-Key": "key-\(index)"])
+            let event = ProxyEvent.rest(body: body, headers: ["Idempotency-Key": "key-\(index)"], authorizer: caller)
             let reply = try await harness.generate(event)
             #expect(reply.statusCode == 200)
             questions += reply.body["questions"]?.array?.compactMap { $0.string } ?? []
@@ -104,7 +104,7 @@ struct ProductionContractTests {
     func topicBounds(topic: String, message: String) async throws {
         let harness = Harness()
         let body = (["topic": .string(topic)] as JSONValue).jsonString
-        let reply = try await harness.generate(Fixtures.rest(body: body, authorizer: caller))
+        let reply = try await harness.generate(ProxyEvent.rest(body: body, authorizer: caller))
         #expect(reply.statusCode == 400)
         #expect(reply.body["code"] == "invalid_request")
         #expect(reply.error?.contains(message) == true, "\(reply)")
@@ -115,6 +115,6 @@ struct ProductionContractTests {
     func longestTopic() async throws {
         let harness = Harness()
         let body = (["topic": .string(String(repeating: "😀", count: 500))] as JSONValue).jsonString
-        #expect(try await harness.generate(Fixtures.rest(body: body, authorizer: caller)).statusCode == 200)
+        #expect(try await harness.generate(ProxyEvent.rest(body: body, authorizer: caller)).statusCode == 200)
     }
 }

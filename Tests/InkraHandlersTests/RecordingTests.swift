@@ -24,8 +24,8 @@ struct RecordingTests {
         ]
         var event =
             http
-            ? Fixtures.http(body: body, base64: base64, authorizer: ["lambda": caller], headers: headers)
-            : Fixtures.rest(body: body, base64: base64, authorizer: caller, headers: headers)
+            ? ProxyEvent.http(body: body, headers: headers, base64: base64, authorizer: ["lambda": caller])
+            : ProxyEvent.rest(body: body, headers: headers, base64: base64, authorizer: caller)
         event.set(
             .array([.string("Bearer \(token)"), .string("Bearer \(token)")]),
             at: ["multiValueHeaders", "authorization"])

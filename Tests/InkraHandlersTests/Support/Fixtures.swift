@@ -4,8 +4,8 @@ import InkraHandlers
 import InkraJSON
 import InkraTesting
 
-/// Events shaped as API Gateway sends them (InkraTesting's builders), and the authorizer events of
-/// `Fixtures/` (from `sam local generate-event`).
+/// The authorizer events of `Fixtures/` (from `sam local generate-event`), and a REST authorizer's
+/// context for a caller; proxy events come from InkraTesting's `ProxyEvent` as they are.
 enum Fixtures {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures")
@@ -17,36 +17,6 @@ enum Fixtures {
         } catch {
             fatalError("fixture \(name): \(error)")
         }
-    }
-
-    /// A REST API (v1) proxy event: InkraTesting's `ProxyEvent.rest`.
-    static func rest(
-        method: String = "POST",
-        path: String = "/questions",
-        body: String? = nil,
-        base64: Bool = false,
-        authorizer: JSONValue? = nil,
-        headers: [String: String] = [:],
-        at time: Date? = nil
-    ) -> JSONValue {
-        ProxyEvent.rest(
-            method, path, body: body, headers: headers, at: time ?? ProxyEvent.defaultTime, base64: base64,
-            authorizer: authorizer)
-    }
-
-    /// An HTTP API (v2) proxy event: InkraTesting's `ProxyEvent.http`.
-    static func http(
-        method: String = "POST",
-        path: String = "/questions",
-        body: String? = nil,
-        base64: Bool = false,
-        authorizer: JSONValue? = nil,
-        headers: [String: String] = [:],
-        at time: Date? = nil
-    ) -> JSONValue {
-        ProxyEvent.http(
-            method, path, body: body, headers: headers, at: time ?? ProxyEvent.defaultTime, base64: base64,
-            authorizer: authorizer)
     }
 
     /// A REST Lambda authorizer's context, as API Gateway passes it on (values as strings beside
