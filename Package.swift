@@ -20,7 +20,6 @@ let package = Package(
         .library(name: "DynamoDBTable", targets: ["DynamoDBTable"]),
         .executable(name: "inkra-emulator", targets: ["inkra-emulator"]),
         .executable(name: "bootstrap", targets: ["Bootstrap"]),
-        .library(name: "LambdaRuntimeAPI", targets: ["LambdaRuntimeAPI"]),
         .library(name: "InkraTesting", targets: ["InkraTesting"]),
         .executable(name: "inkra-fuzz", targets: ["inkra-fuzz"]),
     ],

@@ -10,7 +10,7 @@ import _CryptoExtras
 
 /// What the fuzzers feed arbitrary bytes to, each with the invariant a run must keep. A broken
 /// invariant is a ``FuzzFailure``; the fuzzing driver turns it into a crash that libFuzzer records.
-public enum FuzzTarget: String, Sendable, CaseIterable {
+package enum FuzzTarget: String, Sendable, CaseIterable {
     /// The JSON parser: no crash; whatever parses serialises back to the same value.
     case json
     /// The token verifier: no crash; what it accepts the development key signed; a refusal is an
@@ -24,7 +24,7 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
 
     /// Runs one input.
     /// - Throws: ``FuzzFailure`` when the invariant does not hold.
-    public func run(_ bytes: [UInt8]) async throws(FuzzFailure) {
+    package func run(_ bytes: [UInt8]) async throws(FuzzFailure) {
         switch self {
         case .json: try JSONRoundTrip.run(bytes)
         case .token: try await TokenGarbage.run(bytes)
@@ -35,9 +35,9 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
 }
 
 /// A broken invariant, with what was seen.
-public struct FuzzFailure: Error, CustomStringConvertible, Sendable {
+package struct FuzzFailure: Error, CustomStringConvertible, Sendable {
     /// What went wrong.
-    public let description: String
+    package let description: String
 
     init(_ description: String) { self.description = description }
 }

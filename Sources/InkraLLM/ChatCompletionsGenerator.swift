@@ -16,20 +16,20 @@ import OutboundHTTP
 /// so the handler gives the consumed unit back (docs/functions.md). It knows nothing of the
 /// handlers nor of the environment: `bootstrap`, where the functions are put together, reads the
 /// settings, hands them over as a value, and makes it their `QuestionGenerator`.
-public struct ChatCompletionsGenerator: Sendable {
+package struct ChatCompletionsGenerator: Sendable {
     /// Where and how to call the model.
-    public struct Settings: Sendable, Hashable {
+    package struct Settings: Sendable, Hashable {
         /// The API's base URL, such as `https://api.openai.com/v1`.
-        public var baseURL: URL
+        package var baseURL: URL
         /// The bearer key.
-        public var apiKey: String?
+        package var apiKey: String?
         /// The model name.
-        public var model: String
+        package var model: String
         /// How long one call may take.
-        public var timeout: TimeInterval
+        package var timeout: TimeInterval
 
         /// Creates settings.
-        public init(baseURL: URL, apiKey: String?, model: String, timeout: TimeInterval = 20) {
+        package init(baseURL: URL, apiKey: String?, model: String, timeout: TimeInterval = 20) {
             self.baseURL = baseURL
             self.apiKey = apiKey
             self.model = model
@@ -56,7 +56,7 @@ public struct ChatCompletionsGenerator: Sendable {
     let client: OutboundHTTPClient
 
     /// A generator for an endpoint.
-    public init(settings: Settings, client: OutboundHTTPClient = .shared) {
+    package init(settings: Settings, client: OutboundHTTPClient = .shared) {
         self.settings = settings
         self.client = client
     }
@@ -68,7 +68,7 @@ public struct ChatCompletionsGenerator: Sendable {
     ///   - length: the interview's length as the API names it (`short`, `medium`, `long`).
     ///   - language: the questions' language (a BCP-47 tag), when the caller named one.
     /// - Throws: ``GenerationFailure`` when the endpoint fails, is late, or writes too few.
-    public func questions(about topic: String, count: Int, length: String, language: String? = nil)
+    package func questions(about topic: String, count: Int, length: String, language: String? = nil)
         async throws -> [String]
     {
         let request = Prompt(topic: topic, count: count, length: length, language: language)
@@ -158,12 +158,12 @@ public struct ChatCompletionsGenerator: Sendable {
 }
 
 /// The model could not produce the questions.
-public struct GenerationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+package struct GenerationFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
-    public var message: String
+    package var message: String
 
     /// Creates a failure.
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
 
-    public var description: String { message }
+    package var description: String { message }
 }

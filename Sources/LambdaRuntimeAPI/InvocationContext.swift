@@ -5,22 +5,22 @@
 #endif
 
 /// What the Runtime API says about one invocation, beside its event.
-public struct InvocationContext: Sendable {
+package struct InvocationContext: Sendable {
     /// `Lambda-Runtime-Aws-Request-Id`.
-    public var requestID: String
+    package var requestID: String
     /// `Lambda-Runtime-Deadline-Ms`: when the invocation times out.
-    public var deadline: Date
+    package var deadline: Date
     /// `Lambda-Runtime-Invoked-Function-Arn`.
-    public var invokedFunctionARN: String?
+    package var invokedFunctionARN: String?
     /// `Lambda-Runtime-Trace-Id`, also exported as `_X_AMZN_TRACE_ID`.
-    public var traceID: String?
+    package var traceID: String?
     /// `Lambda-Runtime-Client-Context`, when the caller sent one (mobile SDKs).
-    public var clientContext: String?
+    package var clientContext: String?
     /// `Lambda-Runtime-Cognito-Identity`, when the caller sent one.
-    public var cognitoIdentity: String?
+    package var cognitoIdentity: String?
 
     /// Creates a context.
-    public init(
+    package init(
         requestID: String,
         deadline: Date,
         invokedFunctionARN: String? = nil,
@@ -37,20 +37,20 @@ public struct InvocationContext: Sendable {
     }
 
     /// The time left before the deadline at an instant of the caller's clock, never negative.
-    public func remainingTime(now: Date) -> TimeInterval {
+    package func remainingTime(now: Date) -> TimeInterval {
         max(0, deadline.timeIntervalSince(now))
     }
 }
 
 /// A failed invocation as the Runtime API reports it.
-public struct InvocationFailure: Error, Sendable, Hashable {
+package struct InvocationFailure: Error, Sendable, Hashable {
     /// `errorType` (also sent as `Lambda-Runtime-Function-Error-Type`).
-    public var errorType: String
+    package var errorType: String
     /// `errorMessage`.
-    public var errorMessage: String
+    package var errorMessage: String
 
     /// Creates a failure.
-    public init(errorType: String, errorMessage: String) {
+    package init(errorType: String, errorMessage: String) {
         self.errorType = errorType
         self.errorMessage = errorMessage
     }

@@ -1,5 +1,5 @@
 /// A failure talking to the Lambda Runtime API.
-public enum RuntimeAPIError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum RuntimeAPIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The connection failed or closed; retrying may help.
     case connection(String)
     /// The Runtime API answered something that is not HTTP as expected.
@@ -9,7 +9,7 @@ public enum RuntimeAPIError: Error, Sendable, Hashable, CustomStringConvertible 
     /// `AWS_LAMBDA_RUNTIME_API` is missing or malformed.
     case configuration(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .connection(let message): "Runtime API connection failed: \(message)"
         case .protocolError(let message): "Runtime API protocol error: \(message)"

@@ -6,7 +6,7 @@
 
 /// The Lambda Runtime API's four calls, over one keep-alive connection.
 /// Used from one serial queue at a time (the loop's I/O queue), hence `@unchecked Sendable`.
-public final class RuntimeClient: @unchecked Sendable {
+package final class RuntimeClient: @unchecked Sendable {
     private let connection: HTTPConnection
     private let base = "/2018-06-01/runtime"
     private let now: @Sendable () -> Date
@@ -19,7 +19,7 @@ public final class RuntimeClient: @unchecked Sendable {
     ///   - now: the clock a missing `Lambda-Runtime-Deadline-Ms` is counted from (Lambda's
     ///     default timeout, 3 s, after the invocation arrives).
     /// - Throws: ``RuntimeAPIError/configuration(_:)`` when the address is malformed.
-    public init(address: String, now: @escaping @Sendable () -> Date) throws {
+    package init(address: String, now: @escaping @Sendable () -> Date) throws {
         self.now = now
         let trimmed = address.hasPrefix("http://") ? String(address.dropFirst(7)) : address
         guard let colon = trimmed.lastIndex(of: ":"), let port = UInt16(trimmed[trimmed.index(after: colon)...]) else {
@@ -31,7 +31,7 @@ public final class RuntimeClient: @unchecked Sendable {
     }
 
     /// Waits for the next invocation (a long poll).
-    public func next() throws -> (InvocationContext, [UInt8]) {
+    package func next() throws -> (InvocationContext, [UInt8]) {
         let response = try connection.send(method: "GET", path: "\(base)/invocation/next")
         guard response.status == 200 else {
             throw RuntimeAPIError.status(response.status, String(decoding: response.body, as: UTF8.self))
@@ -54,13 +54,13 @@ public final class RuntimeClient: @unchecked Sendable {
     }
 
     /// Posts an invocation's result.
-    public func respond(to requestID: String, with body: [UInt8]) throws {
+    package func respond(to requestID: String, with body: [UInt8]) throws {
         try expectAccepted(
             connection.send(method: "POST", path: "\(base)/invocation/\(requestID)/response", body: body))
     }
 
     /// Posts an invocation's failure.
-    public func fail(_ requestID: String, with failure: InvocationFailure) throws {
+    package func fail(_ requestID: String, with failure: InvocationFailure) throws {
         try expectAccepted(
             connection.send(
                 method: "POST",
@@ -74,7 +74,7 @@ public final class RuntimeClient: @unchecked Sendable {
     }
 
     /// Reports a failure to start.
-    public func initializationFailed(_ failure: InvocationFailure) throws {
+    package func initializationFailed(_ failure: InvocationFailure) throws {
         try expectAccepted(
             connection.send(
                 method: "POST",

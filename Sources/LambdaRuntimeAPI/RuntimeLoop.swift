@@ -18,9 +18,9 @@ import InkraTime
 /// invocation through `/error`, and a refused error report is logged: both end that invocation
 /// only. The loop ends when the Runtime API answers 500 ("Non-recoverable state") or stays
 /// unreachable.
-public struct RuntimeLoop: Sendable {
+package struct RuntimeLoop: Sendable {
     /// Handles one event: bytes in, bytes out.
-    public typealias Handler = @Sendable (InvocationContext, [UInt8]) async throws -> [UInt8]
+    package typealias Handler = @Sendable (InvocationContext, [UInt8]) async throws -> [UInt8]
 
     private let client: RuntimeClient
     /// The blocking Runtime API calls run here, off Swift's cooperative thread pool, so a long
@@ -34,7 +34,7 @@ public struct RuntimeLoop: Sendable {
     ///   - client: the Runtime API client.
     ///   - maximumAttempts: consecutive connection failures tolerated before giving up.
     ///   - log: where the loop reports what it retries and the calls the Runtime API refused.
-    public init(client: RuntimeClient, maximumAttempts: Int = 5, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    package init(client: RuntimeClient, maximumAttempts: Int = 5, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.client = client
         self.maximumAttempts = maximumAttempts
         self.log = log
@@ -43,7 +43,7 @@ public struct RuntimeLoop: Sendable {
     /// Runs invocations until `limit` have been handled (forever when `nil`).
     /// - Throws: ``RuntimeAPIError`` when the Runtime API cannot be reached after retries, or
     ///   answers 500 (or a status it does not document).
-    public func run(limit: Int? = nil, handler: Handler) async throws {
+    package func run(limit: Int? = nil, handler: Handler) async throws {
         var handled = 0
         while limit.map({ handled < $0 }) ?? true {
             let (context, event) = try await blocking { try retrying("next invocation") { try client.next() } }
@@ -117,7 +117,7 @@ public struct RuntimeLoop: Sendable {
     }
 
     /// Reports a start-up failure to `/runtime/init/error`.
-    public func reportInitializationFailure(_ failure: InvocationFailure) {
+    package func reportInitializationFailure(_ failure: InvocationFailure) {
         do {
             try retrying("init error") { try client.initializationFailed(failure) }
         } catch {

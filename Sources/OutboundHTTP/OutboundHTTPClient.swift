@@ -19,9 +19,9 @@ import NIOSSL
 /// Certificates are checked against the system's trust roots and the host name, as with any TLS
 /// client; the configuration can be replaced (tests trust their own certificate). Redirects are
 /// not followed: a 3xx is an answer like any other.
-public final class OutboundHTTPClient: Sendable {
+package final class OutboundHTTPClient: Sendable {
     /// A client on the shared event loops, with the default TLS configuration; never shut down.
-    public static let shared = OutboundHTTPClient()
+    package static let shared = OutboundHTTPClient()
 
     private let group: any EventLoopGroup
     private let tlsConfiguration: TLSConfiguration
@@ -35,7 +35,7 @@ public final class OutboundHTTPClient: Sendable {
     ///   - maximumConnectionsPerEndpoint: connections open at once to one scheme, host and port;
     ///     more requests wait for one to come free, within their timeout.
     ///   - maximumIdleConnectionsPerEndpoint: of those, how many are kept open while idle.
-    public init(
+    package init(
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         tlsConfiguration: TLSConfiguration = .makeClientConfiguration(),
         maximumConnectionsPerEndpoint: Int = 8,
@@ -56,7 +56,7 @@ public final class OutboundHTTPClient: Sendable {
     /// - Returns: the answer, whatever its status.
     /// - Throws: ``OutboundHTTPError`` naming the endpoint and the cause, or `CancellationError`
     ///   when the task is cancelled.
-    public func execute(
+    package func execute(
         _ request: OutboundRequest, timeout: Duration, maximumResponseBytes: Int = 8 * 1024 * 1024
     ) async throws -> OutboundResponse {
         let endpoint = try Endpoint(request.url)
@@ -116,7 +116,7 @@ public final class OutboundHTTPClient: Sendable {
 
     /// Closes the idle connections; requests after this fail with
     /// ``OutboundHTTPError/Code/shutDown``. Requests in flight finish.
-    public func shutdown() async {
+    package func shutdown() async {
         for connection in pool.shutDown() {
             try? await connection.channel.close()
         }

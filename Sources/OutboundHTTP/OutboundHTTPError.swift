@@ -1,7 +1,7 @@
 /// Why a request got no answer. The message names the endpoint and the cause.
-public struct OutboundHTTPError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct OutboundHTTPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure this is.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Kind: String {
             case invalidURL, connectFailed, tlsFailed, connectionClosed, timedOut, responseTooLarge, malformedResponse,
                 shutDown
@@ -11,35 +11,35 @@ public struct OutboundHTTPError: Error, Sendable, Hashable, CustomStringConverti
         private init(_ kind: Kind) { self.kind = kind }
 
         /// The URL is not an absolute `http` or `https` URL with a host.
-        public static let invalidURL = Code(.invalidURL)
+        package static let invalidURL = Code(.invalidURL)
         /// No connection could be made (the name did not resolve, or the connection was refused).
-        public static let connectFailed = Code(.connectFailed)
+        package static let connectFailed = Code(.connectFailed)
         /// The TLS handshake failed (certificate not trusted, name mismatch, protocol error).
-        public static let tlsFailed = Code(.tlsFailed)
+        package static let tlsFailed = Code(.tlsFailed)
         /// The connection closed before the whole answer arrived.
-        public static let connectionClosed = Code(.connectionClosed)
+        package static let connectionClosed = Code(.connectionClosed)
         /// The answer did not arrive within the request's timeout.
-        public static let timedOut = Code(.timedOut)
+        package static let timedOut = Code(.timedOut)
         /// The answer's body was larger than the request allows.
-        public static let responseTooLarge = Code(.responseTooLarge)
+        package static let responseTooLarge = Code(.responseTooLarge)
         /// The answer was not HTTP/1.x.
-        public static let malformedResponse = Code(.malformedResponse)
+        package static let malformedResponse = Code(.malformedResponse)
         /// The client was shut down.
-        public static let shutDown = Code(.shutDown)
+        package static let shutDown = Code(.shutDown)
 
-        public var description: String { kind.rawValue }
+        package var description: String { kind.rawValue }
     }
 
     /// The kind of failure.
-    public var code: Code
+    package var code: Code
     /// What happened, naming the endpoint.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

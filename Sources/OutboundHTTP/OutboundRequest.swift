@@ -10,18 +10,18 @@ import NIOHTTP1
 ///
 /// `Host` and, when there is a body or the method is not `GET`, `Content-Length` are written by
 /// the client; the caller's headers are sent as they are, after them.
-public struct OutboundRequest: Sendable {
+package struct OutboundRequest: Sendable {
     /// The method.
-    public var method: HTTPMethod
+    package var method: HTTPMethod
     /// The absolute URL.
-    public var url: URL
+    package var url: URL
     /// Headers, in order.
-    public var headers: [(String, String)]
+    package var headers: [(String, String)]
     /// The body.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a request.
-    public init(method: HTTPMethod = .GET, url: URL, headers: [(String, String)] = [], body: [UInt8] = []) {
+    package init(method: HTTPMethod = .GET, url: URL, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -30,16 +30,16 @@ public struct OutboundRequest: Sendable {
 }
 
 /// An answer: its status, its headers and its whole body.
-public struct OutboundResponse: Sendable {
+package struct OutboundResponse: Sendable {
     /// The status code.
-    public var status: Int
+    package var status: Int
     /// The headers; look-ups by name ignore case.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body, decoded from `Content-Length`, chunked or read-until-close framing.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a response.
-    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    package init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body

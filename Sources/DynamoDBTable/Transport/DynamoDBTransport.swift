@@ -47,8 +47,13 @@ public protocol DynamoDBTransport: Sendable {
 public struct HTTPClientTransport: DynamoDBTransport {
     let client: OutboundHTTPClient
 
-    /// A transport over a client (the shared one by default).
-    public init(client: OutboundHTTPClient = .shared) {
+    /// A transport over the shared client.
+    public init() {
+        self.init(client: .shared)
+    }
+
+    /// A transport over a client.
+    package init(client: OutboundHTTPClient) {
         self.client = client
     }
 
