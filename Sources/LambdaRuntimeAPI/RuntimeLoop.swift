@@ -34,7 +34,8 @@ package struct RuntimeLoop: Sendable {
     ///   - client: the Runtime API client.
     ///   - maximumAttempts: consecutive connection failures tolerated before giving up.
     ///   - log: where the loop reports what it retries and the calls the Runtime API refused.
-    package init(client: RuntimeClient, maximumAttempts: Int = 5, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    package init(client: RuntimeClient, maximumAttempts: Int = 5, log: @escaping @Sendable (String) -> Void = { _ in })
+    {
         self.client = client
         self.maximumAttempts = maximumAttempts
         self.log = log
