@@ -105,17 +105,25 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // AWS plumbing that is not DynamoDB's: credentials and SigV4, the one reader of the AWS
+        // environment variables, the signed-request transport, and the JSON-protocol services
+        // (SSM, Secrets Manager, Cognito administration).
         .target(
-            name: "DynamoDBTable",
+            name: "AWSServices",
             dependencies: [
                 "InkraTime",
-                "SingleTable",
                 "InkraJSON",
                 "HTTPText",
                 "OutboundHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // The DynamoDB client; re-exports AWSServices, whose `AWSCredentials` its initializer takes.
+        .target(
+            name: "DynamoDBTable",
+            dependencies: ["AWSServices", "InkraTime", "SingleTable", "InkraJSON"],
             swiftSettings: strictSettings
         ),
         // The local Cognito user pool `serve` runs: users, SRP-6a, tokens.
@@ -136,6 +144,7 @@ let package = Package(
                 "LocalUserPool",
                 "InkraJSON",
                 "HTTPText",
+                "AWSServices",
                 "DynamoDBTable",
                 "OutboundHTTP",
                 "InkraHandlers",
@@ -189,6 +198,7 @@ let package = Package(
                 "InkraLLM",
                 "InkraTime",
                 "SingleTable",
+                "AWSServices",
                 "DynamoDBTable",
                 "OutboundHTTP",
                 .product(name: "Logging", package: "swift-log"),
@@ -202,6 +212,7 @@ let package = Package(
             dependencies: [
                 "EmulatorKit",
                 "EmulatorServer",
+                "AWSServices",
                 "DynamoDBTable",
                 "SingleTable",
                 "InkraHandlers",
@@ -247,7 +258,7 @@ let package = Package(
         .target(
             name: "InkraTestSupport",
             dependencies: [
-                "DynamoDBTable", "InkraJSON", "OutboundHTTP", "SingleTable",
+                "AWSServices", "DynamoDBTable", "InkraJSON", "OutboundHTTP", "SingleTable",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -258,12 +269,13 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "SingleTableTests",
-            dependencies: ["SingleTable", "DynamoDBTable", "InkraTestSupport", "EmulatorKit"],
+            dependencies: ["SingleTable", "AWSServices", "DynamoDBTable", "InkraTestSupport", "EmulatorKit"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "DynamoDBTableTests",
             dependencies: [
-                "DynamoDBTable", "SingleTable", "InkraJSON", "InkraTestSupport", "InkraUsage", "InkraHandlers",
+                "AWSServices", "DynamoDBTable", "SingleTable", "InkraJSON", "InkraTestSupport", "InkraUsage",
+                "InkraHandlers",
                 "EmulatorKit", "Bootstrap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -332,7 +344,8 @@ let package = Package(
             name: "BootstrapTests",
             dependencies: [
                 "Bootstrap", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport", "inkra-emulator",
-                "InkraLLM", "DynamoDBTable", "OutboundHTTP", "InkraAuth", "InkraTesting", "InkraHandlers", "InkraUsage",
+                "InkraLLM", "AWSServices", "DynamoDBTable", "OutboundHTTP", "InkraAuth", "InkraTesting",
+                "InkraHandlers", "InkraUsage",
                 "SingleTable", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

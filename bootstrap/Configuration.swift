@@ -1,4 +1,4 @@
-import DynamoDBTable
+import AWSServices
 import HTTPText
 import InkraAuth
 import InkraHandlers

@@ -1,4 +1,4 @@
-import DynamoDBTable
+import AWSServices
 import InkraHandlers
 import InkraJSON
 import InkraUsage

@@ -1,5 +1,5 @@
+import AWSServices
 import ArgumentParser
-import DynamoDBTable
 import EmulatorKit
 import Foundation
 import InkraUsage

@@ -76,7 +76,7 @@ public struct DynamoDBTable: Table {
 
     /// A client of DynamoDB as `aws` says: its region, credentials, and `AWS_ENDPOINT_URL_DYNAMODB`
     /// or `AWS_ENDPOINT_URL` for a local server.
-    /// - Throws: ``DynamoDBConfigurationError`` naming the missing variable.
+    /// - Throws: `DynamoDBConfigurationError` naming the missing variable.
     package static func client(
         _ aws: AWSSettings,
         transport: any DynamoDBTransport = HTTPClientTransport(),
@@ -229,26 +229,4 @@ public struct DynamoDBTable: Table {
         guard response.status == 200 else { throw ErrorMapping.error(status: response.status, body: json) }
         return json
     }
-}
-
-/// A DynamoDB setting that is missing or malformed.
-public struct DynamoDBConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What is wrong, naming the variable.
-    public var message: String
-
-    /// The variable that is wrong, when one is (`AWS_REGION`).
-    package var variable: String?
-    /// What is wrong with ``variable``, without its name.
-    package var reason: String { variable.map { String(message.dropFirst($0.count + 1)) } ?? message }
-
-    /// Creates an error.
-    public init(_ message: String) { self.message = message }
-
-    /// An error about one variable: "`<variable>` `<reason>`".
-    package init(variable: String, _ reason: String) {
-        self.message = "\(variable) \(reason)"
-        self.variable = variable
-    }
-
-    public var description: String { message }
 }

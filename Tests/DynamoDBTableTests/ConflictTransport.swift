@@ -1,4 +1,4 @@
-import DynamoDBTable
+import AWSServices
 import EmulatorKit
 import Foundation
 import InkraHandlers

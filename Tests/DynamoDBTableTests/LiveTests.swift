@@ -1,3 +1,4 @@
+import AWSServices
 import DynamoDBTable
 import Foundation
 import InkraHandlers

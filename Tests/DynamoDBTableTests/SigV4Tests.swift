@@ -1,5 +1,5 @@
+import AWSServices
 import Crypto
-import DynamoDBTable
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import DynamoDBTable
+import AWSServices
 import Foundation
 import InkraJSON
 import OutboundHTTP

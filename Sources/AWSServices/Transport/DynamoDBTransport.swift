@@ -19,6 +19,15 @@ public struct DynamoDBHTTPRequest: Sendable {
     public var body: [UInt8]
     /// How long to wait for the answer.
     public var timeout: TimeInterval
+
+    /// A request to send, its headers already signed.
+    package init(operation: String, url: URL, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) {
+        self.operation = operation
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
 }
 
 /// DynamoDB's answer.

@@ -1,6 +1,5 @@
 import InkraJSON
 import InkraTime
-import SingleTable
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -10,7 +10,7 @@ import HTTPText
 /// endpoints (a service's own, else one for every service, else AWS's
 /// `https://<service>.<region>.amazonaws.com`).
 ///
-/// The clients (``DynamoDBTable``, the JSON services, Cognito administration) take it and never
+/// The clients (`DynamoDBTable`, the JSON services, Cognito administration) take it and never
 /// read the environment; ``init(environment:)`` is the one place its variables are read, called
 /// where a program reads its settings (`bootstrap`'s configuration, the emulator's commands).
 package struct AWSSettings: Sendable, Hashable {
