@@ -31,11 +31,8 @@ struct UTCDate: ExpressibleByArgument, Sendable, Hashable, CustomStringConvertib
     let text: String
 
     init?(argument: String) {
-        let parts = argument.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-            let month = Int(parts[1]), (1...12).contains(month), let day = Int(parts[2]), (1...31).contains(day)
-        else { return nil }
+        // A date alone, as the one ISO-8601 reader takes it (a real day of a real month).
+        guard argument.utf8.count == 10, ISO8601.parse(argument) != nil else { return nil }
         text = argument
     }
 

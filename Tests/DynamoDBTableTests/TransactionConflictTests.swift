@@ -28,7 +28,7 @@ final class VirtualRetryClock: Sendable {
         var retry = TableUsageStore.Retry()
         retry.sleep = { duration in self.waited.withLock { $0 += duration } }
         retry.now = { self.start + self.elapsed }
-        retry.jitter = { 0.5 }
+        retry.backoff.jitter = { 0.5 }
         return retry
     }
 

@@ -67,7 +67,7 @@ struct CommandArgumentTests {
     func dates() throws {
         #expect(try AdminCommand.Refused.parse(["2026-11-17", "--state", "s"]).date.text == "2026-11-17")
         #expect(try UsageCommand.parse(["--refused-on", "2026-02-01"]).refusedOn?.text == "2026-02-01")
-        for bad in ["2026-13-01", "2026-11-7", "26-11-17", "2026-11-1x", "2026-00-10"] {
+        for bad in ["2026-13-01", "2026-11-7", "26-11-17", "2026-11-1x", "2026-00-10", "2026-02-30"] {
             #expect(
                 Self.refusal(AdminCommand.Refused.self, [bad, "--state", "s"])
                     == "The value '\(bad)' is invalid for '<yyyy-mm-dd>'")

@@ -23,7 +23,7 @@ final class RetryRecorder: Sendable {
             }
         }
         retry.now = { self.start + self.waited }
-        retry.jitter = { jitter }
+        retry.backoff.jitter = { jitter }
         retry.token = {
             self.state.withLock { state in
                 state.tokens += 1
@@ -88,10 +88,10 @@ struct TableUsageStoreRetryTests {
     @Test("The backoff is full jitter under a cap that doubles from 20 ms to 500 ms")
     func backoff() {
         let top = RetryRecorder().retry(jitter: 1)
-        let caps = (1...8).map { top.backoff(after: $0) }
+        let caps = (1...8).map { top.backoff.delay(after: $0) }
         #expect(caps.map { $0 / .milliseconds(1) } == [20, 40, 80, 160, 320, 500, 500, 500])
-        #expect(RetryRecorder().retry(jitter: 0).backoff(after: 5) == .zero)
-        #expect(RetryRecorder().retry(jitter: 0.25).backoff(after: 3) == .milliseconds(20))
+        #expect(RetryRecorder().retry(jitter: 0).backoff.delay(after: 5) == .zero)
+        #expect(RetryRecorder().retry(jitter: 0.25).backoff.delay(after: 3) == .milliseconds(20))
     }
 
     @Test("A conflict that never clears is retried until the next wait would pass the request's deadline")
@@ -109,7 +109,7 @@ struct TableUsageStoreRetryTests {
         #expect(recorder.waited < .seconds(1))
         let count = attempts.tokens.count
         #expect(count > 3)
-        #expect(recorder.waited + recorder.retry().backoff(after: count) >= .seconds(1), "gave up early")
+        #expect(recorder.waited + recorder.retry().backoff.delay(after: count) >= .seconds(1), "gave up early")
         #expect(error?.message.contains("gave up after \(count) attempts") == true, "\(String(describing: error))")
     }
 

@@ -99,16 +99,12 @@ extension TableUsageStore {
     /// transaction still in progress): from then on every attempt reuses that attempt's token, so it
     /// can apply once at most.
     struct Retry: Sendable {
-        /// The first backoff's cap; it doubles with each retry.
-        var baseDelay: Duration = .milliseconds(20)
-        /// The largest backoff cap.
-        var maximumDelay: Duration = .milliseconds(500)
+        /// The waits between attempts: full jitter under a cap that doubles from 20 ms to 500 ms.
+        var backoff = Backoff(base: .milliseconds(20), cap: .milliseconds(500))
         /// How long to keep retrying when the request has no deadline.
         var budgetWithoutDeadline: Duration = .seconds(3)
         /// Waits between attempts.
         var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
-        /// A random fraction in 0..<1 for the backoff.
-        var jitter: @Sendable () -> Double = { Double.random(in: 0..<1) }
         /// A new `ClientRequestToken`.
         var token: @Sendable () -> String = { UUID().uuidString }
         /// The clock the deadline is read on.
@@ -144,13 +140,7 @@ extension TableUsageStore {
         func delay(after attempts: Int, before deadline: ContinuousClock.Instant) -> Duration? {
             let left = now().duration(to: deadline) - lastAttempt
             guard left > .zero else { return nil }
-            return min(backoff(after: attempts), left)
-        }
-
-        /// The wait before the next attempt: full jitter under a cap that doubles with each one,
-        /// from ``baseDelay`` to ``maximumDelay`` (`Backoff`).
-        func backoff(after attempts: Int) -> Duration {
-            Backoff(base: baseDelay, cap: maximumDelay, jitter: jitter).delay(after: attempts)
+            return min(backoff.delay(after: attempts), left)
         }
 
         private func run<Value>(
