@@ -120,6 +120,14 @@ struct BootstrapFaultTests {
         #expect(try await stack.counters("u1", at: start) == [1, 1, 1], "charged, never answered")
 
         let second = try await stack.start("generateQuestions", ["INKRA_CLOCK": "request-time"])
+        // A retry within the first's lease is told to wait until it runs out: 409 with
+        // Retry-After, the header and the body alike, and nothing charged.
+        let early = try await second.invokeRaw(call)
+        #expect(early["statusCode"] == 409, "\(early)")
+        let wait = try #require(early["headers"]?["Retry-After"]?.string.flatMap { Int($0) }, "\(early)")
+        #expect((1...40).contains(wait), "\(early)")
+        #expect(try JSONParser.parse(early["body"]?.string ?? "")["retryAfter"] == .number(wait))
+        #expect(try await stack.counters("u1", at: start) == [1, 1, 1])
         var retry = call
         retry.set(.number(Int((start.timeIntervalSince1970 + 60) * 1000)), at: ["requestContext", "requestTimeEpoch"])
         stack.modelAnswers()
