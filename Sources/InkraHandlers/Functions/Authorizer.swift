@@ -65,7 +65,7 @@ public struct Authorizer: EventHandler {
             claims = try await verifier.verify(token)
         } catch let error where error.isKeySourceFailure {
             // Not the token's fault: fail, so API Gateway answers 500 and the app retries.
-            Counter(label: MetricName.authorizerKeySourceFailure.rawValue, dimensions: [], factory: metrics).increment()
+            MetricName.authorizerKeySourceFailure.increment(in: metrics)
             logger.error(
                 "cannot check the token: the key source did not answer",
                 metadata: ["kind": "\(request.kind.rawValue)", "detail": "\(error.message)"])
@@ -110,7 +110,7 @@ public struct Authorizer: EventHandler {
     }
 
     private func refuse(_ simple: Bool) throws(FunctionError) -> JSONValue {
-        Counter(label: MetricName.authFailure.rawValue, dimensions: [], factory: metrics).increment()
+        MetricName.authFailure.increment(in: metrics)
         if simple { return ["isAuthorized": false] }
         throw FunctionError.unauthorized
     }

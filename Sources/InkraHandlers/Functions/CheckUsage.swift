@@ -54,7 +54,7 @@ public struct CheckUsage: EventHandler {
             report = try await store.usage(for: caller.userID, at: now(), limits: caller.limits(in: limits))
         } catch {
             logger.error("usage store failed", metadata: ["error": "\(error)"])
-            Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
+            MetricName.usageStoreFailure.increment(in: metrics)
             return HTTPError.storeUnavailable.response
         }
         return .json(

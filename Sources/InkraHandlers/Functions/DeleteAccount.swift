@@ -51,7 +51,7 @@ public struct DeleteAccount: EventHandler {
             erasure = try await store.erase(user: caller.userID)
         } catch {
             logger.error("usage store failed; the account's usage is not erased", metadata: ["error": "\(error)"])
-            Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
+            MetricName.usageStoreFailure.increment(in: metrics)
             return HTTPError.storeUnavailable.response
         }
         logger.info(

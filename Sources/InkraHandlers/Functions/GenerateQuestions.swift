@@ -104,16 +104,13 @@ public struct GenerateQuestions: EventHandler {
                 ]
             )
             if refusal.window == .month {
-                Counter(label: MetricName.quotaExceeded.rawValue, dimensions: [], factory: metrics).increment()
+                MetricName.quotaExceeded.increment(in: metrics)
             } else {
-                Counter(
-                    label: MetricName.rateLimitHit.rawValue, dimensions: [("window", refusal.window.rawValue)],
-                    factory: metrics
-                ).increment()
+                MetricName.rateLimitHit.increment(dimensions: [("window", refusal.window.rawValue)], in: metrics)
             }
             if !refusal.recorded {
                 logger.warning("the refusal could not be marked for the refusals-by-date index")
-                Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
+                MetricName.usageStoreFailure.increment(in: metrics)
             }
             throw HTTPError.refusal(refusal, upgradeURL: upgradeURL)
         case .repeated(let stored):
@@ -188,7 +185,7 @@ public struct GenerateQuestions: EventHandler {
     /// Logs a usage store failure (without content) and counts it.
     private func storeFailed(_ message: Logger.Message, _ error: any Error) {
         logger.error(message, metadata: ["error": "\(error)"])
-        Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
+        MetricName.usageStoreFailure.increment(in: metrics)
     }
 
     /// The generator's questions, raced against the request's deadline (`withDeadline`): past it,
@@ -223,7 +220,7 @@ public struct GenerateQuestions: EventHandler {
         } catch {
             let fate = consumption.idempotencyKey == nil ? "lost" : "left for a retry or the repair"
             logger.critical("could not give the unit back; \(fate)", metadata: ["error": "\(error)"])
-            Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
+            MetricName.usageStoreFailure.increment(in: metrics)
             return false
         }
     }

@@ -47,14 +47,13 @@ public struct RepairCharges: EventHandler {
             report = try await store.repairCharges(at: now())
         } catch {
             logger.error("could not repair unanswered charges", metadata: ["error": "\(error)"])
-            Counter(label: MetricName.usageStoreFailure.rawValue, dimensions: [], factory: metrics).increment()
+            MetricName.usageStoreFailure.increment(in: metrics)
             throw FunctionError(
                 errorType: "UsageStoreFailure", errorMessage: "the usage store failed; retried on the next run")
         }
         if report.repaired > 0 {
             logger.warning("gave back the units of unanswered calls", metadata: ["repaired": "\(report.repaired)"])
-            Counter(label: MetricName.chargeRepaired.rawValue, dimensions: [], factory: metrics).increment(
-                by: Int64(report.repaired))
+            MetricName.chargeRepaired.increment(by: report.repaired, in: metrics)
         }
         return ["repaired": .number(report.repaired), "leftAlone": .number(report.leftAlone)]
     }

@@ -1,3 +1,5 @@
+import Metrics
+
 /// The names of the metrics the functions emit (CloudWatch Embedded Metric Format lines in
 /// `bootstrap`, namespace `Inkra`, dimension `function`): the one source of truth that
 /// template.yaml's alarms are held to by a test.
@@ -22,4 +24,13 @@ package enum MetricName: String, Sendable, CaseIterable {
     /// A warm sandbox could not read `INKRA_LIMITS_PARAMETER` again, or read limits that are not
     /// valid, and kept the last good ones (each function).
     case limitsRefreshFailure = "LimitsRefreshFailure"
+}
+
+extension MetricName {
+    /// Counts `count` of this metric in `factory`, the function's metrics system.
+    package func increment(
+        by count: Int = 1, dimensions: [(String, String)] = [], in factory: any MetricsFactory
+    ) {
+        Counter(label: rawValue, dimensions: dimensions, factory: factory).increment(by: Int64(count))
+    }
 }
