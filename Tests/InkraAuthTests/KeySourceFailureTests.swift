@@ -30,8 +30,11 @@ final class Flag: Sendable {
 struct KeySourceFailureTests {
     static let url = URL(string: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Pool/.well-known/jwks.json")!
 
+    /// A fetch's time limit; only the timeout's own test sets a short one. The test process runs
+    /// hundreds of tests on two cores, so a limit near production's 3 s can pass before a fetch
+    /// that answers at once has been scheduled.
     static func source(
-        timeout: Duration = .seconds(3), _ fetch: @escaping @Sendable (URL) async throws -> Data
+        timeout: Duration = .seconds(60), _ fetch: @escaping @Sendable (URL) async throws -> Data
     ) -> RemoteKeySource {
         RemoteKeySource(url: url, fetch: fetch, now: { now }, timeout: timeout)
     }

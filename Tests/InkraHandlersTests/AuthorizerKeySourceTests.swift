@@ -124,7 +124,9 @@ struct AuthorizerKeySourceTests {
         }
     }
 
-    static func remote(timeout: Duration = .seconds(3), _ fetch: @escaping @Sendable (URL) async throws -> Data)
+    /// A fetch's time limit; only the timeout's own test sets a short one (see
+    /// `KeySourceFailureTests.source`: a busy test process can outrun a 3 s limit).
+    static func remote(timeout: Duration = .seconds(60), _ fetch: @escaping @Sendable (URL) async throws -> Data)
         -> RemoteKeySource
     {
         RemoteKeySource(url: jwksURL, fetch: fetch, now: { AuthorizerTests.now }, timeout: timeout)

@@ -98,7 +98,9 @@ struct ExactlyOnceTests {
             operation == "UpdateItem" && number == 1 ? TableError(.internalServerError, "Internal server error") : nil
         }
         let generate = function(table)
-        let first = try await RequestDeadline.$current.withValue(.now + .seconds(5)) {
+        // The lease is what is left of the request's deadline: 20 s keeps it past any wait of a busy
+        // test process, and short of the 30 s the clock is moved.
+        let first = try await RequestDeadline.$current.withValue(.now + .seconds(20)) {
             try ProxyResult(await generate.handle(event("kept", key: "k")))
         }
         #expect(first.statusCode == 503)
@@ -122,7 +124,8 @@ struct ExactlyOnceTests {
         let table = FaultyTable()
         let store = TableUsageStore(table: table, tableName: "inkra-usage")
         let at = clock.now
-        let outcome = try await RequestDeadline.$current.withValue(.now + .seconds(5)) {
+        // A lease of up to 20 s (what is left of the deadline): +3 s is inside it, +60 s past it.
+        let outcome = try await RequestDeadline.$current.withValue(.now + .seconds(20)) {
             try await store.consume(ConsumeRequest(userID: "u1", instant: at, limits: .free, idempotencyKey: "k"))
         }
         guard case .consumed = outcome else {
