@@ -4,13 +4,20 @@ import Foundation
 
 /// A password kept as a salted, slow hash: PBKDF2-HMAC-SHA256, 16 random bytes of salt, a 32-byte
 /// key. The pool never keeps a password itself.
-struct PasswordHash: Sendable, Hashable, Codable {
+struct PasswordHash: Sendable, Hashable {
     /// The salt, base64.
     var salt: String
     /// The derived key, base64.
     var hash: String
     /// PBKDF2's rounds.
     var rounds: Int
+
+    /// A hash as the state file keeps it.
+    init(salt: String, hash: String, rounds: Int) {
+        self.salt = salt
+        self.hash = hash
+        self.rounds = rounds
+    }
 
     /// Hashes a password with a fresh salt.
     init(password: String, rounds: Int, using generator: inout some RandomNumberGenerator) {

@@ -1,24 +1,24 @@
 import Foundation
 
 /// A user of the local pool, as `--state` keeps it.
-package struct PoolUser: Sendable, Hashable, Codable {
+package struct PoolUser: Sendable, Hashable {
     /// Where the user is in sign-up: `UNCONFIRMED`, `CONFIRMED` or `FORCE_CHANGE_PASSWORD`.
-    package enum Status: String, Sendable, Hashable, Codable {
+    package enum Status: String, Sendable, Hashable {
         case unconfirmed = "UNCONFIRMED"
         case confirmed = "CONFIRMED"
         case forceChangePassword = "FORCE_CHANGE_PASSWORD"
     }
 
     /// A code sent to the user (printed in the log here).
-    struct PendingCode: Sendable, Hashable, Codable {
-        enum Purpose: String, Sendable, Hashable, Codable { case signUp, resetPassword }
+    struct PendingCode: Sendable, Hashable {
+        enum Purpose: String, Sendable, Hashable { case signUp, resetPassword }
         var code: String
         var purpose: Purpose
         var expires: Date
     }
 
     /// The SRP salt (hex) and verifier v = g^x mod N (hex).
-    struct SRPVerifier: Sendable, Hashable, Codable {
+    struct SRPVerifier: Sendable, Hashable {
         var salt: String
         var verifier: String
     }
@@ -54,9 +54,9 @@ package struct PoolUser: Sendable, Hashable, Codable {
 
 /// What `--state` keeps of the pool: its users and their groups, and the refresh and access tokens
 /// it issued (as SHA-256 hashes, never the tokens).
-package struct UserPoolSnapshot: Sendable, Hashable, Codable {
+package struct UserPoolSnapshot: Sendable, Hashable {
     /// An issued token's record, under its hash.
-    struct IssuedToken: Sendable, Hashable, Codable {
+    struct IssuedToken: Sendable, Hashable {
         var username: String
         var clientID: String
         var expires: Date

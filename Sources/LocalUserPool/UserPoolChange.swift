@@ -2,9 +2,9 @@ import Foundation
 
 /// One change of a pool, as after-images: the users, issued tokens and revocations it changed,
 /// each whole (a removed one without its value). Applying a change twice is harmless.
-package struct UserPoolChange: Sendable, Hashable, Codable {
+package struct UserPoolChange: Sendable, Hashable {
     /// A changed entry under its key; `value` is absent for a removed one.
-    struct Entry<Value: Sendable & Hashable & Codable>: Sendable, Hashable, Codable {
+    struct Entry<Value: Sendable & Hashable>: Sendable, Hashable {
         var key: String
         var value: Value?
     }

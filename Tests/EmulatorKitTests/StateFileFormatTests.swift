@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import LocalUserPool
 import SingleTable
 import Testing
 
@@ -44,6 +45,60 @@ struct StateFileFormatTests {
                     "ns": .ns([1, 2]),
                 ]
             ])
+    }
+
+    /// A pool section as Foundation's encoder wrote it before the pool moved to the package's JSON
+    /// codec: sorted members, dates in seconds since 2001, slashes escaped, a set as an array.
+    static let earlierPool =
+        #"{"format":"inkra-emulator-state","items":[],"table":"inkra-usage","userPool":{"#
+        + #""accessTokens":{"abc":{"authTime":786297600,"clientID":"app","expires":786301200.5,"#
+        + #""originJti":"j1","username":"u-1"}},"poolID":"us-east-1_InkraLocal","refreshTokens":{},"#
+        + #""revokedTokens":["def"],"users":[{"attributes":{"email":"lee@example.com"},"created":786297600,"#
+        + #""enabled":false,"groups":["premium_tier"],"modified":786297601,"#
+        + #""password":{"hash":"aGFz\/aA==","rounds":210000,"salt":"c2Fs\/dA=="},"#
+        + #""pendingCode":{"code":"123456","expires":786298500,"purpose":"resetPassword"},"#
+        + #""status":"CONFIRMED","sub":"s-1","username":"u-1"}]},"version":1}"#
+
+    @Test("A user pool saved by the earlier encoder loads the same users, tokens and revocations")
+    func earlierPool() throws {
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("state.json")
+        try Data(Self.earlierPool.utf8).write(to: url)
+        let file = StateFile(url: url, tableName: "inkra-usage")
+        let pool = try #require(try file.loadUserPool())
+        #expect(pool.poolID == "us-east-1_InkraLocal")
+        let user = try #require(pool.users.first)
+        #expect(user.email == "lee@example.com" && user.sub == "s-1" && user.status == .confirmed)
+        #expect(user.enabled == false && user.groups == ["premium_tier"])
+        #expect(user.created == Date(timeIntervalSinceReferenceDate: 786_297_600))
+        #expect(user.modified == Date(timeIntervalSinceReferenceDate: 786_297_601))
+        // Saved again and read back: the same pool, in the same shapes.
+        try file.save([], userPool: pool)
+        #expect(try file.loadUserPool() == pool)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        #expect(text.contains(#""expires":786301200.5"#) && text.contains(#""revokedTokens":["def"]"#))
+        #expect(text.contains(#""password":{"hash":"aGFz/aA==","rounds":210000,"salt":"c2Fs/dA=="}"#))
+    }
+
+    @Test("A pool member that is not as written is refused, naming its path; the file is left as it was")
+    func corruptPool() throws {
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("state.json")
+        let contents = Self.earlierPool.replacingOccurrences(of: #""CONFIRMED""#, with: #""ACTIVE""#)
+        try Data(contents.utf8).write(to: url)
+        let file = StateFile(url: url, tableName: "inkra-usage")
+        for load in [{ _ = try file.loadUserPool() }, { _ = try file.load() }] {
+            #expect {
+                try load()
+            } throws: { error in
+                let message = (error as? EmulatorError)?.message ?? ""
+                return message.contains("corrupt") && message.contains(".userPool.users[0].status")
+                    && message.contains(#"unknown value "ACTIVE""#)
+            }
+        }
+        #expect(try String(contentsOf: url, encoding: .utf8) == contents)
     }
 
     @Test("An unknown attribute type in a state file is refused, naming the item and the type")

@@ -35,10 +35,6 @@ package struct StateFile: Sendable {
         self.tableName = tableName
     }
 
-    private struct UserPoolSection: Decodable {
-        var userPool: UserPoolSnapshot?
-    }
-
     /// The local user pool kept in the file, with the changes its journal holds; `nil` when neither
     /// has one.
     /// - Throws: ``EmulatorError`` when the section or the journal is there but corrupt.
@@ -50,11 +46,21 @@ package struct StateFile: Sendable {
     private func loadSavedUserPool() throws(EmulatorError) -> UserPoolSnapshot? {
         guard let data = try? Data(contentsOf: url) else { return nil }
         do {
-            return try JSONDecoder().decode(UserPoolSection.self, from: data).userPool
+            return try Self.userPool(in: try JSONParser.parse(Array(data)))
         } catch {
             throw EmulatorError(
-                "state file \(url.path) has a corrupt userPool section (\(Self.describe(error))); "
+                "state file \(url.path) has a corrupt userPool section (\(error)); "
                     + "refusing to use or overwrite it (move it away, or pass another --state)")
+        }
+    }
+
+    /// The `userPool` section of a state file's JSON, `nil` when there is none.
+    private static func userPool(in contents: JSONValue) throws(PoolStateError) -> UserPoolSnapshot? {
+        guard let section = contents["userPool"], section != .null else { return nil }
+        do {
+            return try UserPoolSnapshot(json: section)
+        } catch {
+            throw PoolStateError(path: ".userPool\(error.path)", reason: error.reason)
         }
     }
 
@@ -84,33 +90,34 @@ package struct StateFile: Sendable {
             throw EmulatorError("state file \(url.path) cannot be read: \(error.localizedDescription)")
         }
         let refuse = "; refusing to use or overwrite it (move it away, or pass another --state)"
-        guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
+        guard let contents = try? JSONParser.parse(Array(data)),
+            let format = contents["format"]?.string, let version = contents["version"]?.int,
+            let table = contents["table"]?.string
+        else {
             throw EmulatorError(
                 "state file \(url.path) is not an inkra-emulator state file (not the expected JSON)\(refuse)")
         }
-        guard header.format == Self.format else {
-            throw EmulatorError(
-                "state file \(url.path) has format \"\(header.format)\", not \"\(Self.format)\"\(refuse)")
+        guard format == Self.format else {
+            throw EmulatorError("state file \(url.path) has format \"\(format)\", not \"\(Self.format)\"\(refuse)")
         }
-        guard header.version == Self.version else {
+        guard version == Self.version else {
             throw EmulatorError(
-                "state file \(url.path) is version \(header.version); this emulator reads version \(Self.version)\(refuse)"
-            )
+                "state file \(url.path) is version \(version); this emulator reads version \(Self.version)\(refuse)")
         }
-        guard header.table == tableName else {
-            throw EmulatorError("state file \(url.path) holds table \"\(header.table)\", not \"\(tableName)\"\(refuse)")
+        guard table == tableName else {
+            throw EmulatorError("state file \(url.path) holds table \"\(table)\", not \"\(tableName)\"\(refuse)")
         }
         do {
-            _ = try JSONDecoder().decode(UserPoolSection.self, from: data)
-            return try Self.items(in: data)
+            _ = try Self.userPool(in: contents)
+            return try Self.items(in: contents)
         } catch {
-            throw EmulatorError("state file \(url.path) is corrupt (\(Self.describe(error)))\(refuse)")
+            throw EmulatorError("state file \(url.path) is corrupt (\(error))\(refuse)")
         }
     }
 
     /// The `items` of a state file, in DynamoDB's JSON (``Wire``).
-    private static func items(in data: Data) throws -> [Item] {
-        guard let items = try JSONParser.parse(Array(data))["items"]?.array else {
+    private static func items(in contents: JSONValue) throws -> [Item] {
+        guard let items = contents["items"]?.array else {
             throw EmulatorError("at top level: no \"items\" list")
         }
         var result: [Item] = []
@@ -148,24 +155,10 @@ package struct StateFile: Sendable {
         var contents: JSONObject = [
             "format": .string(Self.format), "items": .array(items.map(Wire.item)), "table": .string(tableName),
         ]
-        if let userPool {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            do {
-                contents["userPool"] = try JSONParser.parse(Array(try encoder.encode(userPool)))
-            } catch {
-                throw EmulatorError("state for \(url.path) cannot be encoded: \(error)")
-            }
-        }
+        if let userPool { contents["userPool"] = userPool.json }
         contents["version"] = .number(Self.version)
         let data = Data(JSONValue.object(contents).jsonBytes)
         try Self.writeAtomically(data, to: url)
-    }
-
-    private struct Header: Decodable {
-        var format: String
-        var version: Int
-        var table: String
     }
 
     /// Writes through a flushed temporary file renamed into place, then flushes the folder.
@@ -208,18 +201,6 @@ package struct StateFile: Sendable {
                 offset += written
             }
             return nil
-        }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        guard let decoding = error as? DecodingError else { return "\(error)" }
-        switch decoding {
-        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
-            .valueNotFound(_, let context):
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return "at \(path.isEmpty ? "top level" : path): \(context.debugDescription)"
-        @unknown default:
-            return "\(error)"
         }
     }
 }

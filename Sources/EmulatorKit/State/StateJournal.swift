@@ -51,15 +51,7 @@ package final class StateJournal: TableJournal, UserPoolJournal {
 
     /// Records a change of the local user pool: `{"userPool":{…}}`.
     package func record(_ change: UserPoolChange) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let line: Data
-        do {
-            line = try encoder.encode(UserPoolLine(userPool: change))
-        } catch {
-            throw EmulatorError("cannot encode a user pool change for the state journal \(url.path): \(error)")
-        }
-        try append(line)
+        try append(Data(JSONValue.object(["userPool": change.json]).jsonBytes))
     }
 
     /// Appends one line and flushes it to disk.
@@ -128,7 +120,9 @@ package final class StateJournal: TableJournal, UserPoolJournal {
         var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
         lines.removeLast()  // empty, or a line a crash cut short
         for (number, line) in lines.enumerated() where isUserPoolLine(line) {
-            guard let change = try? JSONDecoder().decode(UserPoolLine.self, from: Data(line)).userPool else {
+            guard let json = (try? JSONParser.parse(Array(line)))?["userPool"],
+                let change = try? UserPoolChange(json: json)
+            else {
                 throw EmulatorError(
                     "state journal \(url.path) is corrupt at line \(number + 1); refusing to use it (move it away)")
             }
@@ -137,11 +131,6 @@ package final class StateJournal: TableJournal, UserPoolJournal {
             pool = updated
         }
         return pool
-    }
-
-    /// A user pool change's line.
-    private struct UserPoolLine: Codable {
-        var userPool: UserPoolChange
     }
 
     /// Whether a line is a user pool change (`{"userPool":…}`; a table operation's starts `{"changes":`).
