@@ -12,7 +12,8 @@ struct InkraEmulator: AsyncParsableCommand {
         version: InkraVersion.current,
         subcommands: [
             ReplayCommand.self, InvokeCommand.self, TokenCommand.self, GenerateEventCommand.self, UsageCommand.self,
-            CreateTableCommand.self, RunRuntimeCommand.self, ServeCommand.self, AdminCommand.self, ImportCommand.self,
+            CreateTableCommand.self, RunRuntimeCommand.self, ServeCommand.self, ExecCommand.self, AdminCommand.self,
+            ImportCommand.self,
         ]
     )
 }
@@ -25,7 +26,7 @@ enum EntryPoint {
         do {
             var command = try InkraEmulator.parseAsRoot()
             // A server keeps each request on its connection's thread (see EventLoopExecutor).
-            if command is ServeCommand { EventLoopExecutor.install() }
+            if command is ServeCommand || command is ExecCommand { EventLoopExecutor.install() }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -79,7 +79,7 @@ struct CommandArgumentTests {
 
     @Test("serve: --payload, --runtime-function and --pool-issuer are parsed values with their lists")
     func serve() throws {
-        let defaults = try ServeCommand.parse([])
+        let defaults = try ServeCommand.parse([]).options
         #expect(defaults.payload.version == .v1)
         #expect(defaults.runtimeFunction.value == .generateQuestions)
         #expect(defaults.poolIssuer.value == .local)
@@ -87,11 +87,11 @@ struct CommandArgumentTests {
 
         let chosen = try ServeCommand.parse([
             "--payload", "HTTP", "--runtime-function", "checkusage", "--pool-issuer", "updated",
-        ])
+        ]).options
         #expect(chosen.payload.version == .v2)
         #expect(chosen.runtimeFunction.value == .checkUsage)
         #expect(chosen.poolIssuer.value.form == .updated)
-        #expect(try ServeCommand.parse(["--pool-issuer", "ORIGINAL"]).poolIssuer.value.form == .original)
+        #expect(try ServeCommand.parse(["--pool-issuer", "ORIGINAL"]).options.poolIssuer.value.form == .original)
 
         #expect(
             Self.refusal(ServeCommand.self, ["--payload", "v3"])
@@ -105,6 +105,11 @@ struct CommandArgumentTests {
                 == "The value 'everything' is invalid for '--runtime-function <runtime-function>'. "
                 + "Please provide one of 'authorizer', 'checkUsage', 'generateQuestions', 'deleteAccount' or "
                 + "'repairCharges'.")
+        // exec takes the same options, and the command after --.
+        let exec = try ExecCommand.parse(["--payload", "v2", "--port", "4000", "--", "python3", "-V"])
+        #expect(exec.options.payload.version == .v2 && exec.options.port == 4000)
+        #expect(exec.command == ["python3", "-V"])
+        #expect(defaults.port == nil)
     }
 
     @Test("Shared flags: --log-level in any case, --token-use, and usage's --tier")

@@ -1,0 +1,162 @@
+import ArgumentParser
+import EmulatorKit
+import EmulatorServer
+import Foundation
+import InkraHandlers
+import LocalUserPool
+import Logging
+
+/// What `serve` and `exec` share: the stack's options, and starting it.
+struct ServeOptions: ParsableArguments {
+    @Option(help: "The address every endpoint binds.")
+    var host = "127.0.0.1"
+
+    @Option(help: "API Gateway's port (default 3000).")
+    var port: Int?
+
+    @Option(name: .customLong("lambda-port"), help: "The Lambda Invoke API's port (default 3001).")
+    var lambdaPort: Int?
+
+    @Option(name: .customLong("runtime-api-port"), help: "The Lambda Runtime API's port (default 9001).")
+    var runtimeAPIPort: Int?
+
+    @Option(name: .customLong("dynamodb-port"), help: "The DynamoDB-compatible endpoint's port (default 8000).")
+    var dynamoDBPort: Int?
+
+    @Option(help: "API Gateway payloads: v1 (REST API) or v2 (HTTP API).")
+    var payload = Payload.v1
+
+    @Option(help: "Serve the routes under this stage (/STAGE/questions).")
+    var stage: String?
+
+    @Option(name: .customLong("authorizer-cache-ttl"), help: "Seconds an authorizer answer is cached; 0 turns it off.")
+    var authorizerCacheTTL: Double = 300
+
+    @Option(name: .customLong("cors-origin"), help: "An origin allowed by CORS (repeatable; default *).")
+    var corsOrigins: [String] = []
+
+    @Flag(name: .customLong("no-cors"), help: "Answer no CORS preflight and add no CORS headers.")
+    var noCORS = false
+
+    @Option(name: .customLong("runtime-function"), help: "The function a runtime on the Runtime API serves.")
+    var runtimeFunction = Choice(FunctionName.generateQuestions)
+
+    @Option(help: "A runtime (e.g. .build/release/bootstrap) to start on the Runtime API for --runtime-function.")
+    var bootstrap: String?
+
+    @Option(name: .customLong("timeout"), help: "Seconds an invocation handed to a runtime may take.")
+    var timeout: Double = 30
+
+    @Flag(name: .customLong("no-access-log"), help: "Write no access-log line per API request.")
+    var noAccessLog = false
+
+    @Option(
+        name: .customLong("console-port"),
+        help: "The console's port (default 3002: open http://127.0.0.1:3002/ in a browser).")
+    var consolePort: Int?
+
+    @Flag(name: .customLong("no-console"), help: "Serve no console.")
+    var noConsole = false
+
+    @Option(
+        name: .customLong("cognito-port"),
+        help: """
+            The local Cognito user pool's port (aws cognito-idp … --endpoint-url http://127.0.0.1:9229); \
+            default 9229, or a free port when 9229 is taken.
+            """)
+    var cognitoPort: Int?
+
+    @Flag(name: .customLong("no-cognito"), help: "Serve no local Cognito user pool.")
+    var noCognito = false
+
+    @Option(
+        name: .customLong("pool-issuer"),
+        help: """
+            The issuer of the local pool's tokens: local (http://HOST:PORT/<poolId>), or ORIGINAL or \
+            UPDATED, Cognito's issuer URL of that form (the pool's IssuerConfiguration); in any case.
+            """)
+    var poolIssuer = Choice(PoolIssuer.local)
+
+    @Option(
+        name: .customLong("state-from-scan"),
+        help: "Seed the table first from `aws dynamodb scan --output json` output (one or several pages).")
+    var stateFromScan: String?
+
+    @Option(help: "Write every API request answered as an event file and its expectation in this folder, for replay.")
+    var record: String?
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        for (flag, value) in [
+            ("--port", port), ("--lambda-port", lambdaPort), ("--runtime-api-port", runtimeAPIPort),
+            ("--dynamodb-port", dynamoDBPort), ("--console-port", consolePort), ("--cognito-port", cognitoPort),
+        ] where !(0...65_535).contains(value ?? 0) {
+            throw ValidationError("\(flag) must be a port from 0 to 65535, not \(value ?? 0)")
+        }
+        guard authorizerCacheTTL >= 0, authorizerCacheTTL <= 3600 else {
+            throw ValidationError("--authorizer-cache-ttl must be from 0 to 3600 seconds, as API Gateway allows")
+        }
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        if let bootstrap, !FileManager.default.isExecutableFile(atPath: bootstrap) {
+            throw ValidationError("--bootstrap \(bootstrap) is not an executable file")
+        }
+        if record != nil && common.userPoolID != nil {
+            throw ValidationError(
+                "--record keeps each request's token to replay it; it records development tokens, not a user pool's")
+        }
+        if let stage, stage.isEmpty || stage.contains("/") {
+            throw ValidationError("--stage must be a name without '/', not \"\(stage)\"")
+        }
+    }
+
+    /// Builds the stack and its server from the options. `freePorts` (exec's case) puts every
+    /// endpoint whose port was not given on a free port instead of its fixed default.
+    /// `log` takes the access log's lines.
+    func start(
+        freePorts: Bool, log: @escaping @Sendable (String) -> Void = { Output.out($0) }
+    ) async throws -> (LocalServer, EmulatorStack, ServeConfiguration) {
+        let options = try common.emulatorOptions()
+        LogSetup.bootstrapCapturing(level: common.logLevel.value, now: options.clock)
+        if !EventLoopExecutor.isInstalled {
+            Logger(label: "inkra.serve").warning(
+                """
+                Swift tasks run on Swift's own pool, not on the event loops (NIO's installer could not take \
+                over): requests cost more CPU
+                """)
+        }
+        let stack = try EmulatorStack(options: options)
+        if let stateFromScan {
+            let scan = try TableScan(contentsOf: URL(fileURLWithPath: stateFromScan))
+            try await scan.seed(stack.table, tableName: stack.options.tableName)
+            Output.err("seeded \(scan.wireItems.count) items from \(stateFromScan)")
+        }
+        func port(_ given: Int?, _ fixed: Int) -> Int { given ?? (freePorts ? 0 : fixed) }
+        var configuration = ServeConfiguration()
+        configuration.host = host
+        configuration.apiPort = port(self.port, 3000)
+        configuration.lambdaPort = port(lambdaPort, 3001)
+        configuration.runtimeAPIPort = port(runtimeAPIPort, 9001)
+        configuration.dynamoDBPort = stack.memoryTable == nil ? nil : port(dynamoDBPort, 8000)
+        configuration.gateway.payload = payload.version
+        configuration.gateway.stage = stage
+        configuration.gateway.authorizerCacheTTL = authorizerCacheTTL
+        configuration.gateway.cors = CORSPolicy(allowedOrigins: noCORS ? [] : corsOrigins.isEmpty ? ["*"] : corsOrigins)
+        configuration.runtimeFunction = runtimeFunction.value
+        configuration.functionTimeout = timeout
+        configuration.runtimeExecutable = bootstrap.map { URL(fileURLWithPath: $0) }
+        configuration.runtimeLogLevel = common.logLevel.value.rawValue
+        configuration.accessLog = !noAccessLog
+        configuration.consolePort = noConsole ? nil : port(consolePort, 3002)
+        configuration.cognitoPort = noCognito ? nil : port(cognitoPort, 9229)
+        configuration.cognitoPortFallsBack = cognitoPort == nil
+        if let form = poolIssuer.value.form { configuration.userPool.issuerForm = form }
+        if let record {
+            let recorder = try ServeRecorder(directory: URL(fileURLWithPath: record))
+            configuration.gateway.observers.append { recorder.record($0) }
+            Output.err("inkra-emulator: recording every API request answered to \(recorder.directory.path)")
+        }
+        let server = try await LocalServer(stack: stack, configuration: configuration, accessLog: log)
+        return (server, stack, configuration)
+    }
+}
