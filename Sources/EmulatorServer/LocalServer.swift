@@ -1,6 +1,7 @@
 import EmulatorKit
 import Foundation
 import Hummingbird
+import InkraJSON
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -61,10 +62,14 @@ package final class LocalServer: Sendable {
                     + Self.reason(error))
         }
         self.runtimeAPI = runtimeAPI
+        let function = configuration.runtimeFunction.rawValue
+        await runtimeAPI.observeFailures { [logger] outcome in
+            logger.error("\(Self.failureLine(outcome, function: function))")
+        }
         let invoker = RuntimeInvoker(server: runtimeAPI, timeout: configuration.functionTimeout)
         let runtimeFunction = configuration.runtimeFunction
         let target: FunctionTarget = { function, event, time in
-            guard function == runtimeFunction, await runtimeAPI.isAttached else { return nil }
+            guard function == runtimeFunction, runtimeAPI.takesInvocations else { return nil }
             return await invoker.invoke(event, recordedAt: time)
         }
         var gatewaySetup = configuration.gateway
@@ -205,6 +210,7 @@ package final class LocalServer: Sendable {
     /// runtime and the emulator share one table; a failure to start stops the server.
     private func startRuntime(_ endpoints: ServeEndpoints) async {
         guard let executable = configuration.runtimeExecutable else { return }
+        runtimeAPI.expectRuntime()
         do {
             let started = try LocalRuntime(
                 executable: executable, function: configuration.runtimeFunction, server: runtimeAPI,
@@ -248,6 +254,30 @@ package final class LocalServer: Sendable {
             onServerRunning: { channel in await gate.bound(role, port: channel.localAddress?.port ?? port) },
             logger: logger
         )
+    }
+
+    /// What the log says when the runtime fails to start or ends: what it reported, in one line
+    /// of printable text (at most 300 characters of the runtime's message), and what follows.
+    static func failureLine(_ outcome: RuntimeOutcome, function: String) -> String {
+        func printable(_ text: String) -> String {
+            String(
+                String.UnicodeScalarView(
+                    text.unicodeScalars.prefix(300).map { $0.properties.isWhitespace ? " " : $0 }
+                        .filter { $0.value >= 0x20 && $0.value != 0x7F }))
+        }
+        switch outcome {
+        case .initializationFailed(let type, let body):
+            let json = try? JSONParser.parse(body)
+            let message = json?["errorMessage"]?.string ?? String(decoding: body, as: UTF8.self)
+            return "the runtime failed to start (\(printable(json?["errorType"]?.string ?? type)): "
+                + "\(printable(message))); invocations of \(function) fail with it, as Lambda fails them, "
+                + "until serve is restarted"
+        case .runtimeExited(let reason):
+            return
+                "\(printable(reason)); invocations of \(function) fail with Runtime.ExitError until serve is restarted"
+        default:
+            return "the runtime stopped answering"
+        }
     }
 
     static func reason(_ error: any Error) -> String {

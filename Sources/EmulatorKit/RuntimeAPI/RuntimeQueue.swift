@@ -37,6 +37,22 @@ package actor RuntimeQueue {
     /// server with no runtime behind it answers every request without a hop to the queue.
     package nonisolated let hasBeenPolled = Mutex(false)
 
+    /// Whether invocations go to the runtime rather than in-process: one was expected (`serve
+    /// --bootstrap` started it), has polled, or has reported a start-up failure. From then on an
+    /// invocation waits for the runtime, or fails as Lambda fails it when the runtime failed to
+    /// start or ended; it never falls back to the in-process function. Read without entering the actor.
+    package nonisolated let takesInvocations = Mutex(false)
+
+    /// Says a runtime is on its way (started by the server): invocations wait for its first poll.
+    package nonisolated func expectRuntime() { takesInvocations.withLock { $0 = true } }
+
+    private var failureObservers: [@Sendable (RuntimeOutcome) -> Void] = []
+
+    /// Calls `observer` with a start-up failure or the runtime's end, when either comes.
+    package func observeFailures(_ observer: @escaping @Sendable (RuntimeOutcome) -> Void) {
+        failureObservers.append(observer)
+    }
+
     /// Waits for the next invocation (the runtime's long poll).
     /// - Returns: the invocation; `nil` once the server closes, or when a test asked for this
     ///   poll's connection to be dropped (``dropNext()``): the server then drops the connection.
@@ -46,7 +62,10 @@ package actor RuntimeQueue {
             dropped += 1
             return nil
         }
-        if nextCalls == 0 { hasBeenPolled.withLock { $0 = true } }
+        if nextCalls == 0 {
+            hasBeenPolled.withLock { $0 = true }
+            takesInvocations.withLock { $0 = true }
+        }
         nextCalls += 1
         if closed { return nil }
         if !pending.isEmpty { return pending.removeFirst() }
@@ -101,14 +120,17 @@ package actor RuntimeQueue {
 
     /// Records a start-up failure: every invocation fails with it.
     package func failInitialization(_ outcome: RuntimeOutcome) {
+        takesInvocations.withLock { $0 = true }
         initFailure = outcome
         failAll(outcome)
+        for observer in failureObservers { observer(outcome) }
     }
 
     /// Records that the runtime process ended.
     package func runtimeEnded(_ reason: String) {
         ended = reason
         failAll(initFailure ?? .runtimeExited(reason))
+        for observer in failureObservers { observer(.runtimeExited(reason)) }
     }
 
     /// Whether a runtime is attached: it has asked for an invocation, and has neither ended nor

@@ -94,6 +94,17 @@ package final class RuntimeAPIServer: RuntimeAPIEndpoint {
         get async { await queue.initializationFailure }
     }
 
+    /// Whether invocations go to the runtime (see ``RuntimeQueue/takesInvocations``).
+    package var takesInvocations: Bool { queue.takesInvocations.withLock { $0 } }
+
+    /// Says a runtime is on its way: invocations wait for it rather than run in-process.
+    package func expectRuntime() { queue.expectRuntime() }
+
+    /// Calls `observer` with a start-up failure or the runtime's end, when either comes.
+    package func observeFailures(_ observer: @escaping @Sendable (RuntimeOutcome) -> Void) async {
+        await queue.observeFailures(observer)
+    }
+
     /// Whether a runtime is attached: polling for its next invocation, or working on one.
     package var isAttached: Bool {
         get async {
