@@ -124,7 +124,7 @@ struct ServeBenchmarks {
                 emulator.path,
                 [
                     "serve", "--port", "\(port)", "--lambda-port", "0", "--runtime-api-port", "0",
-                    "--dynamodb-port", "0", "--no-access-log", "--limits", try limitsFile().path,
+                    "--dynamodb-port", "0", "--no-access-log", "--no-throttle", "--limits", try limitsFile().path,
                 ],
                 environment: ProcessInfo.processInfo.environment)
             token = try DevelopmentTokens.mint(

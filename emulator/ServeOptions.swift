@@ -32,6 +32,19 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("authorizer-cache-ttl"), help: "Seconds an authorizer answer is cached; 0 turns it off.")
     var authorizerCacheTTL: Double = 300
 
+    @Option(
+        name: .customLong("throttle-rate"),
+        help: "The stage's steady requests a second, per method, as template.yaml's ThrottlingRateLimit (default 50).")
+    var throttleRate: Double = StageThrottle.Limits.template.rate
+
+    @Option(
+        name: .customLong("throttle-burst"),
+        help: "The stage's burst per method, as template.yaml's ThrottlingBurstLimit (default 100).")
+    var throttleBurst: Int = StageThrottle.Limits.template.burst
+
+    @Flag(name: .customLong("no-throttle"), help: "Throttle nothing: no 429 throttled from API Gateway.")
+    var noThrottle = false
+
     @Option(name: .customLong("cors-origin"), help: "An origin allowed by CORS (repeatable; default *).")
     var corsOrigins: [String] = []
 
@@ -98,6 +111,13 @@ struct ServeOptions: ParsableArguments {
             throw ValidationError("--authorizer-cache-ttl must be from 0 to 3600 seconds, as API Gateway allows")
         }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        guard throttleRate > 0, throttleRate.isFinite else {
+            throw ValidationError(
+                "--throttle-rate must be a positive number of requests a second (or use --no-throttle)")
+        }
+        guard throttleBurst >= 1 else {
+            throw ValidationError("--throttle-burst must be at least 1 (or use --no-throttle)")
+        }
         if let bootstrap, !FileManager.default.isExecutableFile(atPath: bootstrap) {
             throw ValidationError("--bootstrap \(bootstrap) is not an executable file")
         }
@@ -141,6 +161,8 @@ struct ServeOptions: ParsableArguments {
         configuration.gateway.payload = payload.version
         configuration.gateway.stage = stage
         configuration.gateway.authorizerCacheTTL = authorizerCacheTTL
+        configuration.gateway.throttle =
+            noThrottle ? nil : StageThrottle.Limits(rate: throttleRate, burst: throttleBurst)
         configuration.gateway.cors = CORSPolicy(allowedOrigins: noCORS ? [] : corsOrigins.isEmpty ? ["*"] : corsOrigins)
         configuration.runtimeFunction = runtimeFunction.value
         configuration.functionTimeout = timeout

@@ -77,9 +77,13 @@ package struct ServeEndpoints: Sendable, Hashable {
         let cache =
             configuration.gateway.authorizerCacheTTL > 0
             ? "authorizer cache \(Int(configuration.gateway.authorizerCacheTTL)) s" : "authorizer cache off"
+        let throttle =
+            configuration.gateway.throttle.map {
+                "throttle \($0.rate.formatted(.number.grouping(.never))) a second, burst \($0.burst), per method"
+            } ?? "throttle off"
         var lines = [
             "inkra-emulator serve",
-            "  API Gateway   \(api.absoluteString)  (\(payload), \(cache))",
+            "  API Gateway   \(api.absoluteString)  (\(payload), \(cache), \(throttle))",
             "                POST \(prefix)/questions -> generateQuestions",
             "                GET  \(prefix)/usage     -> checkUsage",
             "                DELETE \(prefix)/account -> deleteAccount",

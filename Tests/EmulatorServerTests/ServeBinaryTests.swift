@@ -25,7 +25,7 @@ struct ServeBinaryTests {
             ChildProcess.built("inkra-emulator"),
             [
                 "serve", "--port", "0", "--lambda-port", "0", "--runtime-api-port", "0", "--dynamodb-port", "0",
-                "--no-access-log", "--no-console", "--state", state.path,
+                "--no-access-log", "--no-console", "--no-throttle", "--state", state.path,
             ], includingStandardError: true)
         guard let banner = await server.line(containing: "API Gateway"),
             let api = banner.split(separator: " ").first(where: { $0.hasPrefix("http://") }),

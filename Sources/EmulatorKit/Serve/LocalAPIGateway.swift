@@ -20,6 +20,9 @@ package struct LocalAPIGateway: Sendable {
         /// Called after each request with what came of it (the console, `--record`); none by
         /// default, and with none nothing is gathered for them.
         package var observers: [@Sendable (GatewayExchange) -> Void] = []
+        /// The stage's throttling per method; `nil` (the default here) turns it off. `serve` sets
+        /// template.yaml's limits unless told otherwise.
+        package var throttle: StageThrottle.Limits?
 
         /// The default setup: REST payloads at the root, a 300 s authorizer cache, CORS for any origin.
         package init() {}
@@ -45,6 +48,7 @@ package struct LocalAPIGateway: Sendable {
     private let chain: GatewayChain
     private let builder: ProxyEventBuilder
     private let clock: @Sendable () -> Date
+    private let throttle: StageThrottle?
 
     /// The API in front of a stack.
     /// - Parameters:
@@ -58,6 +62,7 @@ package struct LocalAPIGateway: Sendable {
         var chain = stack.gateway.caching(in: authorizerCache)
         if let target { chain = chain.running(on: target) }
         self.chain = chain
+        throttle = configuration.throttle.map { StageThrottle($0) }
         let defaultStage = configuration.payload == .v1 ? "prod" : "$default"
         builder = ProxyEventBuilder(version: configuration.payload, stage: configuration.stage ?? defaultStage)
     }
@@ -90,6 +95,7 @@ package struct LocalAPIGateway: Sendable {
         }
         guard let route = matching.first(where: { $0.method == request.method }) else { return notFound() }
         record.function = route.function
+        if let throttle, !throttle.admits(method: route.method, resource: route.resource) { return throttled() }
         let event = builder.event(for: request, resource: route.resource, path: path, requestID: requestID, at: time)
         if !configuration.observers.isEmpty { record.event = event }
         let caller = #isolation
@@ -113,6 +119,19 @@ package struct LocalAPIGateway: Sendable {
         let prefix = "/\(stage)"
         guard path.hasPrefix(prefix + "/") else { return nil }
         return String(path.dropFirst(prefix.count))
+    }
+
+    /// API Gateway's answer to a request its stage's throttling refuses: template.yaml's `THROTTLED`
+    /// gateway response on a REST API, `{"message":"Too Many Requests"}` on an HTTP API.
+    private func throttled() -> LocalHTTPResponse {
+        switch configuration.payload {
+        case .v1:
+            ProxyResponseReader.message(
+                429, "Too Many Requests", code: .throttled,
+                headers: [("Retry-After", "1"), ("x-amzn-ErrorType", "TooManyRequestsException")])
+        case .v2:
+            ProxyResponseReader.message(429, "Too Many Requests")
+        }
     }
 
     /// API Gateway's answer for a route it does not have.
