@@ -36,6 +36,10 @@ struct RunRuntimeCommand: AsyncParsableCommand {
                 --function generateQuestions events
               swift run inkra-emulator run-runtime .build/release/bootstrap \\
                 --function checkUsage day.jsonl --jobs 2 --json
+
+            --debug starts the runtime under gdbserver (or lldb-server) and waits for a debugger; with a \
+            debug build, in another terminal:
+              gdb -ex 'target remote 127.0.0.1:2345' .build/debug/bootstrap
             """
     )
 
@@ -62,11 +66,37 @@ struct RunRuntimeCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per event instead of text.")
     var json = false
 
+    @Flag(
+        help: """
+            Start the runtime under a debug server (gdbserver, else lldb-server, from PATH) and wait for a \
+            debugger to attach and continue it; one runtime, and invocations may take 900 s.
+            """)
+    var debug = false
+
+    @Option(name: .customLong("debug-port"), help: "The debug server's loopback port, with --debug.")
+    var debugPort = 2345
+
+    @Option(name: .customLong("debug-server"), help: "The debug server (gdbserver or lldb-server), with --debug.")
+    var debugServer: String?
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ValidationError("\(executable) is not an executable file")
+        }
+        if debug {
+            guard (1...65_535).contains(debugPort) else {
+                throw ValidationError("--debug-port must be a port from 1 to 65535, not \(debugPort)")
+            }
+            if let debugServer, !FileManager.default.isExecutableFile(atPath: debugServer) {
+                throw ValidationError("--debug-server \(debugServer) is not an executable file")
+            }
+            guard debugger != nil else {
+                throw ValidationError(
+                    "--debug needs gdbserver (apt-get install gdbserver) or the toolchain's lldb-server on PATH, "
+                        + "or --debug-server PATH")
+            }
         }
         if jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
         guard runtimeAPIPort == 0 || (runtimeAPIPort > 0 && runtimeAPIPort + jobs - 1 <= 65_535) else {
@@ -81,9 +111,12 @@ struct RunRuntimeCommand: AsyncParsableCommand {
         let name = function.value
         let options = try common.emulatorOptions()
         let stack = try EmulatorStack(options: options)
+        let debugger = debug ? self.debugger : nil
         let fleet = try await RuntimeFleet.start(
-            count: jobs, firstPort: runtimeAPIPort, executable: URL(fileURLWithPath: executable), function: name,
-            options: options, timeout: timeout, logLevel: common.logLevel.value.rawValue)
+            count: debugger == nil ? jobs : 1, firstPort: runtimeAPIPort, executable: URL(fileURLWithPath: executable),
+            function: name, options: options, timeout: debugger == nil ? timeout : DebugServer.timeout,
+            logLevel: common.logLevel.value.rawValue, debugger: debugger)
+        if let debugger { Output.err(debugger.attachHint(runtime: URL(fileURLWithPath: executable))) }
         for runtime in fleet.runtimes {
             Output.err(
                 "\(runtime.name): \(executable) (pid \(runtime.process.processIdentifier)) polling http://\(runtime.server.address)"
@@ -109,7 +142,7 @@ struct RunRuntimeCommand: AsyncParsableCommand {
         let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
         let progress = Progress()
         let started = ContinuousClock.now
-        let tally = await replayer.replay(targets, jobs: jobs) { record, total in
+        let tally = await replayer.replay(targets, jobs: fleet.runtimes.count) { record, total in
             progress.print(record, json: json, total: total)
         }
         progress.clear()
@@ -134,5 +167,13 @@ struct RunRuntimeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         if tally.failed > 0 { throw ExitCode(1) }
+    }
+}
+
+extension RunRuntimeCommand {
+    /// The debug server `--debug` starts the runtime under: `--debug-server`, else one on PATH.
+    var debugger: DebugServer? {
+        if let debugServer { return DebugServer(executable: URL(fileURLWithPath: debugServer), port: debugPort) }
+        return DebugServer.onPath(port: debugPort)
     }
 }

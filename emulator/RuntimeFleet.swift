@@ -40,10 +40,11 @@ struct RuntimeFleet {
     ///   - options: the emulator's options (pool, keys, table, limits).
     ///   - timeout: the function's timeout, in seconds.
     ///   - logLevel: the runtimes' `LOG_LEVEL`.
+    ///   - debugger: a debug server to start the runtimes under (`--debug`, one runtime).
     /// - Throws: ``UsageFailure`` naming the runtime that could not start, and why.
     static func start(
         count: Int, firstPort: Int, executable: URL, function: FunctionName, options: EmulatorOptions,
-        timeout: Double, logLevel: String
+        timeout: Double, logLevel: String, debugger: DebugServer? = nil
     ) async throws -> RuntimeFleet {
         var runtimes: [Runtime] = []
         for number in 1...count {
@@ -60,7 +61,7 @@ struct RuntimeFleet {
             do {
                 let process = try LocalRuntime(
                     executable: executable, function: function, server: server, options: options,
-                    dynamoDBEndpoint: options.dynamoDBEndpoint, logLevel: logLevel)
+                    dynamoDBEndpoint: options.dynamoDBEndpoint, logLevel: logLevel, debugger: debugger)
                 runtimes.append(
                     Runtime(
                         number: number, count: count, server: server, process: process,

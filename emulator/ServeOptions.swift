@@ -60,6 +60,16 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("timeout"), help: "Seconds an invocation handed to a runtime may take.")
     var timeout: Double = 30
 
+    @Flag(
+        help: """
+            Start --bootstrap under a debug server (gdbserver, else lldb-server, from PATH) and wait for a debugger \
+            to attach and continue it; invocations may take 900 s.
+            """)
+    var debug = false
+
+    @Option(name: .customLong("debug-port"), help: "The debug server's loopback port, with --debug.")
+    var debugPort = 2345
+
     @Flag(name: .customLong("no-access-log"), help: "Write no access-log line per API request.")
     var noAccessLog = false
 
@@ -121,6 +131,18 @@ struct ServeOptions: ParsableArguments {
         if let bootstrap, !FileManager.default.isExecutableFile(atPath: bootstrap) {
             throw ValidationError("--bootstrap \(bootstrap) is not an executable file")
         }
+        if debug {
+            guard bootstrap != nil else {
+                throw ValidationError("--debug debugs the runtime --bootstrap starts; name one")
+            }
+            guard (1...65_535).contains(debugPort) else {
+                throw ValidationError("--debug-port must be a port from 1 to 65535, not \(debugPort)")
+            }
+            guard DebugServer.onPath(port: debugPort) != nil else {
+                throw ValidationError(
+                    "--debug needs gdbserver (apt-get install gdbserver) or the toolchain's lldb-server on PATH")
+            }
+        }
         if record != nil && common.userPoolID != nil {
             throw ValidationError(
                 "--record keeps each request's token to replay it; it records development tokens, not a user pool's")
@@ -165,7 +187,11 @@ struct ServeOptions: ParsableArguments {
             noThrottle ? nil : StageThrottle.Limits(rate: throttleRate, burst: throttleBurst)
         configuration.gateway.cors = CORSPolicy(allowedOrigins: noCORS ? [] : corsOrigins.isEmpty ? ["*"] : corsOrigins)
         configuration.runtimeFunction = runtimeFunction.value
-        configuration.functionTimeout = timeout
+        configuration.functionTimeout = debug ? DebugServer.timeout : timeout
+        if debug, let bootstrap, let debugger = DebugServer.onPath(port: debugPort) {
+            configuration.runtimeDebugger = debugger
+            Output.err(debugger.attachHint(runtime: URL(fileURLWithPath: bootstrap)))
+        }
         configuration.runtimeExecutable = bootstrap.map { URL(fileURLWithPath: $0) }
         configuration.runtimeLogLevel = common.logLevel.value.rawValue
         configuration.accessLog = !noAccessLog

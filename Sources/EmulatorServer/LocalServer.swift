@@ -215,7 +215,7 @@ package final class LocalServer: Sendable {
             let started = try LocalRuntime(
                 executable: executable, function: configuration.runtimeFunction, server: runtimeAPI,
                 options: stack.options, dynamoDBEndpoint: endpoints.dynamoDB ?? stack.options.dynamoDBEndpoint,
-                logLevel: configuration.runtimeLogLevel)
+                logLevel: configuration.runtimeLogLevel, debugger: configuration.runtimeDebugger)
             runtime.withLock { $0 = started }
         } catch {
             runtimeFailure.withLock { $0 = error }

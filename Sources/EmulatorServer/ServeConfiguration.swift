@@ -24,6 +24,8 @@ package struct ServeConfiguration: Sendable {
     /// A runtime executable (such as `bootstrap`) to start against the Runtime API once every
     /// endpoint listens, and to stop at shutdown; `nil` to leave starting one to the developer.
     package var runtimeExecutable: URL?
+    /// A debug server to start ``runtimeExecutable`` under (`--debug`); `nil` starts it directly.
+    package var runtimeDebugger: DebugServer?
     /// The started runtime's `LOG_LEVEL`.
     package var runtimeLogLevel = "warning"
     /// The function timeout applied to invocations handed to a runtime.

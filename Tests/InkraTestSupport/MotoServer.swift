@@ -104,7 +104,7 @@ enum MotoServer {
     }
 
     /// A loopback port nothing listens on now: bound to port 0, read back, released.
-    private static func freeLoopbackPort() -> UInt16? {
+    static func freeLoopbackPort() -> UInt16? {
         let socketDescriptor = socket(AF_INET, streamSocket, 0)
         guard socketDescriptor >= 0 else { return nil }
         defer { close(socketDescriptor) }
@@ -165,4 +165,10 @@ enum MotoServer {
     #else
         private static let streamSocket = SOCK_STREAM
     #endif
+}
+
+/// Loopback ports for servers a test starts in another process.
+public enum LoopbackPort {
+    /// A port nothing listens on now (bound to port 0, read back, released), or `nil`.
+    public static func free() -> UInt16? { MotoServer.freeLoopbackPort() }
 }

@@ -27,6 +27,8 @@ package final class LocalRuntime: Sendable {
     ///   - dynamoDBEndpoint: a DynamoDB endpoint the runtime keeps usage in; `nil` for its own
     ///     in-memory table.
     ///   - logLevel: the runtime's `LOG_LEVEL`.
+    ///   - debugger: a debug server to start the runtime under, stopped before its first
+    ///     instruction until a debugger attaches; `nil` starts it directly.
     /// - Throws: ``EmulatorError`` when the process cannot be started or the options name no pool.
     package init(
         executable: URL,
@@ -34,18 +36,28 @@ package final class LocalRuntime: Sendable {
         server: any RuntimeAPIEndpoint,
         options: EmulatorOptions,
         dynamoDBEndpoint: URL?,
-        logLevel: String = "warning"
+        logLevel: String = "warning",
+        debugger: DebugServer? = nil
     ) throws(EmulatorError) {
         process = Process()
-        process.executableURL = executable
+        if let debugger {
+            process.executableURL = debugger.executable
+            process.arguments = debugger.arguments(running: executable)
+        } else {
+            process.executableURL = executable
+        }
         let jwks =
             options.jwksFile == nil && options.developmentKey != nil
             ? FileManager.default.temporaryDirectory.appendingPathComponent(
                 "inkra-dev-jwks-\(getpid())-\(UUID().uuidString).json") : nil
         developmentJWKS = jwks
-        process.environment = try Self.environment(
+        var environment = try Self.environment(
             function: function, address: server.address, options: options, dynamoDBEndpoint: dynamoDBEndpoint,
             logLevel: logLevel, developmentJWKS: jwks)
+        // A runtime paused at a breakpoint must not run out of time: API Gateway's timeout as far
+        // as the setting goes (Lambda's longest, 15 minutes); the invoker waits as long.
+        if debugger != nil { environment["INKRA_GATEWAY_TIMEOUT"] = String(Int(DebugServer.timeout)) }
+        process.environment = environment
         process.standardOutput = FileHandle.standardError
         process.standardError = FileHandle.standardError
         process.terminationHandler = { ended in
@@ -54,11 +66,25 @@ package final class LocalRuntime: Sendable {
             Task { await server.runtimeEnded(reason) }
         }
         do {
-            try process.run()
+            // A debug server waits on its inferior's signals (SIGCHLD, SIGTRAP), and a child inherits
+            // the signal mask of the thread that starts it, where most signals are blocked.
+            if debugger != nil { try Self.withNoSignalsBlocked { try process.run() } } else { try process.run() }
         } catch {
             if let jwks { try? FileManager.default.removeItem(at: jwks) }
             throw EmulatorError("cannot start \(executable.path): \(error.localizedDescription)")
         }
+    }
+
+    /// Runs `body` with this thread's signals unblocked, so a process it starts inherits none blocked.
+    private static func withNoSignalsBlocked<T>(_ body: () throws -> T) rethrows -> T {
+        #if canImport(Glibc)
+            var none = sigset_t()
+            var previous = sigset_t()
+            sigemptyset(&none)
+            pthread_sigmask(SIG_SETMASK, &none, &previous)
+            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        #endif
+        return try body()
     }
 
     /// Whether the process is still running.
@@ -137,5 +163,54 @@ package final class LocalRuntime: Sendable {
             environment["INKRA_JWKS_FILE"] = file.path
         }
         return environment
+    }
+}
+
+/// A debug server a runtime is started under (`--debug`): Debian's `gdbserver`, or the Swift
+/// toolchain's `lldb-server` in its gdbserver mode. The runtime stops before its first instruction
+/// until a debugger attaches to the port and continues it.
+package struct DebugServer: Sendable, Hashable {
+    /// How long an invocation may take while debugging: Lambda's longest timeout, 900 seconds.
+    package static let timeout: TimeInterval = 900
+
+    /// `gdbserver` or `lldb-server`.
+    package var executable: URL
+    /// The loopback port it listens on.
+    package var port: Int
+
+    package init(executable: URL, port: Int) {
+        self.executable = executable
+        self.port = port
+    }
+
+    /// The first of `gdbserver` and `lldb-server` found on `PATH` (that order: Debian's `gdb`
+    /// speaks only the first's dialect), or `nil`.
+    package static func onPath(port: Int, path: String? = ProcessInfo.processInfo.environment["PATH"]) -> DebugServer? {
+        for name in ["gdbserver", "lldb-server"] {
+            for folder in (path ?? "").split(separator: ":") where !folder.isEmpty {
+                let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent(name)
+                if FileManager.default.isExecutableFile(atPath: candidate.path) {
+                    return DebugServer(executable: candidate, port: port)
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The server's arguments to run `runtime` and wait for a debugger on the port.
+    func arguments(running runtime: URL) -> [String] {
+        let address = "127.0.0.1:\(port)"
+        if executable.lastPathComponent == "lldb-server" { return ["gdbserver", address, "--", runtime.path] }
+        return [address, runtime.path]
+    }
+
+    /// How to attach, for the start-up message.
+    package func attachHint(runtime: URL) -> String {
+        """
+        the runtime waits for a debugger on 127.0.0.1:\(port) (\(executable.lastPathComponent)); attach with
+          gdb -ex 'target remote 127.0.0.1:\(port)' \(runtime.path)
+          lldb \(runtime.path) -o 'gdb-remote 127.0.0.1:\(port)'
+        set breakpoints, then continue; invocations may take \(Int(Self.timeout)) s while debugging
+        """
     }
 }
