@@ -348,7 +348,7 @@ let package = Package(
 // The benchmarks (`inkra-benchmarks`, Benchmarks/) and the fuzzing (`inkra-fuzz`, InkraFuzzTargets and
 // its seed-corpus tests) are this package's own tools, not what its users build: they are in the
 // package only when INKRA_DEVELOPMENT=1 is set (scripts/benchmarks.sh, scripts/fuzz.sh and CI set
-// it), so a package that depends on this one builds and resolves none of them.
+// it), so a package that depends on this one builds none of them.
 if Context.environment["INKRA_DEVELOPMENT"] == "1" {
     package.products += [
         .executable(name: "inkra-benchmarks", targets: ["inkra-benchmarks"]),
