@@ -105,10 +105,3 @@ package final class StreamingGet: Sendable {
         }
     }
 }
-
-/// Why a ``StreamingGet`` could not be opened.
-package struct StreamingGetError: Error, CustomStringConvertible {
-    package let description: String
-
-    init(_ description: String) { self.description = description }
-}
