@@ -12,23 +12,16 @@ let package = Package(
     name: "inkra-server",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "SingleTable", targets: ["SingleTable"]),
-        .library(name: "InkraUsage", targets: ["InkraUsage"]),
-        .library(name: "InkraAuth", targets: ["InkraAuth"]),
-        .library(name: "InkraJSON", targets: ["InkraJSON"]),
         .library(name: "InkraHandlers", targets: ["InkraHandlers"]),
-        .library(name: "DynamoDBTable", targets: ["DynamoDBTable"]),
+        .library(name: "InkraTesting", targets: ["InkraTesting"]),
         .executable(name: "inkra-emulator", targets: ["inkra-emulator"]),
         .executable(name: "bootstrap", targets: ["Bootstrap"]),
-        .library(name: "InkraTesting", targets: ["InkraTesting"]),
-        .executable(name: "inkra-fuzz", targets: ["inkra-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.5.2"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -39,8 +32,7 @@ let package = Package(
         // What several layers need of time: the request's deadline, civil (UTC calendar) time, the
         // backoff between attempts, racing work against a deadline. It imports nothing of the package.
         .target(name: "InkraTime", swiftSettings: strictSettings),
-        // Re-exports InkraTime, so `RequestDeadline` stays where its users found it.
-        .target(name: "SingleTable", dependencies: ["InkraTime"], swiftSettings: strictSettings),
+        .target(name: "SingleTable", swiftSettings: strictSettings),
         .target(name: "InkraJSON", swiftSettings: strictSettings),
         // The text rules of HTTP fields (ASCII case-insensitive names, optional whitespace), for this
         // package's modules only (`package` access).
@@ -120,7 +112,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The DynamoDB client; re-exports AWSServices, whose `AWSCredentials` its initializer takes.
+        // The DynamoDB client, over AWSServices' credentials and signed-request transport.
         .target(
             name: "DynamoDBTable",
             dependencies: ["AWSServices", "InkraTime", "SingleTable", "InkraJSON"],
@@ -227,34 +219,6 @@ let package = Package(
             resources: [.copy("dev-keys")],
             swiftSettings: strictSettings
         ),
-        .executableTarget(
-            name: "inkra-benchmarks",
-            dependencies: [
-                "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable",
-                "LambdaRuntimeAPI", "EmulatorServer", "MinimalRuntimeAPI",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Benchmarks",
-            exclude: ["MinimalRuntimeAPI"],
-            swiftSettings: strictSettings
-        ),
-        // The benchmarks' floor for the local Runtime API: a minimal server in C (fixed event, keep-alive).
-        .target(name: "MinimalRuntimeAPI", path: "Benchmarks/MinimalRuntimeAPI"),
-        .target(
-            name: "InkraFuzzTargets",
-            dependencies: [
-                "InkraJSON", "InkraAuth", "InkraHandlers", "InkraUsage", "SingleTable",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "inkra-fuzz", dependencies: ["InkraFuzzTargets"], path: "Fuzz/Driver", swiftSettings: strictSettings),
         .target(
             name: "InkraTestSupport",
             dependencies: [
@@ -275,7 +239,7 @@ let package = Package(
             name: "DynamoDBTableTests",
             dependencies: [
                 "AWSServices", "DynamoDBTable", "SingleTable", "InkraJSON", "InkraTestSupport", "InkraUsage",
-                "InkraHandlers",
+                "InkraHandlers", "InkraTime",
                 "EmulatorKit", "Bootstrap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -304,10 +268,6 @@ let package = Package(
         .testTarget(name: "InkraTimeTests", dependencies: ["InkraTime"], swiftSettings: strictSettings),
         .testTarget(name: "InkraJSONTests", dependencies: ["InkraJSON"], swiftSettings: strictSettings),
         .testTarget(
-            name: "InkraFuzzTargetsTests",
-            dependencies: ["InkraFuzzTargets", "InkraTestSupport", "InkraAuth", "SingleTable"],
-            swiftSettings: strictSettings),
-        .testTarget(
             name: "InkraAuthTests",
             dependencies: [
                 "InkraAuth", "InkraJSON", .product(name: "Crypto", package: "swift-crypto"),
@@ -319,7 +279,7 @@ let package = Package(
             name: "InkraHandlersTests",
             dependencies: [
                 "InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable", "InkraTesting", "HTTPText",
-                "InkraTestSupport",
+                "InkraTestSupport", "InkraTime",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             ],
             exclude: ["Fixtures"],
@@ -355,9 +315,9 @@ let package = Package(
             dependencies: [
                 "LocalUserPool",
                 "EmulatorServer", "EmulatorKit", "InkraJSON", "InkraTestSupport", "inkra-emulator", "Bootstrap",
+                "OutboundHTTP",
                 "SingleTable",
                 "InkraHandlers", "InkraUsage",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -384,3 +344,48 @@ let package = Package(
         ),
     ]
 )
+
+// The benchmarks (`inkra-benchmarks`, Benchmarks/) and the fuzzing (`inkra-fuzz`, InkraFuzzTargets and
+// its seed-corpus tests) are this package's own tools, not what its users build: they are in the
+// package only when INKRA_DEVELOPMENT=1 is set (scripts/benchmarks.sh, scripts/fuzz.sh and CI set
+// it), so a package that depends on this one builds none of them.
+if Context.environment["INKRA_DEVELOPMENT"] == "1" {
+    package.products += [
+        .executable(name: "inkra-benchmarks", targets: ["inkra-benchmarks"]),
+        .executable(name: "inkra-fuzz", targets: ["inkra-fuzz"]),
+    ]
+    package.targets += [
+        .executableTarget(
+            name: "inkra-benchmarks",
+            dependencies: [
+                "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraUsage", "InkraJSON", "SingleTable",
+                "LambdaRuntimeAPI", "EmulatorServer", "MinimalRuntimeAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks",
+            exclude: ["MinimalRuntimeAPI"],
+            swiftSettings: strictSettings
+        ),
+        // The benchmarks' floor for the local Runtime API: a minimal server in C (fixed event, keep-alive).
+        .target(name: "MinimalRuntimeAPI", path: "Benchmarks/MinimalRuntimeAPI"),
+        .target(
+            name: "InkraFuzzTargets",
+            dependencies: [
+                "InkraJSON", "InkraAuth", "InkraHandlers", "InkraUsage", "SingleTable",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "inkra-fuzz", dependencies: ["InkraFuzzTargets"], path: "Fuzz/Driver", swiftSettings: strictSettings),
+        .testTarget(
+            name: "InkraFuzzTargetsTests",
+            dependencies: ["InkraFuzzTargets", "InkraTestSupport", "InkraAuth", "SingleTable"],
+            swiftSettings: strictSettings),
+    ]
+}

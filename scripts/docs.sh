@@ -7,7 +7,8 @@
 #
 # Offline, with the toolchain alone: `swift package dump-symbol-graph` builds the package (debug,
 # in .build, so it reuses what `swift build` and `swift test` built) and writes every module's
-# public symbol graph; then `docc convert` compiles each module's catalog
+# symbol graph (public for the library products' modules, package for the rest); then
+# `docc convert` compiles each module's catalog
 # (Sources/<MODULE>/<MODULE>.docc) with its graphs, every warning an error. Measured here on a
 # warm build (CI runs it after `swift test`): about 19 s in all, the symbol graphs about 10 s and
 # each module about 1 s; swift-docc-plugin's generate-documentation took as long warm (23 s) and
@@ -22,6 +23,10 @@ cd "$(dirname "$0")/.."
 
 modules=(InkraTime SingleTable InkraUsage InkraAuth InkraHandlers AWSServices DynamoDBTable InkraTesting)
 if [ $# -gt 0 ]; then modules=("$@"); fi
+# The library products' modules are documented as their users see them (public declarations); the
+# others, which are targets and not products, as the package's own developers use them (`package`
+# declarations too).
+products=(InkraHandlers InkraTesting)
 
 docc=$(command -v docc || true)
 if [ -z "$docc" ]; then
@@ -38,17 +43,28 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "== swift package dump-symbol-graph" >&2
-if ! swift package dump-symbol-graph --minimum-access-level public > "$work/dump.log" 2>&1; then
-    cat "$work/dump.log" >&2
-    exit 1
-fi
-graphs=$(sed -n 's/^Files written to //p' "$work/dump.log" | tail -n 1)
-[ -d "$graphs" ] || { cat "$work/dump.log" >&2; echo "error: no symbol graphs were written" >&2; exit 1; }
+# Writes the symbol graphs of every module at access level $1 into $work/graphs-$1.
+dump() {
+    echo "== swift package dump-symbol-graph --minimum-access-level $1" >&2
+    if ! swift package dump-symbol-graph --minimum-access-level "$1" > "$work/dump-$1.log" 2>&1; then
+        cat "$work/dump-$1.log" >&2
+        exit 1
+    fi
+    local written
+    written=$(sed -n 's/^Files written to //p' "$work/dump-$1.log" | tail -n 1)
+    [ -d "$written" ] || { cat "$work/dump-$1.log" >&2; echo "error: no symbol graphs were written" >&2; exit 1; }
+    cp -R "$written" "$work/graphs-$1"
+}
+dump public
+dump package
 
 mkdir -p .build/docs
 failed=()
 for module in "${modules[@]}"; do
+    graphs="$work/graphs-package"
+    for product in "${products[@]}"; do
+        if [ "$module" = "$product" ]; then graphs="$work/graphs-public"; fi
+    done
     [ -f "$graphs/$module.symbols.json" ] ||
         { echo "error: no symbol graph for $module in $graphs" >&2; failed+=("$module"); continue; }
     mkdir -p "$work/$module"

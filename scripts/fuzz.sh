@@ -5,8 +5,10 @@
 # An input that crashes or breaks a target's invariant is kept under .build-fuzz/artifacts/ and
 # the script fails, printing how to replay it.
 #   scripts/fuzz.sh [SECONDS] [TARGET…]          targets: json token expression event
+# The fuzzing targets are in the package only with INKRA_DEVELOPMENT=1 (Package.swift), set here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export INKRA_DEVELOPMENT=1
 seconds=${1:-30}
 shift || true
 targets=("$@")

@@ -99,7 +99,9 @@ package struct AWSSettings: Sendable, Hashable {
     }
 
     /// The region, credentials and endpoint one service is called with.
-    /// - Parameter region: the region to use instead of ``region`` (a Cognito pool's own).
+    /// - Parameters:
+    ///   - service: the service called.
+    ///   - region: the region to use instead of ``region`` (a Cognito pool's own).
     /// - Throws: ``DynamoDBConfigurationError`` naming the variable that is missing.
     package func client(for service: Service, region: String? = nil) throws(DynamoDBConfigurationError) -> (
         region: String, credentials: AWSCredentials, endpoint: URL

@@ -1,7 +1,7 @@
 /// A DynamoDB setting that is missing or malformed.
-public struct DynamoDBConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct DynamoDBConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong, naming the variable.
-    public var message: String
+    package var message: String
 
     /// The variable that is wrong, when one is (`AWS_REGION`).
     package var variable: String?
@@ -9,7 +9,7 @@ public struct DynamoDBConfigurationError: Error, Sendable, Hashable, CustomStrin
     package var reason: String { variable.map { String(message.dropFirst($0.count + 1)) } ?? message }
 
     /// Creates an error.
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
 
     /// An error about one variable: "`<variable>` `<reason>`".
     package init(variable: String, _ reason: String) {
@@ -17,5 +17,5 @@ public struct DynamoDBConfigurationError: Error, Sendable, Hashable, CustomStrin
         self.variable = variable
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

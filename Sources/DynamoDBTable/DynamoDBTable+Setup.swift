@@ -14,7 +14,7 @@ extension DynamoDBTable {
     ///   - schema: the table's keys and indexes.
     ///   - timeToLiveAttribute: the TTL attribute, or `nil` for none.
     ///   - ifNotExists: treat "already exists" as success.
-    public func createTable(
+    package func createTable(
         _ schema: TableSchema, timeToLiveAttribute: String? = "expiresAt", ifNotExists: Bool = false
     )
         async throws
@@ -76,7 +76,7 @@ extension DynamoDBTable {
     }
 
     /// Deletes a table.
-    public func deleteTable(named name: String) async throws {
+    package func deleteTable(named name: String) async throws {
         _ = try await call("DeleteTable", ["TableName": .string(name)])
     }
 

@@ -1,3 +1,4 @@
+import AWSServices
 import InkraJSON
 import InkraTime
 import SingleTable
@@ -14,30 +15,30 @@ import SingleTable
 /// jitter, within ``Options/deadline`` and the request's `RequestDeadline`; every transaction
 /// carries a `ClientRequestToken`, reused on retries, so a retry can never apply twice. A cancelled
 /// transaction is not retried here: whether it may be, and under which token, is the caller's call.
-public struct DynamoDBTable: Table {
+package struct DynamoDBTable: Table {
     /// Timeouts and retries.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// How long one attempt may take.
-        public var requestTimeout: TimeInterval = 3
+        package var requestTimeout: TimeInterval = 3
         /// The most attempts per call: 9, the first and 8 retries, as the AWS SDK for Java's
         /// legacy retry mode gives DynamoDB (`RetryMode.LEGACY`: "up to 3 retries, or more for
         /// services like DynamoDB (which has up to 8)"). Their backoffs add up to 3.6 s at most
         /// (1.8 s on average), so a request's deadline, or a clean-up's 2 s, usually ends them first.
-        public var maximumAttempts = 9
+        package var maximumAttempts = 9
         /// The first retry's backoff cap; doubles each retry.
-        public var baseDelay: TimeInterval = 0.025
+        package var baseDelay: TimeInterval = 0.025
         /// The largest backoff cap.
-        public var maximumDelay: TimeInterval = 1
+        package var maximumDelay: TimeInterval = 1
         /// The most time a call may take, all attempts included; never past the request's
         /// `RequestDeadline`, when it has one.
-        public var deadline: TimeInterval = 10
+        package var deadline: TimeInterval = 10
 
         /// The defaults.
-        public init() {}
+        package init() {}
     }
 
     /// Where requests go.
-    public let endpoint: URL
+    package let endpoint: URL
     let signer: SigV4Signer
     let transport: any DynamoDBTransport
     let options: Options
@@ -55,7 +56,7 @@ public struct DynamoDBTable: Table {
     ///   - sleep: waits between retries (injected so tests do not wait).
     ///   - jitter: a random fraction in 0..<1 for the backoff.
     ///   - now: the clock requests are signed with and a call's ``Options/deadline`` is counted on.
-    public init(
+    package init(
         endpoint: URL,
         region: String,
         credentials: AWSCredentials,
@@ -89,12 +90,12 @@ public struct DynamoDBTable: Table {
             options: options, now: now)
     }
 
-    public func getItem(_ request: GetItemRequest) async throws -> GetItemResponse {
+    package func getItem(_ request: GetItemRequest) async throws -> GetItemResponse {
         let answer = try await call("GetItem", RequestEncoding.get(request))
         return GetItemResponse(item: try Wire.item(answer["Item"]))
     }
 
-    public func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
+    package func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
         let answer = try await call("BatchGetItem", RequestEncoding.batchGet(request))
         var responses: [String: [Item]] = [:]
         for (table, items) in answer["Responses"]?.object?.pairs ?? [] {
@@ -115,30 +116,30 @@ public struct DynamoDBTable: Table {
         return BatchGetItemResponse(responses: responses, unprocessedKeys: unprocessed)
     }
 
-    public func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse {
+    package func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse {
         WriteItemResponse(
             attributes: try Wire.item(try await call("PutItem", RequestEncoding.put(request))["Attributes"]))
     }
 
-    public func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
+    package func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
         WriteItemResponse(
             attributes: try Wire.item(try await call("UpdateItem", RequestEncoding.update(request))["Attributes"]))
     }
 
-    public func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
+    package func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
         WriteItemResponse(
             attributes: try Wire.item(try await call("DeleteItem", RequestEncoding.delete(request))["Attributes"]))
     }
 
-    public func query(_ request: QueryRequest) async throws -> QueryResponse {
+    package func query(_ request: QueryRequest) async throws -> QueryResponse {
         try page(try await call("Query", RequestEncoding.query(request)))
     }
 
-    public func scan(_ request: ScanRequest) async throws -> QueryResponse {
+    package func scan(_ request: ScanRequest) async throws -> QueryResponse {
         try page(try await call("Scan", RequestEncoding.scan(request)))
     }
 
-    public func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
+    package func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
         let token = request.clientRequestToken ?? UUID().uuidString
         _ = try await call("TransactWriteItems", RequestEncoding.transact(request, token: token))
     }

@@ -5,55 +5,55 @@
 /// - the token could not be checked (``Code/keysUnavailable``: the key source did not answer): the
 ///   token may be good, so the caller fails rather than refuses, and the client retries instead of
 ///   signing its user out.
-public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable reason code.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+    package struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        package var rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+        package var description: String { rawValue }
 
         /// Not three base64url parts, or a header or payload that is not a JSON object.
-        public static let malformed = Code(rawValue: "malformed")
+        package static let malformed = Code(rawValue: "malformed")
         /// Longer than 8 KiB.
-        public static let oversized = Code(rawValue: "oversized")
+        package static let oversized = Code(rawValue: "oversized")
         /// `alg` is not RS256/RS384/RS512/ES256, or differs from the key's.
-        public static let unsupportedAlgorithm = Code(rawValue: "unsupportedAlgorithm")
+        package static let unsupportedAlgorithm = Code(rawValue: "unsupportedAlgorithm")
         /// No key with the token's `kid`, in keys the source has (for a remote source: in a JWKS
         /// fetched afresh for this `kid`, or within the refetch penalty after one).
-        public static let unknownKey = Code(rawValue: "unknownKey")
+        package static let unknownKey = Code(rawValue: "unknownKey")
         /// The key with the token's `kid` cannot verify anything (an RSA modulus under 2048 bits, a
         /// point not on P-256): the source answered, with a key no token can be checked against.
-        public static let unusableKey = Code(rawValue: "unusableKey")
+        package static let unusableKey = Code(rawValue: "unusableKey")
         /// The signature does not verify.
-        public static let badSignature = Code(rawValue: "badSignature")
+        package static let badSignature = Code(rawValue: "badSignature")
         /// `iss` is not the configured pool.
-        public static let wrongIssuer = Code(rawValue: "wrongIssuer")
+        package static let wrongIssuer = Code(rawValue: "wrongIssuer")
         /// `token_use` is not the configured one.
-        public static let wrongTokenUse = Code(rawValue: "wrongTokenUse")
+        package static let wrongTokenUse = Code(rawValue: "wrongTokenUse")
         /// `client_id` or `aud` is not a configured client.
-        public static let wrongAudience = Code(rawValue: "wrongAudience")
+        package static let wrongAudience = Code(rawValue: "wrongAudience")
         /// `exp` has passed.
-        public static let expired = Code(rawValue: "expired")
+        package static let expired = Code(rawValue: "expired")
         /// `exp` is missing.
-        public static let missingExpiry = Code(rawValue: "missingExpiry")
+        package static let missingExpiry = Code(rawValue: "missingExpiry")
         /// `nbf` is in the future.
-        public static let notYetValid = Code(rawValue: "notYetValid")
+        package static let notYetValid = Code(rawValue: "notYetValid")
         /// `iat` is in the future.
-        public static let issuedInFuture = Code(rawValue: "issuedInFuture")
+        package static let issuedInFuture = Code(rawValue: "issuedInFuture")
         /// `sub` is missing or empty.
-        public static let missingSubject = Code(rawValue: "missingSubject")
+        package static let missingSubject = Code(rawValue: "missingSubject")
         /// The key source could not answer (the JWKS unreachable, too slow, answering an HTTP error,
         /// or not a JWKS): the token was not checked, so it is not known to be bad.
-        public static let keysUnavailable = Code(rawValue: "keysUnavailable")
+        package static let keysUnavailable = Code(rawValue: "keysUnavailable")
     }
 
     /// The reason.
-    public var code: Code
+    package var code: Code
     /// A message for logs, naming what is wrong.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
@@ -63,5 +63,5 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     package var isKeySourceFailure: Bool { code == .keysUnavailable }
 
     /// "`<code>`: `<message>`".
-    public var description: String { "\(code.rawValue): \(message)" }
+    package var description: String { "\(code.rawValue): \(message)" }
 }

@@ -26,7 +26,7 @@ public enum IssuerForm: String, Sendable, Hashable, CaseIterable {
     case updated = "UPDATED"
 
     /// The issuer URL of `userPoolId` in `region` in this form.
-    public func issuer(region: String, userPoolId: String) -> String {
+    package func issuer(region: String, userPoolId: String) -> String {
         switch self {
         case .original: "https://cognito-idp.\(region).amazonaws.com/\(userPoolId)"
         case .updated: "https://issuer-cognito-idp.\(region).amazonaws.com/\(userPoolId)"
@@ -34,7 +34,7 @@ public enum IssuerForm: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The form of a Cognito issuer URL, or `nil` for any other issuer (a local pool's).
-    public init?(issuer: String) {
+    package init?(issuer: String) {
         guard let host = URL(string: issuer)?.host?.lowercased(), host.hasSuffix(".amazonaws.com") else { return nil }
         if host.hasPrefix("cognito-idp.") {
             self = .original
@@ -47,18 +47,18 @@ public enum IssuerForm: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The user pool tokens must come from, and how strictly they are checked.
-public struct CognitoConfiguration: Sendable, Hashable {
+package struct CognitoConfiguration: Sendable, Hashable {
     /// The pool's issuer, which `iss` must equal exactly: `https://cognito-idp.{region}.amazonaws.com/{userPoolId}`
     /// or `https://issuer-cognito-idp.{region}.amazonaws.com/{userPoolId}` (``IssuerForm``).
-    public var issuer: String
+    package var issuer: String
     /// Accepted app client ids; empty skips the client check.
-    public var clientIds: [String]
+    package var clientIds: [String]
     /// Accepted token use; ``TokenUse/id`` unless another is given, as template.yaml deploys.
-    public var tokenUse: TokenUse
+    package var tokenUse: TokenUse
     /// Seconds of tolerance on `exp`, `nbf` and `iat`.
-    public var clockTolerance: TimeInterval
+    package var clockTolerance: TimeInterval
     /// Members of this Cognito group are denied.
-    public var blockedGroup: String
+    package var blockedGroup: String
 
     /// A configuration for a Cognito user pool.
     /// - Parameters:
@@ -70,7 +70,7 @@ public struct CognitoConfiguration: Sendable, Hashable {
     ///   - tokenUse: accepted token use.
     ///   - clockTolerance: seconds of tolerance on `exp`, `nbf` and `iat`.
     ///   - blockedGroup: members of this Cognito group are denied.
-    public init(
+    package init(
         region: String,
         userPoolId: String,
         issuerForm: IssuerForm = .original,
@@ -89,7 +89,7 @@ public struct CognitoConfiguration: Sendable, Hashable {
     }
 
     /// A configuration for an issuer URL.
-    public init(
+    package init(
         issuer: String,
         clientIds: [String] = [],
         tokenUse: TokenUse = .id,
@@ -104,13 +104,13 @@ public struct CognitoConfiguration: Sendable, Hashable {
     }
 
     /// The region, when the issuer is a Cognito URL.
-    public var region: String? {
+    package var region: String? {
         guard IssuerForm(issuer: issuer) != nil, let host = URL(string: issuer)?.host else { return nil }
         return host.split(separator: ".").dropFirst().first.map(String.init)
     }
 
     /// Where the pool publishes its keys: `<issuer>/.well-known/jwks.json`.
-    public var jwksURL: URL {
+    package var jwksURL: URL {
         URL(string: issuer + "/.well-known/jwks.json") ?? URL(fileURLWithPath: "/invalid-issuer")
     }
 }

@@ -1,6 +1,6 @@
 extension JSONValue {
     /// The value at a path of object keys, or `nil`.
-    public subscript(path path: [String]) -> JSONValue? {
+    package subscript(path path: [String]) -> JSONValue? {
         var current: JSONValue? = self
         for key in path { current = current?[key] }
         return current
@@ -8,7 +8,7 @@ extension JSONValue {
 
     /// Sets (or, with `nil`, removes) the value at a path of object keys, creating objects on the
     /// way; a non-object on the way is replaced by an object.
-    public mutating func set(_ value: JSONValue?, at path: [String]) {
+    package mutating func set(_ value: JSONValue?, at path: [String]) {
         guard let key = path.first else {
             self = value ?? .null
             return
@@ -25,7 +25,7 @@ extension JSONValue {
     }
 
     /// A copy with the value at a path set (or removed).
-    public func setting(_ value: JSONValue?, at path: [String]) -> JSONValue {
+    package func setting(_ value: JSONValue?, at path: [String]) -> JSONValue {
         var copy = self
         copy.set(value, at: path)
         return copy

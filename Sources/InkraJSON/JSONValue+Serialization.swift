@@ -11,7 +11,7 @@ extension JSONValue {
     }
 
     /// The value as indented JSON text, for people.
-    public var prettyJSONString: String {
+    package var prettyJSONString: String {
         var output: [UInt8] = []
         writePretty(to: &output, indent: 0)
         return String(decoding: output, as: UTF8.self)

@@ -67,7 +67,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// The JSON type's name, for error messages.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"

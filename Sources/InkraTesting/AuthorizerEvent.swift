@@ -86,13 +86,13 @@ public enum AuthorizerEvent {
     }
 
     /// A REST API method's ARN: `arn:aws:execute-api:us-east-1:123456789012:a1b2c3d4e5/prod/POST/questions`.
-    public static func methodArn(_ method: String, _ path: String) -> String {
+    package static func methodArn(_ method: String, _ path: String) -> String {
         "arn:aws:execute-api:\(ProxyEvent.region):\(ProxyEvent.accountID):\(ProxyEvent.apiID)/"
             + "\(ProxyEvent.restStage)/\(method)\(path)"
     }
 
     /// An HTTP API route's ARN: `arn:aws:execute-api:us-east-1:123456789012:a1b2c3d4e5/$default/POST/questions`.
-    public static func routeArn(_ method: String, _ path: String) -> String {
+    package static func routeArn(_ method: String, _ path: String) -> String {
         "arn:aws:execute-api:\(ProxyEvent.region):\(ProxyEvent.accountID):\(ProxyEvent.apiID)/"
             + "\(ProxyEvent.httpStage)/\(method)\(path)"
     }

@@ -38,13 +38,13 @@ public struct Caller: Sendable, Hashable {
     }
 
     /// The tier the authorizer gives the caller: the attribute, else the groups.
-    public var resolvedTier: Tier {
+    package var resolvedTier: Tier {
         Tier.resolve(subscriptionTier: tier?.rawValue, tier: nil, groups: groups)
     }
 
     /// The caller's limits: their tier's in `limits`, with their own monthly quota when they have a
     /// positive one.
-    public func limits(in limits: TierLimits = TierLimits()) -> Limits {
+    package func limits(in limits: TierLimits = TierLimits()) -> Limits {
         let tierLimits = limits.limits(forTier: resolvedTier.rawValue)
         guard let quota, quota > 0 else { return tierLimits }
         return tierLimits.withMonthly(quota)
@@ -53,7 +53,7 @@ public struct Caller: Sendable, Hashable {
     /// The context the `authorizer` function answers for the caller's ID token: `userId`,
     /// `email` (when they have one), `tier`, and `quota` (their monthly limit).
     /// - Parameter limits: the tiers' limits the authorizer is configured with.
-    public func authorizerContext(limits: TierLimits = TierLimits()) -> JSONObject {
+    package func authorizerContext(limits: TierLimits = TierLimits()) -> JSONObject {
         var context = JSONObject()
         context["userId"] = .string(sub)
         if let email { context["email"] = .string(email) }
@@ -66,7 +66,7 @@ public struct Caller: Sendable, Hashable {
     /// authorizer's answer: `principalId`, the context's values as strings, and
     /// `integrationLatency`.
     /// - Parameter limits: the tiers' limits the authorizer is configured with.
-    public func restAuthorizer(limits: TierLimits = TierLimits()) -> JSONValue {
+    package func restAuthorizer(limits: TierLimits = TierLimits()) -> JSONValue {
         var section = JSONObject()
         section["principalId"] = .string(sub)
         for (key, value) in authorizerContext(limits: limits).pairs {
@@ -80,7 +80,7 @@ public struct Caller: Sendable, Hashable {
     /// it from a Lambda authorizer's simple response: the context under `lambda`, values as they
     /// were.
     /// - Parameter limits: the tiers' limits the authorizer is configured with.
-    public func httpAuthorizer(limits: TierLimits = TierLimits()) -> JSONValue {
+    package func httpAuthorizer(limits: TierLimits = TierLimits()) -> JSONValue {
         ["lambda": .object(authorizerContext(limits: limits))]
     }
 }

@@ -10,17 +10,17 @@ import SingleTable
 /// let store = InMemoryUsageStore(seeded: ["ada": (month: 4, day: 1, hour: 0)], at: clock.now)
 /// ```
 ///
-/// Every operation runs the real store's transactions against `InMemoryTable`, so the items a
-/// test reads back (``items``, ``item(user:sortKey:)``) are the ones the functions leave in
-/// DynamoDB.
+/// Every operation runs the real store's transactions against `InMemoryTable`, so the items it
+/// holds are the ones the functions leave in DynamoDB (this package's own tests read them back,
+/// with `items` and `item(user:sortKey:)`).
 public struct InMemoryUsageStore: UsageStore {
     /// The table's name.
-    public static let tableName = "inkra-usage"
+    package static let tableName = "inkra-usage"
 
     /// The table, to read what the store wrote.
-    public let table: InMemoryTable
+    package let table: InMemoryTable
     /// The store over it.
-    public let store: TableUsageStore
+    package let store: TableUsageStore
 
     /// An empty store.
     /// - Parameter now: the table's clock (a ``ManualClock``'s `closure`, say), which only expires
@@ -64,10 +64,10 @@ public struct InMemoryUsageStore: UsageStore {
     }
 
     /// Every item in the table, by key.
-    public var items: [Item] { table.snapshot() }
+    package var items: [Item] { table.snapshot() }
 
     /// One item: `item(user: "ada", sortKey: "USAGE#2026-03")`, `"RATELIMIT#2026-03-10T10"`.
-    public func item(user: String, sortKey: String) async throws -> Item? {
+    package func item(user: String, sortKey: String) async throws -> Item? {
         let key: Item = ["PK": .s("USER#\(user)"), "SK": .s(sortKey)]
         return try await table.getItem(GetItemRequest(tableName: Self.tableName, key: key, consistentRead: true)).item
     }

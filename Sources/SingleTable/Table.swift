@@ -3,7 +3,7 @@
 /// Every implementation throws ``TableError`` values with DynamoDB's error names, so code written
 /// against `Table` behaves the same on the in-memory table and on DynamoDB. Every operation is
 /// atomic.
-public protocol Table: Sendable {
+package protocol Table: Sendable {
     /// Reads one item by its key.
     func getItem(_ request: GetItemRequest) async throws -> GetItemResponse
     /// Reads up to 100 items by key in one request.

@@ -1,53 +1,53 @@
 /// An error from a ``Table``, named as DynamoDB names it.
-public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
     /// DynamoDB's error name, such as `ConditionalCheckFailedException`.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+    package struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        package var rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+        package var description: String { rawValue }
 
         /// A condition expression was false.
-        public static let conditionalCheckFailed = Code(rawValue: "ConditionalCheckFailedException")
+        package static let conditionalCheckFailed = Code(rawValue: "ConditionalCheckFailedException")
         /// A transaction was not applied; see ``TableError/cancellationReasons``.
-        public static let transactionCanceled = Code(rawValue: "TransactionCanceledException")
+        package static let transactionCanceled = Code(rawValue: "TransactionCanceledException")
         /// The request is malformed: bad expression, wrong key, item too large, …
-        public static let validation = Code(rawValue: "ValidationException")
+        package static let validation = Code(rawValue: "ValidationException")
         /// The table or index does not exist.
-        public static let resourceNotFound = Code(rawValue: "ResourceNotFoundException")
+        package static let resourceNotFound = Code(rawValue: "ResourceNotFoundException")
         /// The table is being asked for more than its capacity.
-        public static let provisionedThroughputExceeded = Code(rawValue: "ProvisionedThroughputExceededException")
+        package static let provisionedThroughputExceeded = Code(rawValue: "ProvisionedThroughputExceededException")
         /// The service is throttling requests.
-        public static let throttling = Code(rawValue: "ThrottlingException")
+        package static let throttling = Code(rawValue: "ThrottlingException")
         /// The account's request rate is over its limit.
-        public static let requestLimitExceeded = Code(rawValue: "RequestLimitExceeded")
+        package static let requestLimitExceeded = Code(rawValue: "RequestLimitExceeded")
         /// Another transaction holds one of the items (a plain write to an item in a transaction).
-        public static let transactionConflict = Code(rawValue: "TransactionConflictException")
+        package static let transactionConflict = Code(rawValue: "TransactionConflictException")
         /// The transaction with this `ClientRequestToken` is still running; retry with the same token.
-        public static let transactionInProgress = Code(rawValue: "TransactionInProgressException")
+        package static let transactionInProgress = Code(rawValue: "TransactionInProgressException")
         /// A `ClientRequestToken` was reused with a different request.
-        public static let idempotentParameterMismatch = Code(rawValue: "IdempotentParameterMismatchException")
+        package static let idempotentParameterMismatch = Code(rawValue: "IdempotentParameterMismatchException")
         /// The service failed.
-        public static let internalServerError = Code(rawValue: "InternalServerError")
+        package static let internalServerError = Code(rawValue: "InternalServerError")
         /// The service could not be reached or did not answer in time.
-        public static let serviceUnavailable = Code(rawValue: "ServiceUnavailable")
+        package static let serviceUnavailable = Code(rawValue: "ServiceUnavailable")
     }
 
     /// Why one action of a transaction was cancelled, in the order of the request's actions.
-    public struct CancellationReason: Sendable, Hashable {
+    package struct CancellationReason: Sendable, Hashable {
         /// `None`, `ConditionalCheckFailed`, `ValidationError`, `TransactionConflict`, …
-        public var code: String
-        public var message: String?
+        package var code: String
+        package var message: String?
         /// The item as it was, when `ReturnValuesOnConditionCheckFailure` was `ALL_OLD`.
-        public var item: Item?
+        package var item: Item?
 
-        public init(code: String, message: String? = nil, item: Item? = nil) {
+        package init(code: String, message: String? = nil, item: Item? = nil) {
             self.code = code
             self.message = message
             self.item = item
         }
 
         /// The action was not the cause.
-        public static let none = CancellationReason(code: "None")
+        package static let none = CancellationReason(code: "None")
 
         /// The code of an action whose condition was not met.
         package static let conditionalCheckFailed = "ConditionalCheckFailed"
@@ -62,18 +62,18 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
         ]
     }
 
-    public var code: Code
-    public var message: String
+    package var code: Code
+    package var message: String
     /// For ``Code/transactionCanceled``: one reason per action, in request order.
-    public var cancellationReasons: [CancellationReason]
+    package var cancellationReasons: [CancellationReason]
     /// For ``Code/conditionalCheckFailed`` with `ALL_OLD`: the item as it was.
-    public var item: Item?
+    package var item: Item?
     /// Whether the request may have taken effect although this error says otherwise: the client
     /// retried it after an attempt whose outcome it never learned (a timeout, a dropped connection,
     /// a 5xx, a transaction still in progress).
-    public var followsUnknownOutcome: Bool
+    package var followsUnknownOutcome: Bool
 
-    public init(
+    package init(
         _ code: Code,
         _ message: String,
         cancellationReasons: [CancellationReason] = [],
@@ -88,14 +88,14 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `"<code>: <message>"`, and whether an earlier attempt may have been applied.
-    public var description: String {
+    package var description: String {
         "\(code.rawValue): \(message)"
             + (followsUnknownOutcome ? " (after an attempt whose outcome is unknown: it may have been applied)" : "")
     }
 
     /// Whether a retry of the same request may succeed (throttling, conflicts, a transaction still in
     /// progress, service failures). A cancelled transaction is not: see `isTransientCancellation`.
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         [
             .provisionedThroughputExceeded, .throttling, .requestLimitExceeded, .transactionConflict,
             .transactionInProgress, .internalServerError, .serviceUnavailable,
@@ -104,7 +104,7 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the request may have taken effect: the service failed or did not answer, the same
     /// token's transaction is still running, or an earlier attempt ended so (``followsUnknownOutcome``).
-    public var isOutcomeUnknown: Bool {
+    package var isOutcomeUnknown: Bool {
         followsUnknownOutcome || [.internalServerError, .serviceUnavailable, .transactionInProgress].contains(code)
     }
 

@@ -1,6 +1,7 @@
 import AWSServices
 import DynamoDBTable
 import Foundation
+import InkraTime
 import SingleTable
 import Testing
 

@@ -4,6 +4,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 import SingleTable
 import Synchronization

@@ -3,6 +3,7 @@ import DynamoDBTable
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import SingleTable
 import Synchronization
 import Testing

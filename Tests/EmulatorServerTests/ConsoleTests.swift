@@ -1,8 +1,8 @@
-import AsyncHTTPClient
 import EmulatorKit
 import EmulatorServer
 import Foundation
 import InkraJSON
+import InkraTestSupport
 import LocalUserPool
 import NIOCore
 import NIOHTTP1
@@ -22,7 +22,7 @@ struct ConsoleTests {
         try await ServeFixture.run(Self.settings()) { served in
             let console = try #require(served.endpoints.console)
             let token = try ServeFixture.token("alice")
-            let stream = try await ConsoleStream.open(console, client: served.client)
+            let stream = try await ConsoleStream.open(console)
             #expect(stream.contentType?.hasPrefix("text/event-stream") == true)
             #expect(try await served.generate(token: token).status == 200)
             #expect(try await served.generate(token: nil).status == 401)
@@ -53,11 +53,11 @@ struct ConsoleTests {
             let console = try #require(served.endpoints.console)
             let run = try #require(served.server.console?.feed.run)
             for _ in 0..<3 { _ = try await served.send(.GET, served.endpoints.api, path: "/nowhere") }
-            let stream = try await ConsoleStream.open(console, client: served.client, lastEventID: "\(run)-2")
+            let stream = try await ConsoleStream.open(console, lastEventID: "\(run)-2")
             _ = try await served.send(.GET, served.endpoints.api, path: "/usage")
             let events = try await stream.next(2, within: .seconds(60))
             #expect(events.map(\.id) == ["\(run)-3", "\(run)-4"])
-            let earlierRun = try await ConsoleStream.open(console, client: served.client, lastEventID: "0badc0de-3")
+            let earlierRun = try await ConsoleStream.open(console, lastEventID: "0badc0de-3")
             #expect(try await earlierRun.next(4, within: .seconds(60)).map(\.id) == (1...4).map { "\(run)-\($0)" })
             #expect(try JSONParser.parse(events[0].data)["path"] == "/nowhere")
             #expect(try JSONParser.parse(events[0].data)["units"] == .null)
@@ -243,7 +243,7 @@ struct ConsoleTests {
     func concurrent() async throws {
         try await ServeFixture.run(Self.settings()) { served in
             let console = try #require(served.endpoints.console)
-            let stream = try await ConsoleStream.open(console, client: served.client)
+            let stream = try await ConsoleStream.open(console)
             let token = try ServeFixture.token("dave", tier: "premium")
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<20 { group.addTask { try await served.generate(token: token).status } }
@@ -289,16 +289,17 @@ final class ConsoleStream: Sendable {
 
     deinit { reader.cancel() }
 
-    static func open(_ console: URL, client: HTTPClient, lastEventID: String? = nil) async throws -> ConsoleStream {
-        var request = HTTPClientRequest(url: console.absoluteString + "api/events")
-        if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
-        let response = try await client.execute(request, timeout: .seconds(60))
+    static func open(_ console: URL, lastEventID: String? = nil) async throws -> ConsoleStream {
+        guard let url = URL(string: console.absoluteString + "api/events") else {
+            throw FixtureError("not a URL: \(console.absoluteString)api/events")
+        }
+        let response = try await StreamingGet.open(url, headers: lastEventID.map { [("Last-Event-ID", $0)] } ?? [])
         let (events, continuation) = AsyncThrowingStream.makeStream(of: Event.self)
         let reader = Task {
             var text = ""
             do {
-                for try await buffer in response.body {
-                    text += String(buffer: buffer)
+                for try await bytes in response.body {
+                    text += String(decoding: bytes, as: UTF8.self)
                     while let end = text.range(of: "\n\n") {
                         let block = text[..<end.lowerBound]
                         text = String(text[end.upperBound...])

@@ -1,10 +1,10 @@
-import AsyncHTTPClient
 import EmulatorKit
 import EmulatorServer
 import Foundation
 import InkraJSON
 import NIOCore
 import NIOHTTP1
+import OutboundHTTP
 import Testing
 
 /// The local Runtime API on Hummingbird, as a runtime sees it over HTTP. The routes and headers
@@ -18,17 +18,15 @@ struct RuntimeAPIServerTests {
     static func send(_ method: HTTPMethod, _ path: String, to server: RuntimeAPIServer, body: String = "")
         async throws -> (status: Int, json: JSONValue?)
     {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        var request = HTTPClientRequest(url: "http://\(server.address)\(path)")
-        request.method = method
-        if !body.isEmpty { request.body = .bytes(ByteBuffer(string: body)) }
+        let client = OutboundHTTPClient()
+        let url = try #require(URL(string: "http://\(server.address)\(path)"))
+        let request = OutboundRequest(method: method, url: url, body: Array(body.utf8))
         do {
-            let response = try await client.execute(request, timeout: .seconds(30))
-            let bytes = try await response.body.collect(upTo: 1 << 20)
-            try await client.shutdown()
-            return (Int(response.status.code), try? JSONParser.parse(Array(buffer: bytes)))
+            let response = try await client.execute(request, timeout: .seconds(30), maximumResponseBytes: 1 << 20)
+            await client.shutdown()
+            return (response.status, try? JSONParser.parse(response.body))
         } catch {
-            try await client.shutdown()
+            await client.shutdown()
             throw error
         }
     }
@@ -38,24 +36,21 @@ struct RuntimeAPIServerTests {
         let server = try await RuntimeAPIServer(functionName: "checkUsage", clock: { Date() })
         let before = Date()
         let invocation = Task { await server.invoke(Array(#"{"n":1}"#.utf8), timeout: Self.timeout) }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let next: HTTPClientResponse
-        let event: ByteBuffer
+        let client = OutboundHTTPClient()
+        let next: OutboundResponse
         do {
+            let url = try #require(URL(string: "http://\(server.address)/2018-06-01/runtime/invocation/next"))
             next = try await client.execute(
-                HTTPClientRequest(url: "http://\(server.address)/2018-06-01/runtime/invocation/next"),
-                timeout: .seconds(30))
-            event = try await next.body.collect(upTo: 1 << 20)
+                OutboundRequest(url: url), timeout: .seconds(30), maximumResponseBytes: 1 << 20)
         } catch {
-            // A client dropped without its shutdown stops the whole test process.
-            try? await client.shutdown()
+            await client.shutdown()
             await server.shutdown()
             throw error
         }
         let after = Date()
-        try await client.shutdown()
-        #expect(next.status.code == 200)
-        #expect(String(buffer: event) == #"{"n":1}"#)
+        await client.shutdown()
+        #expect(next.status == 200)
+        #expect(String(decoding: next.body, as: UTF8.self) == #"{"n":1}"#)
         let requestID = try #require(next.headers.first(name: "Lambda-Runtime-Aws-Request-Id"))
         #expect(
             next.headers.first(name: "Lambda-Runtime-Invoked-Function-Arn")

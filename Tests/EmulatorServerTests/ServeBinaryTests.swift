@@ -1,10 +1,10 @@
-import AsyncHTTPClient
 import EmulatorKit
 import Foundation
 import InkraJSON
 import InkraTestSupport
 import NIOCore
 import NIOHTTP1
+import OutboundHTTP
 import Testing
 
 /// The `inkra-emulator serve` binary, which (unlike the in-process fixture) runs its Swift tasks
@@ -37,22 +37,18 @@ struct ServeBinaryTests {
         }
         // The binary's tasks run on its event loops: no warning that they could not.
         #expect(!server.lines.contains { $0.contains("Swift tasks run on") }, "\(server.lines)")
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let client = OutboundHTTPClient(maximumConnectionsPerEndpoint: 64, maximumIdleConnectionsPerEndpoint: 64)
         let token = try DevelopmentTokens.mint(
             with: ServeFixture.developmentKey, claims: .init(sub: "binary-burst"), at: Date())
         func send(_ method: HTTPMethod, _ path: String, body: String? = nil) async throws -> (Int, [UInt8]) {
-            var request = HTTPClientRequest(url: "\(api)\(path)")
-            request.method = method
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            guard let url = URL(string: "\(api)\(path)") else { throw FixtureError("not a URL: \(api)\(path)") }
+            var request = OutboundRequest(method: method, url: url, headers: [("Authorization", "Bearer \(token)")])
             if let body {
-                request.headers.add(name: "Content-Type", value: "application/json")
-                request.body = .bytes(ByteBuffer(string: body))
+                request.headers.append(("Content-Type", "application/json"))
+                request.body = Array(body.utf8)
             }
-            let response = try await client.execute(request, timeout: .seconds(60))
-            return (Int(response.status.code), Array(buffer: try await response.body.collect(upTo: 1 << 20)))
+            let response = try await client.execute(request, timeout: .seconds(60), maximumResponseBytes: 1 << 20)
+            return (response.status, response.body)
         }
         do {
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -69,11 +65,11 @@ struct ServeBinaryTests {
             #expect(status == 200)
             #expect(try JSONParser.parse(body)["hourly"]?["used"] == 2)
         } catch {
-            try? await client.shutdown()
+            await client.shutdown()
             _ = await server.stop(with: SIGKILL)
             throw error
         }
-        try await client.shutdown()
+        await client.shutdown()
         #expect(await server.stop() == 0)
         let saved = try JSONParser.parse(Array(try Data(contentsOf: state)))
         let keys = saved["items"]?.array?.compactMap { $0["PK"]?["S"]?.string } ?? []

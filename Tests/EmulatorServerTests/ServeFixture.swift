@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import EmulatorKit
 import EmulatorServer
 import Foundation
@@ -8,6 +7,7 @@ import InkraTestSupport
 import Logging
 import NIOCore
 import NIOHTTP1
+import OutboundHTTP
 import Synchronization
 
 /// A `serve` stack on ephemeral loopback ports, an HTTP client, and what the server logged.
@@ -21,7 +21,7 @@ struct ServeFixture: Sendable {
 
     let server: LocalServer
     let endpoints: ServeEndpoints
-    let client: HTTPClient
+    let client: OutboundHTTPClient
     let accessLog: LogLines
 
     var stack: EmulatorStack { server.stack }
@@ -52,21 +52,17 @@ struct ServeFixture: Sendable {
             try await running.value
             throw FixtureError("the server stopped before listening")
         }
-        var clientConfiguration = HTTPClient.Configuration()
-        clientConfiguration.connectionPool = .init(
-            idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
-        clientConfiguration.timeout = .init(connect: .seconds(10), read: .seconds(60))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        let client = OutboundHTTPClient(maximumConnectionsPerEndpoint: 64, maximumIdleConnectionsPerEndpoint: 64)
         let fixture = ServeFixture(server: server, endpoints: endpoints, client: client, accessLog: lines)
         do {
             try await body(fixture)
         } catch {
-            try? await client.shutdown()
+            await client.shutdown()
             await server.shutdown()
             _ = try? await running.value
             throw error
         }
-        try await client.shutdown()
+        await client.shutdown()
         await server.shutdown()
         try await running.value
     }
@@ -93,15 +89,13 @@ struct ServeFixture: Sendable {
     func send(
         _ method: HTTPMethod, _ url: URL, path: String, headers: [(String, String)] = [], body: [UInt8]? = nil
     ) async throws -> Answer {
-        var request = HTTPClientRequest(url: url.absoluteString + path)
-        request.method = method
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await client.execute(request, timeout: .seconds(60))
-        let bytes = try await response.body.collect(upTo: 16 << 20)
+        guard let target = URL(string: url.absoluteString + path) else {
+            throw FixtureError("not a URL: \(url.absoluteString + path)")
+        }
+        let request = OutboundRequest(method: method, url: target, headers: headers, body: body ?? [])
+        let response = try await client.execute(request, timeout: .seconds(60), maximumResponseBytes: 16 << 20)
         return Answer(
-            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-            body: Array(buffer: bytes))
+            status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
     }
 
     /// `POST /questions` with a token.

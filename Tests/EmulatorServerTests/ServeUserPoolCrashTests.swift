@@ -1,9 +1,9 @@
-import AsyncHTTPClient
 import Foundation
 import InkraJSON
 import InkraTestSupport
 import NIOCore
 import NIOHTTP1
+import OutboundHTTP
 import Testing
 
 /// The `inkra-emulator serve` binary's user pool under `kill -9`: what the Cognito endpoint
@@ -30,16 +30,18 @@ struct ServeUserPoolCrashTests {
 
     /// Calls a Cognito Identity Provider operation as the AWS SDKs do; the status and the JSON body.
     static func call(
-        _ client: HTTPClient, _ endpoint: String, _ operation: String, _ body: JSONValue
+        _ client: OutboundHTTPClient, _ endpoint: String, _ operation: String, _ body: JSONValue
     ) async throws -> (Int, JSONValue) {
-        var request = HTTPClientRequest(url: endpoint + "/")
-        request.method = .POST
-        request.headers.add(name: "X-Amz-Target", value: "AWSCognitoIdentityProviderService.\(operation)")
-        request.headers.add(name: "Content-Type", value: "application/x-amz-json-1.1")
-        request.body = .bytes(ByteBuffer(bytes: body.jsonBytes))
-        let response = try await client.execute(request, timeout: .seconds(60))
-        let bytes = Array(buffer: try await response.body.collect(upTo: 1 << 20))
-        return (Int(response.status.code), try JSONParser.parse(bytes))
+        guard let url = URL(string: endpoint + "/") else { throw FixtureError("not a URL: \(endpoint)/") }
+        let request = OutboundRequest(
+            method: .POST, url: url,
+            headers: [
+                ("X-Amz-Target", "AWSCognitoIdentityProviderService.\(operation)"),
+                ("Content-Type", "application/x-amz-json-1.1"),
+            ],
+            body: body.jsonBytes)
+        let response = try await client.execute(request, timeout: .seconds(60), maximumResponseBytes: 1 << 20)
+        return (response.status, try JSONParser.parse(response.body))
     }
 
     @Test(
@@ -51,17 +53,17 @@ struct ServeUserPoolCrashTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let state = directory.appendingPathComponent("state.json")
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let client = OutboundHTTPClient()
         do {
             try await Self.signUpKillAndRestart(state: state, client: client)
         } catch {
-            try? await client.shutdown()
+            await client.shutdown()
             throw error
         }
-        try await client.shutdown()
+        await client.shutdown()
     }
 
-    static func signUpKillAndRestart(state: URL, client: HTTPClient) async throws {
+    static func signUpKillAndRestart(state: URL, client: OutboundHTTPClient) async throws {
         let clientID = "inkra-local-cli-client"
         let password = "Correct-Horse-42"
 

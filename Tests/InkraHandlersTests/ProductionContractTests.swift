@@ -2,6 +2,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTesting
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing

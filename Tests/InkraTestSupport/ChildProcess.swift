@@ -3,10 +3,10 @@ import Foundation
 import Synchronization
 
 /// What a child process printed, and how it ended.
-public struct ProcessResult: Sendable {
-    public var status: Int32
-    public var standardOutput: String
-    public var standardError: String
+package struct ProcessResult: Sendable {
+    package var status: Int32
+    package var standardOutput: String
+    package var standardError: String
 }
 
 /// Runs executables built by this package, as a user would, without blocking Swift concurrency.
@@ -14,7 +14,7 @@ public struct ProcessResult: Sendable {
 /// Spawned binaries often talk back to a server that lives in the test process (a Runtime API,
 /// an HTTP stub). Waiting for them on a cooperative thread would starve that server on a small
 /// machine, so the waiting, and the draining of both pipes, happen on Dispatch threads.
-public enum ChildProcess {
+package enum ChildProcess {
     /// Runs blocking work (a pipe read to its end, a wait for a child's exit) on a thread of its
     /// own. Never on Dispatch's global queues: Swift's tasks share their threads, and a run of
     /// tests that each wait on children there used them all up, stalling every async test of the
@@ -24,11 +24,11 @@ public enum ChildProcess {
     }
 
     /// The repository's root folder.
-    public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    package static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
     /// A product of this package (`bootstrap`, `inkra-emulator`) from the folder of the test bundle.
-    public static func built(_ name: String) -> URL {
+    package static func built(_ name: String) -> URL {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent()
         for _ in 0..<4 {
@@ -40,7 +40,7 @@ public enum ChildProcess {
     }
 
     /// Runs `executable` to completion; standard input gets `input` (or nothing) and is closed.
-    public static func run(
+    package static func run(
         _ executable: URL,
         _ arguments: [String],
         environment: [String: String]? = nil,
@@ -109,7 +109,7 @@ public enum ChildProcess {
     /// Runs `executable` and kills it with SIGKILL once it has printed `lines` lines on standard
     /// output (or lets it end, if it ends first).
     /// - Returns: the lines it printed, and its status (minus the signal when one ended it).
-    public static func killAfter(
+    package static func killAfter(
         lines: Int, _ executable: URL, _ arguments: [String], directory: URL = repositoryRoot
     ) async throws -> (lines: [String], status: Int32) {
         let (process, output) = try started(executable, arguments, directory: directory)
@@ -138,7 +138,7 @@ public enum ChildProcess {
 }
 
 /// A long-running child (a server) whose standard output is collected line by line while it runs.
-public final class RunningChild: Sendable {
+package final class RunningChild: Sendable {
     private let process: Process
     private let output = Output()
 
@@ -154,7 +154,7 @@ public final class RunningChild: Sendable {
 
     /// Starts `executable` (with `environment`, else this process's); its standard error is
     /// discarded, or collected with its standard output.
-    public init(
+    package init(
         _ executable: URL, _ arguments: [String], directory: URL = ChildProcess.repositoryRoot,
         includingStandardError: Bool = false, environment: [String: String]? = nil
     ) throws {
@@ -189,13 +189,13 @@ public final class RunningChild: Sendable {
     }
 
     /// The lines printed so far.
-    public var lines: [String] { output.state.withLock { $0.printed } }
+    package var lines: [String] { output.state.withLock { $0.printed } }
 
     /// The child's process id.
-    public var processIdentifier: Int32 { process.processIdentifier }
+    package var processIdentifier: Int32 { process.processIdentifier }
 
     /// The first printed line containing `needle`, once it comes; `nil` when the output ends without it.
-    public func line(containing needle: String) async -> String? {
+    package func line(containing needle: String) async -> String? {
         await withCheckedContinuation { continuation in
             let answer: String?? = output.state.withLock { lines in
                 if let line = lines.printed.first(where: { $0.contains(needle) }) { return .some(line) }
@@ -208,7 +208,7 @@ public final class RunningChild: Sendable {
     }
 
     /// Sends `signal` and waits for the child to end: its exit status, or minus the signal that ended it.
-    public func stop(with signal: Int32 = SIGTERM) async -> Int32 {
+    package func stop(with signal: Int32 = SIGTERM) async -> Int32 {
         kill(process.processIdentifier, signal)
         return await withCheckedContinuation { continuation in
             ChildProcess.blocking { [process] in

@@ -20,9 +20,9 @@ import Synchronization
 /// under the same token within ten minutes, succeeds without changing anything, and a repeat while
 /// the first is still running is refused with `TransactionInProgressException`. So a client's retry
 /// after a lost answer meets what it would meet on AWS, not a second application.
-public final class DynamoDBFaultProxy: Sendable {
+package final class DynamoDBFaultProxy: Sendable {
     /// What the proxy answers instead of forwarding.
-    public enum Fault: Sendable {
+    package enum Fault: Sendable {
         /// DynamoDB's error: an HTTP status and the exception's name (`InternalServerError`).
         case error(status: Int, type: String)
         /// A `BatchGetItem` answer that read nothing and leaves every key unprocessed.
@@ -34,7 +34,7 @@ public final class DynamoDBFaultProxy: Sendable {
     }
 
     /// An HTTP 500 `InternalServerError`.
-    public static let internalServerError = Fault.error(status: 500, type: "InternalServerError")
+    package static let internalServerError = Fault.error(status: 500, type: "InternalServerError")
 
     private let server: StubHTTPServer
     private let calls = CallCounts()
@@ -52,16 +52,16 @@ public final class DynamoDBFaultProxy: Sendable {
     }
 
     /// The proxy's address, for `AWS_ENDPOINT_URL_DYNAMODB`.
-    public var url: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
+    package var url: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
 
     /// How many requests of `operation` (`GetItem`, `TransactWriteItems`) arrived.
-    public func count(_ operation: String) -> Int { calls.counts.withLock { $0[operation] ?? 0 } }
+    package func count(_ operation: String) -> Int { calls.counts.withLock { $0[operation] ?? 0 } }
 
     /// Starts a proxy to `upstream`.
     /// - Parameters:
     ///   - upstream: the DynamoDB endpoint requests go on to.
     ///   - fault: the fault for an operation's `n`th request (from 1), or `nil` to forward it.
-    public init(upstream: URL, fault: @escaping @Sendable (_ operation: String, _ number: Int) -> Fault?) throws {
+    package init(upstream: URL, fault: @escaping @Sendable (_ operation: String, _ number: Int) -> Fault?) throws {
         let calls = self.calls
         let client = OutboundHTTPClient()
         server = try StubHTTPServer { request in
@@ -133,5 +133,5 @@ public final class DynamoDBFaultProxy: Sendable {
     }
 
     /// Stops the proxy.
-    public func shutdown() { server.shutdown() }
+    package func shutdown() { server.shutdown() }
 }

@@ -3,30 +3,30 @@ import SingleTable
 /// A test's `Table` that changes a few operations of another: each operation it does not write
 /// itself goes to `base` as it is. The stand-ins of a failing or throttled DynamoDB (failing,
 /// throttled, conflicting, read-only tables) write only the operations they change.
-public protocol ForwardingTable: Table {
+package protocol ForwardingTable: Table {
     /// The table the other operations go to.
     var base: InMemoryTable { get }
 }
 
 extension ForwardingTable {
-    public func getItem(_ request: GetItemRequest) async throws -> GetItemResponse {
+    package func getItem(_ request: GetItemRequest) async throws -> GetItemResponse {
         try await base.getItem(request)
     }
-    public func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
+    package func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
         try await base.batchGetItem(request)
     }
-    public func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse {
+    package func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse {
         try await base.putItem(request)
     }
-    public func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
+    package func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
         try await base.updateItem(request)
     }
-    public func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
+    package func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
         try await base.deleteItem(request)
     }
-    public func query(_ request: QueryRequest) async throws -> QueryResponse { try await base.query(request) }
-    public func scan(_ request: ScanRequest) async throws -> QueryResponse { try await base.scan(request) }
-    public func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
+    package func query(_ request: QueryRequest) async throws -> QueryResponse { try await base.query(request) }
+    package func scan(_ request: ScanRequest) async throws -> QueryResponse { try await base.scan(request) }
+    package func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
         try await base.transactWriteItems(request)
     }
 }

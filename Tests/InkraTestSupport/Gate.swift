@@ -2,14 +2,14 @@ import Synchronization
 
 /// A gate a test opens when it is ready: whoever waits at it (a stub server's answer, a model's
 /// reply) goes on only then, so a test needs no delay long enough to outlast a busy machine.
-public final class Gate: Sendable {
+package final class Gate: Sendable {
     private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// A closed gate.
-    public init() {}
+    package init() {}
 
     /// Returns once the gate is open.
-    public func wait() async {
+    package func wait() async {
         await withCheckedContinuation { continuation in
             let open = state.withLock { state in
                 if !state.open { state.waiting.append(continuation) }
@@ -20,7 +20,7 @@ public final class Gate: Sendable {
     }
 
     /// Opens the gate for those waiting and for all who come later.
-    public func open() {
+    package func open() {
         let waiting = state.withLock { state in
             state.open = true
             defer { state.waiting = [] }

@@ -5,15 +5,15 @@ import OutboundHTTP
 
 /// A Cognito user pool in moto_server (``MotoEndpoint``), shaped as template.yaml deploys it (email
 /// as the user name), for the tests of account deletion.
-public struct MotoCognito: Sendable {
+package struct MotoCognito: Sendable {
     /// The pool's id.
-    public let userPoolID: String
+    package let userPoolID: String
     /// moto's endpoint.
-    public let endpoint: URL
+    package let endpoint: URL
     let service: AWSJSONService
 
     /// The environment that points a runtime or the emulator's admin tools at moto's Cognito.
-    public var environment: [String: String] {
+    package var environment: [String: String] {
         [
             "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": endpoint.absoluteString, "AWS_REGION": "us-east-1",
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
@@ -24,7 +24,7 @@ public struct MotoCognito: Sendable {
     /// which queue on moto with a minute's patience.
     static let transport = HTTPClientTransport(client: OutboundHTTPClient())
     /// moto answers one request at a time while the whole test run queues on it.
-    public static let patience: TimeInterval = 60
+    package static let patience: TimeInterval = 60
 
     /// A client of the pool for the code under test, on the same private connections.
     package func admin() throws -> CognitoUserAdmin {
@@ -34,7 +34,7 @@ public struct MotoCognito: Sendable {
     }
 
     /// A new pool in moto.
-    public static func pool() async throws -> MotoCognito {
+    package static func pool() async throws -> MotoCognito {
         let endpoint = try MotoEndpoint.url.unwrapped(MotoEndpoint.skipReason)
         var environment = ["AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": endpoint.absoluteString]
         environment["AWS_REGION"] = "us-east-1"
@@ -51,7 +51,7 @@ public struct MotoCognito: Sendable {
     }
 
     /// Creates a user and returns their `sub`.
-    public func createUser(email: String) async throws -> String {
+    package func createUser(email: String) async throws -> String {
         let answer = try await service.call(
             "AdminCreateUser",
             [
@@ -64,7 +64,7 @@ public struct MotoCognito: Sendable {
     }
 
     /// Whether the pool has a user with this `sub` (`AdminGetUser`).
-    public func hasUser(_ sub: String) async throws -> Bool {
+    package func hasUser(_ sub: String) async throws -> Bool {
         do {
             _ = try await service.call(
                 "AdminGetUser", ["UserPoolId": .string(userPoolID), "Username": .string(sub)], timeout: Self.patience)

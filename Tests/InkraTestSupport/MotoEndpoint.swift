@@ -6,13 +6,13 @@ import Foundation
 /// names (`.ci/run` starts moto_server and sets it), or else a `moto_server` from `PATH` started
 /// for this test process (``MotoServer``) and stopped when it ends. With neither, those suites
 /// are skipped with ``skipReason``.
-public enum MotoEndpoint {
+package enum MotoEndpoint {
     /// The endpoint, or `nil` when there is none. Reading it first may start moto_server and wait
     /// until it answers.
-    public static let url: URL? = resolved.url
+    package static let url: URL? = resolved.url
 
     /// Why there is no endpoint, in one line, for a suite's skip reason (`.enabled(if:_:)`).
-    public static var skipReason: String { resolved.reason }
+    package static var skipReason: String { resolved.reason }
 
     private static let resolved: (url: URL?, reason: String) = {
         let environment = ProcessInfo.processInfo.environment
@@ -43,7 +43,7 @@ public enum MotoEndpoint {
     }
 
     /// A client for it (or for a closed port when there is none), with fixed test credentials.
-    public static func client(transport: any DynamoDBTransport = HTTPClientTransport()) -> DynamoDBTable {
+    package static func client(transport: any DynamoDBTransport = HTTPClientTransport()) -> DynamoDBTable {
         DynamoDBTable(
             endpoint: url ?? URL(string: "http://127.0.0.1:1")!,
             region: "us-east-1",

@@ -5,9 +5,9 @@ import Foundation
 /// A DynamoDB client for a local endpoint (moto, `serve`'s), patient as ``MotoEndpoint/client(transport:)``
 /// is: a whole parallel test run queues on a local server, and an attempt that times out and is
 /// retried may apply twice, so the client waits rather than retries.
-public enum PatientDynamoDB {
+package enum PatientDynamoDB {
     /// A client for `endpoint`, with fixed test credentials.
-    public static func client(_ endpoint: URL) -> DynamoDBTable {
+    package static func client(_ endpoint: URL) -> DynamoDBTable {
         DynamoDBTable(
             endpoint: endpoint,
             region: "us-east-1",

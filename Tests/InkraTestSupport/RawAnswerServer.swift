@@ -5,19 +5,19 @@ import NIOPosix
 /// A server on 127.0.0.1 that answers each request's head with fixed bytes, exactly as given
 /// (chunked, close-delimited or broken answers the HTTP stub would not write), and then closes
 /// the connection when asked to.
-public final class RawAnswerServer: Sendable {
+package final class RawAnswerServer: Sendable {
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let channel: any Channel
     private let accepted = NIOLockedValueBox(0)
 
-    public var port: Int { channel.localAddress?.port ?? 0 }
+    package var port: Int { channel.localAddress?.port ?? 0 }
     /// How many connections clients have opened.
-    public var connectionCount: Int { accepted.withLockedValue { $0 } }
+    package var connectionCount: Int { accepted.withLockedValue { $0 } }
 
     /// - Parameters:
     ///   - answer: the bytes written after each request head.
     ///   - closeAfterAnswer: whether the connection is closed once they are written.
-    public init(answer: String, closeAfterAnswer: Bool) throws {
+    package init(answer: String, closeAfterAnswer: Bool) throws {
         let accepted = self.accepted
         channel = try ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -31,7 +31,7 @@ public final class RawAnswerServer: Sendable {
             .bind(host: "127.0.0.1", port: 0).wait()
     }
 
-    public func shutdown() {
+    package func shutdown() {
         try? channel.close().wait()
         try? group.syncShutdownGracefully()
     }

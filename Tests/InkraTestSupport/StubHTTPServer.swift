@@ -6,33 +6,33 @@ import NIOSSL
 
 /// A tiny HTTP server on 127.0.0.1 for tests: each request is answered by a closure; over TLS
 /// when given a context.
-public final class StubHTTPServer: @unchecked Sendable {
-    public struct Request: Sendable {
-        public var method: String
-        public var uri: String
-        public var headers: [(String, String)]
-        public var body: [UInt8]
+package final class StubHTTPServer: @unchecked Sendable {
+    package struct Request: Sendable {
+        package var method: String
+        package var uri: String
+        package var headers: [(String, String)]
+        package var body: [UInt8]
     }
 
     /// What the server answers; `Content-Length` is added.
-    public struct Answer: Sendable {
-        public var status: Int
-        public var headers: [(String, String)]
-        public var body: String
+    package struct Answer: Sendable {
+        package var status: Int
+        package var headers: [(String, String)]
+        package var body: String
 
-        public init(status: Int, headers: [(String, String)], body: String) {
+        package init(status: Int, headers: [(String, String)], body: String) {
             self.status = status
             self.headers = headers
             self.body = body
         }
 
         /// A JSON answer.
-        public static func json(_ status: Int, _ body: String) -> Answer {
+        package static func json(_ status: Int, _ body: String) -> Answer {
             Answer(status: status, headers: [("Content-Type", "application/json")], body: body)
         }
     }
 
-    public typealias Responder = @Sendable (Request) async -> Answer
+    package typealias Responder = @Sendable (Request) async -> Answer
 
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let replies = ReplyGate()
@@ -42,15 +42,15 @@ public final class StubHTTPServer: @unchecked Sendable {
     private var accepted = 0
 
     /// Each request's URI as it arrives, for a test that waits for a request to reach the server.
-    public let arrivals: AsyncStream<String>
+    package let arrivals: AsyncStream<String>
     private let arrived: AsyncStream<String>.Continuation
 
-    public var port: Int { channel?.localAddress?.port ?? 0 }
-    public var requests: [Request] { lock.withLock { received } }
+    package var port: Int { channel?.localAddress?.port ?? 0 }
+    package var requests: [Request] { lock.withLock { received } }
     /// How many connections clients have opened.
-    public var connectionCount: Int { lock.withLock { accepted } }
+    package var connectionCount: Int { lock.withLock { accepted } }
 
-    public init(tls: NIOSSLContext? = nil, _ responder: @escaping Responder) throws {
+    package init(tls: NIOSSLContext? = nil, _ responder: @escaping Responder) throws {
         (arrivals, arrived) = AsyncStream.makeStream(of: String.self)
         let replies = self.replies
         let bootstrap = ServerBootstrap(group: group)
@@ -75,7 +75,7 @@ public final class StubHTTPServer: @unchecked Sendable {
 
     /// Stops the server. An answer a responder gives later (a slow one the client gave up on) is
     /// dropped, not scheduled on the event loop that is gone.
-    public func shutdown() {
+    package func shutdown() {
         replies.close()
         try? channel?.close().wait()
         // The loop's own shutdown is not waited for: a caller on Swift's cooperative threads, which

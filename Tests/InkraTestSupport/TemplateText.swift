@@ -3,14 +3,14 @@ import Foundation
 /// template.yaml read as lines, for tests that hold it to the code: the resources, their handler
 /// and the lines of a block. No YAML library: the template keeps each fact a test reads on a line
 /// of its own. The one reader of the template for every test target.
-public struct TemplateText: Sendable {
+package struct TemplateText: Sendable {
     /// The whole file.
-    public let text: String
+    package let text: String
     /// Its lines.
-    public let lines: [String]
+    package let lines: [String]
 
     /// Reads the package's template.yaml.
-    public init() throws {
+    package init() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         text = try String(contentsOf: root.appendingPathComponent("template.yaml"), encoding: .utf8)
@@ -18,7 +18,7 @@ public struct TemplateText: Sendable {
     }
 
     /// The lines of the top-level section `name` (`Resources`, `Conditions`…).
-    public func section(_ name: String) -> [String] {
+    package func section(_ name: String) -> [String] {
         guard let start = lines.firstIndex(of: "\(name):") else { return [] }
         let rest = lines[(start + 1)...]
         let end = rest.firstIndex { !$0.isEmpty && !$0.hasPrefix(" ") && !$0.hasPrefix("#") } ?? lines.endIndex
@@ -26,7 +26,7 @@ public struct TemplateText: Sendable {
     }
 
     /// The resources, by logical id, with their lines (up to the next resource).
-    public func resources() -> [(name: String, lines: [String])] {
+    package func resources() -> [(name: String, lines: [String])] {
         var resources: [(String, [String])] = []
         for line in section("Resources") {
             if line.hasPrefix("  ") && !line.hasPrefix("   ") && !line.hasPrefix("  #") && line.hasSuffix(":") {
@@ -39,12 +39,12 @@ public struct TemplateText: Sendable {
     }
 
     /// The lines of the resource `name` (up to the next resource), or `nil` when there is none.
-    public func resource(_ name: String) -> [String]? {
+    package func resource(_ name: String) -> [String]? {
         resources().first { $0.name == name }?.lines
     }
 
     /// The functions (`AWS::Serverless::Function`), by handler, with their lines.
-    public func functions() -> [String: [String]] {
+    package func functions() -> [String: [String]] {
         var functions: [String: [String]] = [:]
         for (_, lines) in resources() where lines.contains("    Type: AWS::Serverless::Function") {
             guard let handler = Self.value("Handler", in: lines) else { continue }
@@ -54,7 +54,7 @@ public struct TemplateText: Sendable {
     }
 
     /// The value of the first `key:` in `lines`, quotes removed.
-    public static func value(_ key: String, in lines: [String]) -> String? {
+    package static func value(_ key: String, in lines: [String]) -> String? {
         for line in lines {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard trimmed.hasPrefix(key + ":") else { continue }
@@ -65,7 +65,7 @@ public struct TemplateText: Sendable {
     }
 
     /// The items of a flow list `[a, b, c]`.
-    public static func flowList(_ text: String) -> [String] {
+    package static func flowList(_ text: String) -> [String] {
         text.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
             .split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

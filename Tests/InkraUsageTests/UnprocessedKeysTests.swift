@@ -1,5 +1,6 @@
 import Foundation
 import InkraTestSupport
+import InkraTime
 import SingleTable
 import Synchronization
 import Testing

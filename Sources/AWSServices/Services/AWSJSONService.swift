@@ -38,7 +38,11 @@ package struct AWSJSONService: Sendable {
 
     /// Cognito user pools (`AWSCognitoIdentityProviderService.*`, signed as `cognito-idp`), at
     /// `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, else `AWS_ENDPOINT_URL`, else AWS's.
-    /// - Parameter region: the region to call instead of the settings' (a pool's own).
+    /// - Parameters:
+    ///   - aws: the region, credentials and endpoints.
+    ///   - region: the region to call instead of the settings' (a pool's own).
+    ///   - transport: what sends the signed requests.
+    ///   - now: the clock the requests are signed at.
     /// - Throws: ``DynamoDBConfigurationError`` naming a missing variable.
     package static func cognitoIdentityProvider(
         _ aws: AWSSettings, region: String? = nil, transport: any DynamoDBTransport = HTTPClientTransport(),

@@ -8,17 +8,17 @@ import OutboundHTTP
 #endif
 
 /// One signed HTTP request to DynamoDB.
-public struct DynamoDBHTTPRequest: Sendable {
+package struct DynamoDBHTTPRequest: Sendable {
     /// The operation, such as `TransactWriteItems`.
-    public var operation: String
+    package var operation: String
     /// The endpoint URL.
-    public var url: URL
+    package var url: URL
     /// The headers, signed.
-    public var headers: [(String, String)]
+    package var headers: [(String, String)]
     /// The JSON body.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// How long to wait for the answer.
-    public var timeout: TimeInterval
+    package var timeout: TimeInterval
 
     /// A request to send, its headers already signed.
     package init(operation: String, url: URL, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) {
@@ -31,14 +31,14 @@ public struct DynamoDBHTTPRequest: Sendable {
 }
 
 /// DynamoDB's answer.
-public struct DynamoDBHTTPResponse: Sendable {
+package struct DynamoDBHTTPResponse: Sendable {
     /// The HTTP status.
-    public var status: Int
+    package var status: Int
     /// The JSON body.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a response.
-    public init(status: Int, body: [UInt8]) {
+    package init(status: Int, body: [UInt8]) {
         self.status = status
         self.body = body
     }
@@ -46,18 +46,18 @@ public struct DynamoDBHTTPResponse: Sendable {
 
 /// Sends requests to DynamoDB: ``HTTPClientTransport`` in production; a counting or fault-injecting
 /// stand-in in tests.
-public protocol DynamoDBTransport: Sendable {
+package protocol DynamoDBTransport: Sendable {
     /// Sends one request.
     /// - Throws: when the request could not be sent or answered (connection refused, reset, timeout).
     func send(_ request: DynamoDBHTTPRequest) async throws -> DynamoDBHTTPResponse
 }
 
 /// The production transport: the outbound HTTP client with its keep-alive connection pool.
-public struct HTTPClientTransport: DynamoDBTransport {
+package struct HTTPClientTransport: DynamoDBTransport {
     let client: OutboundHTTPClient
 
     /// A transport over the shared client.
-    public init() {
+    package init() {
         self.init(client: .shared)
     }
 
@@ -66,7 +66,7 @@ public struct HTTPClientTransport: DynamoDBTransport {
         self.client = client
     }
 
-    public func send(_ request: DynamoDBHTTPRequest) async throws -> DynamoDBHTTPResponse {
+    package func send(_ request: DynamoDBHTTPRequest) async throws -> DynamoDBHTTPResponse {
         let outgoing = OutboundRequest(method: .POST, url: request.url, headers: request.headers, body: request.body)
         let response = try await client.execute(
             outgoing, timeout: .milliseconds(Int64(request.timeout * 1000)), maximumResponseBytes: 32 * 1024 * 1024)

@@ -34,7 +34,7 @@ package enum Wire {
     }
 
     /// Reads an attribute value.
-    /// - Throws: ``TableError`` (`InternalServerError`: DynamoDB's answer cannot be read) naming
+    /// - Throws: `TableError` (`InternalServerError`: DynamoDB's answer cannot be read) naming
     ///   what is malformed; readers of other sources report it as their own error.
     package static func attribute(_ json: JSONValue) throws(TableError) -> AttributeValue {
         guard let object = json.object, object.count == 1, let member = object.pairs.first else {
@@ -82,7 +82,7 @@ package enum Wire {
     }
 
     /// Reads an item: every member an attribute value.
-    /// - Throws: ``TableError``, as ``attribute(_:)``.
+    /// - Throws: `TableError`, as ``attribute(_:)``.
     package static func item(_ object: JSONObject) throws(TableError) -> Item {
         var result: Item = [:]
         for (name, value) in object.pairs { result[name] = try attribute(value) }
@@ -90,7 +90,7 @@ package enum Wire {
     }
 
     /// Reads an optional item: `nil` when the value is absent or not an object.
-    /// - Throws: ``TableError``, as ``attribute(_:)``.
+    /// - Throws: `TableError`, as ``attribute(_:)``.
     package static func item(_ json: JSONValue?) throws(TableError) -> Item? {
         guard let object = json?.object else { return nil }
         return try item(object)

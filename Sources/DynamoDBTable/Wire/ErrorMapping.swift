@@ -1,7 +1,7 @@
 import InkraJSON
 import SingleTable
 
-/// DynamoDB's error answers as ``TableError`` values.
+/// DynamoDB's error answers as `TableError` values.
 package enum ErrorMapping {
     package static func error(status: Int, body: JSONValue) -> TableError {
         let type = (body["__type"]?.string ?? "").split(separator: "#").last.map(String.init) ?? ""

@@ -8,38 +8,38 @@ import InkraJSON
 #endif
 
 /// The claims of a verified Cognito token that the functions use.
-public struct CognitoClaims: Sendable, Hashable {
+package struct CognitoClaims: Sendable, Hashable {
     /// `sub`.
-    public var subject: String
+    package var subject: String
     /// `email`.
-    public var email: String?
+    package var email: String?
     /// `token_use`.
-    public var tokenUse: String?
+    package var tokenUse: String?
     /// `client_id` (access tokens).
-    public var clientId: String?
+    package var clientId: String?
     /// `aud` (id tokens), as a list.
-    public var audience: [String]
+    package var audience: [String]
     /// `iss`.
-    public var issuer: String
+    package var issuer: String
     /// `exp`.
-    public var expiresAt: Date
+    package var expiresAt: Date
     /// `cognito:groups`.
-    public var groups: [String]
+    package var groups: [String]
     /// `custom:subscription_tier`.
-    public var subscriptionTier: String?
+    package var subscriptionTier: String?
     /// `custom:tier`.
-    public var customTier: String?
+    package var customTier: String?
     /// `custom:monthly_quota`, when it is a positive integer (number or string).
-    public var monthlyQuota: Int?
+    package var monthlyQuota: Int?
 
     /// The tier, by ``Tier/resolve(subscriptionTier:tier:groups:)``'s precedence: the custom
     /// attributes when present, else the `premium_tier` / `free_tier` groups.
-    public var tier: Tier {
+    package var tier: Tier {
         Tier.resolve(subscriptionTier: subscriptionTier, tier: customTier, groups: groups)
     }
 
     /// Creates claims.
-    public init(
+    package init(
         subject: String,
         email: String? = nil,
         tokenUse: String? = nil,

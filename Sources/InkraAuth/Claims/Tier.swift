@@ -4,9 +4,9 @@ public enum Tier: String, Sendable, Hashable, CaseIterable {
     case premium
 
     /// The Cognito group of premium users (template.yaml's `PremiumTierGroup`).
-    public static let premiumGroup = "premium_tier"
+    package static let premiumGroup = "premium_tier"
     /// The Cognito group of free users (template.yaml's `FreeTierGroup`).
-    public static let freeGroup = "free_tier"
+    package static let freeGroup = "free_tier"
 
     /// The caller's tier, from the first of these that the token carries (docs/limits.md):
     ///
@@ -25,7 +25,7 @@ public enum Tier: String, Sendable, Hashable, CaseIterable {
     ///   - subscriptionTier: `custom:subscription_tier`, `nil` when absent or empty.
     ///   - tier: `custom:tier`, `nil` when absent or empty.
     ///   - groups: `cognito:groups`.
-    public static func resolve(subscriptionTier: String?, tier: String?, groups: [String]) -> Tier {
+    package static func resolve(subscriptionTier: String?, tier: String?, groups: [String]) -> Tier {
         if let named = subscriptionTier ?? tier {
             return Tier(rawValue: named.lowercased()) ?? .free
         }

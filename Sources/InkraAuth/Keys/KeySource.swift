@@ -8,7 +8,7 @@ import Synchronization
 #endif
 
 /// Where verification keys come from.
-public protocol KeySource: Sendable {
+package protocol KeySource: Sendable {
     /// The key with this id, or `nil` when the source does not have it (the token is then bad).
     /// - Throws: when the source cannot answer (a failed or timed-out fetch, a document that is not
     ///   a JWKS): the token cannot be checked. ``KeySourceError`` with ``KeySourceError/Code/unusableKey``
@@ -17,19 +17,19 @@ public protocol KeySource: Sendable {
 }
 
 /// Keys from a JWKS document held in memory or read from a file once.
-public final class JWKSKeySource: KeySource {
+package final class JWKSKeySource: KeySource {
     private let entries: [String: JWKEntry]
     private let built = Mutex<[String: VerificationKey]>([:])
 
     /// Keys from a JWKS document.
     /// - Throws: ``KeySourceError`` when it is not a JWKS.
-    public init(jwks: Data) throws {
+    package init(jwks: Data) throws {
         entries = Dictionary(try JWKEntry.parse(jwks, source: "JWKS").map { ($0.kid, $0) }) { first, _ in first }
     }
 
     /// Keys from a JWKS file.
     /// - Throws: ``KeySourceError`` naming the file when it cannot be read or is not a JWKS.
-    public init(contentsOf url: URL) throws {
+    package init(contentsOf url: URL) throws {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -43,7 +43,7 @@ public final class JWKSKeySource: KeySource {
     /// The ids of the usable keys.
     package var keyIDs: [String] { entries.keys.sorted() }
 
-    public func key(withID kid: String) async throws -> VerificationKey? {
+    package func key(withID kid: String) async throws -> VerificationKey? {
         if let key = built.withLock({ $0[kid] }) { return key }
         guard let entry = entries[kid] else { return nil }
         let key = try entry.makeKey()
@@ -60,7 +60,7 @@ public final class JWKSKeySource: KeySource {
 /// throws ``KeySourceError`` (``KeySourceError/Code/unreachable`` or ``KeySourceError/Code/notJWKS``):
 /// the source could not answer, so the token is not known to be bad. A `kid` missing from a JWKS
 /// that was fetched is answered `nil`: that token is bad.
-public actor RemoteKeySource: KeySource {
+package actor RemoteKeySource: KeySource {
     private let url: URL
     private let fetch: @Sendable (URL) async throws -> Data
     private let now: @Sendable () -> Date
@@ -83,7 +83,7 @@ public actor RemoteKeySource: KeySource {
     ///   - timeout: how long a fetch may take. The default, 3 seconds, is under the authorizer's
     ///     5-second Lambda timeout (template.yaml), so a JWKS that hangs is reported by the function
     ///     (its error, metric and log line) rather than cut off by Lambda.
-    public init(
+    package init(
         url: URL,
         fetch: @escaping @Sendable (URL) async throws -> Data,
         now: @escaping @Sendable () -> Date,
@@ -97,7 +97,7 @@ public actor RemoteKeySource: KeySource {
         self.timeout = timeout
     }
 
-    public func key(withID kid: String) async throws -> VerificationKey? {
+    package func key(withID kid: String) async throws -> VerificationKey? {
         if let key = keys[kid] { return key }
         if !loaded {
             try await refresh()

@@ -3,13 +3,13 @@ import CryptoExtras
 import InkraJSON
 
 /// A public key from a JWKS, ready to check signatures for one `kid`.
-public struct VerificationKey: Sendable {
+package struct VerificationKey: Sendable {
     /// `kid`.
-    public let kid: String
+    package let kid: String
     /// The JWK's `alg`, when it names one: tokens must then use exactly it.
-    public let algorithm: String?
+    package let algorithm: String?
     /// `RSA` or `EC`.
-    public let keyType: String
+    package let keyType: String
     let material: Material
 
     enum Material: Sendable {
@@ -137,30 +137,30 @@ struct JWKEntry: Sendable {
 /// Why a key source could not give a key: it could not answer (a file that cannot be read, a fetch
 /// that failed or timed out, a document that is not a JWKS), or it answered with a key that cannot
 /// be used.
-public struct KeySourceError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct KeySourceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable reason code.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+    package struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        package var rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+        package var description: String { rawValue }
 
         /// The JWKS could not be fetched: no connection, no answer in time, an HTTP error status.
-        public static let unreachable = Code(rawValue: "unreachable")
+        package static let unreachable = Code(rawValue: "unreachable")
         /// A JWKS file cannot be read.
-        public static let unreadable = Code(rawValue: "unreadable")
+        package static let unreadable = Code(rawValue: "unreadable")
         /// The document read or fetched is not a JWKS (not JSON, or no `keys` array).
-        public static let notJWKS = Code(rawValue: "notJWKS")
+        package static let notJWKS = Code(rawValue: "notJWKS")
         /// One key's parameters do not make a usable key; the rest of the JWKS is fine.
-        public static let unusableKey = Code(rawValue: "unusableKey")
+        package static let unusableKey = Code(rawValue: "unusableKey")
     }
 
     /// The reason.
-    public var code: Code
+    package var code: Code
     /// What went wrong, naming the file, URL or key.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
@@ -168,5 +168,5 @@ public struct KeySourceError: Error, Sendable, Hashable, CustomStringConvertible
     /// Whether the source could not answer at all, as opposed to answering with an unusable key.
     package var isUnavailable: Bool { code != .unusableKey }
 
-    public var description: String { message }
+    package var description: String { message }
 }

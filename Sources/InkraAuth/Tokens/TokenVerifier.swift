@@ -11,7 +11,7 @@ import Logging
 /// the key whose `kid` the token names, issuer, token use, client, and time claims.
 public struct TokenVerifier: Sendable {
     /// What tokens must satisfy.
-    public let configuration: CognitoConfiguration
+    package let configuration: CognitoConfiguration
     let keys: any KeySource
     let now: @Sendable () -> Date
     let logger: Logger
@@ -22,7 +22,7 @@ public struct TokenVerifier: Sendable {
     static let algorithmList = algorithms.sorted().joined(separator: ", ")
 
     /// Creates a verifier.
-    public init(
+    package init(
         configuration: CognitoConfiguration,
         keys: any KeySource,
         now: @escaping @Sendable () -> Date,
@@ -38,7 +38,7 @@ public struct TokenVerifier: Sendable {
     /// - Throws: ``AuthError`` with the reason. A bad token (logged here as refused) is answered
     ///   `Unauthorized` whatever the reason; ``AuthError/Code/keysUnavailable`` means the token could
     ///   not be checked, which the caller reports as its own failure (it is not logged here).
-    public func verify(_ token: String) async throws(AuthError) -> CognitoClaims {
+    package func verify(_ token: String) async throws(AuthError) -> CognitoClaims {
         do {
             return try await check(token)
         } catch {

@@ -9,29 +9,29 @@
 /// Clean-up — giving a unit back, recording an answer, marking a refusal — must not be refused
 /// because the work ran out of time: it runs under ``cleanup``, a short budget of its own past the
 /// work's deadline (``cleaningUp(_:)``).
-public enum RequestDeadline {
+package enum RequestDeadline {
     /// The deadline of the task's request, when it has one.
-    @TaskLocal public static var current: ContinuousClock.Instant?
+    @TaskLocal package static var current: ContinuousClock.Instant?
 
     /// The instant by which the request's clean-up must be over, when the runtime set one.
-    @TaskLocal public static var cleanup: ContinuousClock.Instant?
+    @TaskLocal package static var cleanup: ContinuousClock.Instant?
 
     /// The clean-up budget past the work's deadline when the runtime set no ``cleanup`` instant.
-    public static let cleanupBudget: Duration = .seconds(2)
+    package static let cleanupBudget: Duration = .seconds(2)
 
     /// The time left before the deadline (zero once it has passed), or `nil` without one.
-    public static func remaining(at now: ContinuousClock.Instant = .now) -> Duration? {
+    package static func remaining(at now: ContinuousClock.Instant = .now) -> Duration? {
         guard let current else { return nil }
         return max(.zero, now.duration(to: current))
     }
 
     /// Whether the deadline has passed.
-    public static func hasPassed(at now: ContinuousClock.Instant = .now) -> Bool {
+    package static func hasPassed(at now: ContinuousClock.Instant = .now) -> Bool {
         remaining(at: now) == .zero
     }
 
     /// `duration`, shortened to what remains before the deadline.
-    public static func bounded(_ duration: Duration, at now: ContinuousClock.Instant = .now) -> Duration {
+    package static func bounded(_ duration: Duration, at now: ContinuousClock.Instant = .now) -> Duration {
         guard let left = remaining(at: now) else { return duration }
         return min(duration, left)
     }
@@ -41,7 +41,7 @@ public enum RequestDeadline {
     /// `body` runs with none.
     /// - Parameter body: the clean-up (a give-back, a completion, a refusal mark).
     /// - Returns: what `body` returns.
-    public static func cleaningUp<Value>(_ body: () async throws -> Value) async rethrows -> Value {
+    package static func cleaningUp<Value>(_ body: () async throws -> Value) async rethrows -> Value {
         try await $current.withValue(cleanupEnd()) { try await body() }
     }
 
@@ -52,7 +52,7 @@ public enum RequestDeadline {
     ///   - budget: the most time `body` may take.
     ///   - body: the clean-up (a refusal mark).
     /// - Returns: what `body` returns.
-    public static func cleaningUp<Value>(
+    package static func cleaningUp<Value>(
         atMost budget: Duration, _ body: () async throws -> Value
     ) async rethrows -> Value {
         let now = ContinuousClock.now
@@ -62,7 +62,7 @@ public enum RequestDeadline {
 
     /// The instant by which clean-up must be over: ``cleanup`` when set, else ``cleanupBudget``
     /// past the later of the work's deadline and `now`; `nil` without a deadline.
-    public static func cleanupEnd(at now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {
+    package static func cleanupEnd(at now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {
         if let cleanup { return cleanup }
         guard let current else { return nil }
         return max(current, now).advanced(by: cleanupBudget)

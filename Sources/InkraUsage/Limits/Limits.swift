@@ -15,7 +15,7 @@ public struct Limits: Sendable, Hashable, Codable {
     }
 
     /// The limit of one window.
-    public func limit(for window: UsageWindow) -> Int {
+    package func limit(for window: UsageWindow) -> Int {
         switch window {
         case .month: monthly
         case .day: daily
@@ -24,14 +24,14 @@ public struct Limits: Sendable, Hashable, Codable {
     }
 
     /// These limits with another monthly limit.
-    public func withMonthly(_ monthly: Int) -> Limits {
+    package func withMonthly(_ monthly: Int) -> Limits {
         Limits(monthly: monthly, daily: daily, hourly: hourly)
     }
 
     /// The free tier's defaults: 5 a month, 3 a day, 2 an hour.
     public static let free = Limits(monthly: 5, daily: 3, hourly: 2)
     /// The premium tier's defaults: unlimited a month (stored as 999999), 100 a day, 20 an hour.
-    public static let premium = Limits(monthly: unlimitedMonthly, daily: 100, hourly: 20)
+    package static let premium = Limits(monthly: unlimitedMonthly, daily: 100, hourly: 20)
     /// How "unlimited" is stored.
-    public static let unlimitedMonthly = 999_999
+    package static let unlimitedMonthly = 999_999
 }

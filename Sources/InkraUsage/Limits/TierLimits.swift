@@ -9,7 +9,7 @@ import InkraJSON
 /// The limits of each tier, by tier name, with the defaults of the free and premium tiers.
 public struct TierLimits: Sendable, Hashable {
     /// Tier name → limits.
-    public private(set) var tiers: [String: Limits]
+    package private(set) var tiers: [String: Limits]
 
     /// The defaults: free 5/3/2, premium 999999/100/20.
     public init() {
@@ -31,7 +31,7 @@ public struct TierLimits: Sendable, Hashable {
     ///
     /// A tier may name only some of its windows; the others keep that tier's defaults.
     /// - Throws: ``LimitsFileError`` naming the file and the field that is wrong.
-    public init(contentsOf url: URL) throws {
+    package init(contentsOf url: URL) throws {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -42,7 +42,7 @@ public struct TierLimits: Sendable, Hashable {
     }
 
     /// Parses the JSON of a limits file; `source` names it in errors.
-    public init(json data: Data, source: String = "limits file") throws {
+    package init(json data: Data, source: String = "limits file") throws {
         self.init()
         guard let object = (try? JSONParser.parse(data))?.object else {
             throw LimitsFileError(path: source, reason: "must be a JSON object of tier names to limits")
@@ -74,12 +74,12 @@ public struct TierLimits: Sendable, Hashable {
 }
 
 /// A limits file that cannot be used.
-public struct LimitsFileError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct LimitsFileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file.
-    public var path: String
+    package var path: String
     /// What is wrong with it.
-    public var reason: String
+    package var reason: String
 
     /// "`<path>`: `<reason>`".
-    public var description: String { "\(path): \(reason)" }
+    package var description: String { "\(path): \(reason)" }
 }

@@ -26,7 +26,7 @@ extension TableUsageStore {
     /// that keep writing to it.
     static let erasePasses = 8
 
-    public func refund(_ units: Int, to userID: String, at instant: Date, reference: String?) async throws
+    package func refund(_ units: Int, to userID: String, at instant: Date, reference: String?) async throws
         -> UsageRefund
     {
         let windows = UsageWindows(at: instant)
@@ -85,7 +85,7 @@ extension TableUsageStore {
                 "the counters of \(userID) kept changing during \(Self.refundAttempts) attempts; try again"))
     }
 
-    public func reset(_ window: UsageWindow, of userID: String, at instant: Date) async throws -> WindowChange {
+    package func reset(_ window: UsageWindow, of userID: String, at instant: Date) async throws -> WindowChange {
         let slot = Slot(window, UsageWindows(at: instant))
         let request = UpdateItemRequest(
             tableName: tableName,
@@ -105,7 +105,7 @@ extension TableUsageStore {
         }
     }
 
-    public func erase(user userID: String) async throws -> UsageErasure {
+    package func erase(user userID: String) async throws -> UsageErasure {
         var erasure = UsageErasure(userID: userID)
         for _ in 0..<Self.erasePasses {
             var found = 0

@@ -150,7 +150,7 @@ extension TableUsageStore {
 
     // MARK: - Complete and release
 
-    public func complete(_ consumption: Consumption, with response: StoredResponse) async throws {
+    package func complete(_ consumption: Consumption, with response: StoredResponse) async throws {
         guard let key = consumption.idempotencyKey else { return }
         let attempt = consumption.attempt
         let seal = IdempotencySeal(key: key, userID: consumption.userID)
@@ -194,7 +194,7 @@ extension TableUsageStore {
         }
     }
 
-    public func release(_ consumption: Consumption) async throws {
+    package func release(_ consumption: Consumption) async throws {
         let windows = UsageWindows(at: consumption.instant)
         var hold: Hold?
         if let key = consumption.idempotencyKey {
@@ -212,7 +212,7 @@ extension TableUsageStore {
 
     // MARK: - Repair
 
-    public func repairCharges(at instant: Date) async throws -> ChargeRepair {
+    package func repairCharges(at instant: Date) async throws -> ChargeRepair {
         let now = Int(instant.timeIntervalSince1970)
         var report = ChargeRepair(repaired: 0, leftAlone: 0)
         for daysBack in 0...Self.repairHorizonDays {

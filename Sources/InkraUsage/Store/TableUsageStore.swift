@@ -13,19 +13,19 @@ import SingleTable
 /// idempotency record's put when the call carries a key, so the unit and the record are written
 /// together or not at all. The position of the failed condition in the cancellation reasons says
 /// which window was full.
-public struct TableUsageStore: UsageStore {
+package struct TableUsageStore: UsageStore {
     /// The table.
-    public let table: any Table
+    package let table: any Table
     /// Its name, sent with every request.
-    public let tableName: String
+    package let tableName: String
 
     /// A store over a table.
-    public init(table: any Table, tableName: String) {
+    package init(table: any Table, tableName: String) {
         self.table = table
         self.tableName = tableName
     }
 
-    public func consume(_ request: ConsumeRequest) async throws -> ConsumeOutcome {
+    package func consume(_ request: ConsumeRequest) async throws -> ConsumeOutcome {
         let windows = UsageWindows(at: request.instant)
         var actions: [TransactWriteItem] = [
             .update(monthUpdate(request, windows)),
@@ -95,7 +95,7 @@ public struct TableUsageStore: UsageStore {
         )
     }
 
-    public func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport {
+    package func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport {
         let windows = UsageWindows(at: instant)
         let keys = [
             UsageKeys.key(user: userID, sort: UsageKeys.month(windows.month)),
@@ -127,11 +127,11 @@ public struct TableUsageStore: UsageStore {
         )
     }
 
-    public func refusedUsers(on day: String) async throws -> [String] {
+    package func refusedUsers(on day: String) async throws -> [String] {
         try await refusals(on: day).map(\.userID)
     }
 
-    public func refusals(on day: String) async throws -> [RefusedUser] {
+    package func refusals(on day: String) async throws -> [RefusedUser] {
         var users: [RefusedUser] = []
         let request = QueryRequest(
             tableName: tableName,

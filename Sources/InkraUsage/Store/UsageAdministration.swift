@@ -7,19 +7,19 @@
 /// One window's counter before and after a support tool changed it.
 public struct WindowChange: Sendable, Hashable {
     /// The window.
-    public var window: UsageWindow
+    package var window: UsageWindow
     /// Which one: `2026-11`, `2026-11-17` or `2026-11-17T12`.
-    public var period: String
+    package var period: String
     /// Units used before.
-    public var before: Int
+    package var before: Int
     /// Units used after.
-    public var after: Int
+    package var after: Int
 
     /// Whether the counter changed.
-    public var changed: Bool { before != after }
+    package var changed: Bool { before != after }
 
     /// Creates a change.
-    public init(window: UsageWindow, period: String, before: Int, after: Int) {
+    package init(window: UsageWindow, period: String, before: Int, after: Int) {
         self.window = window
         self.period = period
         self.before = before
@@ -30,16 +30,16 @@ public struct WindowChange: Sendable, Hashable {
 /// What a refund did (``UsageStore/refund(_:to:at:reference:)``).
 public struct UsageRefund: Sendable, Hashable {
     /// The user.
-    public var userID: String
+    package var userID: String
     /// The refund's name: a refund with a reference the user already has changes nothing.
-    public var reference: String
+    package var reference: String
     /// The month, the day and the hour, in that order, each with its counter before and after.
-    public var changes: [WindowChange]
+    package var changes: [WindowChange]
     /// The refund had been applied before (by this reference): nothing changed now.
-    public var alreadyApplied: Bool
+    package var alreadyApplied: Bool
 
     /// Creates a report.
-    public init(userID: String, reference: String, changes: [WindowChange], alreadyApplied: Bool) {
+    package init(userID: String, reference: String, changes: [WindowChange], alreadyApplied: Bool) {
         self.userID = userID
         self.reference = reference
         self.changes = changes
@@ -56,18 +56,18 @@ public struct UsageRefund: Sendable, Hashable {
 /// What an erasure removed (``UsageStore/erase(user:)``).
 public struct UsageErasure: Sendable, Hashable {
     /// The user.
-    public var userID: String
+    package var userID: String
     /// Items removed, by kind: `month`, `day`, `hour`, `idempotency`, `refund` (any other kind by
     /// its sort key's prefix, lowercased).
-    public var removedByKind: [String: Int]
+    package var removedByKind: [String: Int]
     /// How many of the removed items were refusal marks in GSI1 (day items with `GSI1PK`).
-    public var refusalMarks: Int
+    package var refusalMarks: Int
 
     /// Every item removed.
-    public var removed: Int { removedByKind.values.reduce(0, +) }
+    package var removed: Int { removedByKind.values.reduce(0, +) }
 
     /// Creates a report.
-    public init(userID: String, removedByKind: [String: Int] = [:], refusalMarks: Int = 0) {
+    package init(userID: String, removedByKind: [String: Int] = [:], refusalMarks: Int = 0) {
         self.userID = userID
         self.removedByKind = removedByKind
         self.refusalMarks = refusalMarks
@@ -77,16 +77,16 @@ public struct UsageErasure: Sendable, Hashable {
 /// A user refused on a day, as the day item's refusal mark records it.
 public struct RefusedUser: Sendable, Hashable {
     /// The user.
-    public var userID: String
+    package var userID: String
     /// The caller's tier at the day's last refusal; `nil` for marks written without one.
-    public var tier: String?
+    package var tier: String?
     /// The window that refused the user last that day; `nil` for marks written without one.
-    public var window: UsageWindow?
+    package var window: UsageWindow?
     /// When that window starts again, `YYYY-MM-DDTHH:MM:SSZ`.
-    public var blockedUntil: String?
+    package var blockedUntil: String?
 
     /// Creates a record.
-    public init(userID: String, tier: String? = nil, window: UsageWindow? = nil, blockedUntil: String? = nil) {
+    package init(userID: String, tier: String? = nil, window: UsageWindow? = nil, blockedUntil: String? = nil) {
         self.userID = userID
         self.tier = tier
         self.window = window

@@ -55,21 +55,21 @@ public protocol UsageStore: Sendable {
 /// A request to consume one unit.
 public struct ConsumeRequest: Sendable, Hashable {
     /// The user (the token's `sub`).
-    public var userID: String
+    package var userID: String
     /// When the call happened; decides the windows.
-    public var instant: Date
+    package var instant: Date
     /// The user's limits.
-    public var limits: Limits
+    package var limits: Limits
     /// The caller's `Idempotency-Key`, when it sent one.
-    public var idempotencyKey: String?
+    package var idempotencyKey: String?
     /// The request's body, with an idempotency key: kept only as a digest keyed by the
     /// idempotency key, to tell a reused key with another body from a repeat.
-    public var requestBody: [UInt8]
+    package var requestBody: [UInt8]
     /// The caller's tier (`free`, `premium`), recorded with a refusal for ``UsageStore/refusals(on:)``.
-    public var tier: String?
+    package var tier: String?
 
     /// Creates a request.
-    public init(
+    package init(
         userID: String, instant: Date, limits: Limits, idempotencyKey: String? = nil, requestBody: [UInt8] = [],
         tier: String? = nil
     ) {
@@ -85,17 +85,17 @@ public struct ConsumeRequest: Sendable, Hashable {
 /// A unit that was consumed: enough to give it back or to complete its idempotency record.
 public struct Consumption: Sendable, Hashable {
     /// The user.
-    public var userID: String
+    package var userID: String
     /// The instant whose windows were charged.
-    public var instant: Date
+    package var instant: Date
     /// The idempotency key the call carried.
-    public var idempotencyKey: String?
+    package var idempotencyKey: String?
     /// With an idempotency key: the attempt that holds the key's record (a random token), so that
     /// only this attempt completes or releases it.
-    public var attempt: String?
+    package var attempt: String?
 
     /// Creates a consumption record.
-    public init(userID: String, instant: Date, idempotencyKey: String? = nil, attempt: String? = nil) {
+    package init(userID: String, instant: Date, idempotencyKey: String? = nil, attempt: String? = nil) {
         self.userID = userID
         self.instant = instant
         self.idempotencyKey = idempotencyKey
@@ -106,13 +106,13 @@ public struct Consumption: Sendable, Hashable {
 /// What a repair of unanswered charges did (``UsageStore/repairCharges(at:)``).
 public struct ChargeRepair: Sendable, Hashable {
     /// Records whose unit was given back.
-    public var repaired: Int
+    package var repaired: Int
     /// Records found unanswered whose lease has not yet run out, or that another request took
     /// over meanwhile: left alone.
-    public var leftAlone: Int
+    package var leftAlone: Int
 
     /// Creates a report.
-    public init(repaired: Int, leftAlone: Int) {
+    package init(repaired: Int, leftAlone: Int) {
         self.repaired = repaired
         self.leftAlone = leftAlone
     }
@@ -136,23 +136,23 @@ public enum ConsumeOutcome: Sendable, Hashable {
 /// Why a consume was refused: the first full window, month before day before hour.
 public struct Refusal: Sendable, Hashable {
     /// The full window.
-    public var window: UsageWindow
+    package var window: UsageWindow
     /// Its limit.
-    public var limit: Int
+    package var limit: Int
     /// Units used in it.
-    public var used: Int
+    package var used: Int
     /// When it resets.
-    public var resetsAt: Date
+    package var resetsAt: Date
     /// Whole seconds until then, at least 1.
-    public var retryAfter: Int
+    package var retryAfter: Int
     /// The first day of the next month, `YYYY-MM-01`.
-    public var resetDate: String
+    package var resetDate: String
     /// Whether the refusal was recorded for ``UsageStore/refusals(on:)``; `false` when the mark
     /// could not be written (the refusal stands all the same).
-    public var recorded: Bool
+    package var recorded: Bool
 
     /// Creates a refusal.
-    public init(
+    package init(
         window: UsageWindow, limit: Int, used: Int, resetsAt: Date, retryAfter: Int, resetDate: String,
         recorded: Bool = true
     ) {
@@ -169,17 +169,17 @@ public struct Refusal: Sendable, Hashable {
 /// Usage in one window.
 public struct WindowUsage: Sendable, Hashable {
     /// Units used.
-    public var used: Int
+    package var used: Int
     /// The window's limit.
-    public var limit: Int
+    package var limit: Int
     /// When the window resets.
-    public var resetsAt: Date
+    package var resetsAt: Date
 
     /// Units left, never below zero.
-    public var remaining: Int { max(0, limit - used) }
+    package var remaining: Int { max(0, limit - used) }
 
     /// Creates a reading.
-    public init(used: Int, limit: Int, resetsAt: Date) {
+    package init(used: Int, limit: Int, resetsAt: Date) {
         self.used = used
         self.limit = limit
         self.resetsAt = resetsAt
@@ -189,16 +189,16 @@ public struct WindowUsage: Sendable, Hashable {
 /// A user's usage in the three windows of an instant.
 public struct UsageReport: Sendable, Hashable {
     /// The month.
-    public var monthly: WindowUsage
+    package var monthly: WindowUsage
     /// The day.
-    public var daily: WindowUsage
+    package var daily: WindowUsage
     /// The hour.
-    public var hourly: WindowUsage
+    package var hourly: WindowUsage
     /// The first day of the next month, `YYYY-MM-01`.
-    public var resetDate: String
+    package var resetDate: String
 
     /// Creates a report.
-    public init(monthly: WindowUsage, daily: WindowUsage, hourly: WindowUsage, resetDate: String) {
+    package init(monthly: WindowUsage, daily: WindowUsage, hourly: WindowUsage, resetDate: String) {
         self.monthly = monthly
         self.daily = daily
         self.hourly = hourly
@@ -209,12 +209,12 @@ public struct UsageReport: Sendable, Hashable {
 /// A finished call's response, kept for repeats with the same idempotency key.
 public struct StoredResponse: Sendable, Hashable {
     /// The HTTP status code.
-    public var statusCode: Int
+    package var statusCode: Int
     /// The response body.
-    public var body: String
+    package var body: String
 
     /// Creates a stored response.
-    public init(statusCode: Int, body: String) {
+    package init(statusCode: Int, body: String) {
         self.statusCode = statusCode
         self.body = body
     }

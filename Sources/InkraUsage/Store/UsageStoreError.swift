@@ -1,20 +1,20 @@
 /// The usage store could not do its work: the table failed or could not be reached.
-public struct UsageStoreError: Error, Sendable, CustomStringConvertible {
+package struct UsageStoreError: Error, Sendable, CustomStringConvertible {
     /// What the store was doing.
-    public var operation: String
+    package var operation: String
     /// What went wrong underneath.
-    public var underlying: any Error
+    package var underlying: any Error
     /// A unit the store charged before it failed (the charge is known to stand, what followed it
     /// was not): the caller gives it back.
-    public var charged: Consumption?
+    package var charged: Consumption?
 
     /// Creates an error.
-    public init(operation: String, underlying: any Error, charged: Consumption? = nil) {
+    package init(operation: String, underlying: any Error, charged: Consumption? = nil) {
         self.operation = operation
         self.underlying = underlying
         self.charged = charged
     }
 
     /// "usage store failed to <operation>: <underlying>".
-    public var description: String { "usage store failed to \(operation): \(underlying)" }
+    package var description: String { "usage store failed to \(operation): \(underlying)" }
 }

@@ -17,28 +17,28 @@ public enum UsageWindow: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The UTC calendar windows an instant falls in, and when each resets.
-public struct UsageWindows: Sendable, Hashable {
+package struct UsageWindows: Sendable, Hashable {
     /// The instant, to the whole second.
-    public let instant: Date
+    package let instant: Date
     /// `YYYY-MM`.
-    public let month: String
+    package let month: String
     /// `YYYY-MM-DD`.
-    public let day: String
+    package let day: String
     /// `YYYY-MM-DDTHH`.
-    public let hour: String
+    package let hour: String
     /// The instant as `YYYY-MM-DDTHH:MM:SSZ`.
-    public let timestamp: String
+    package let timestamp: String
     /// The first instant of the next month.
-    public let monthResetsAt: Date
+    package let monthResetsAt: Date
     /// The next UTC midnight.
-    public let dayResetsAt: Date
+    package let dayResetsAt: Date
     /// The first instant of the next hour.
-    public let hourResetsAt: Date
+    package let hourResetsAt: Date
     /// The first day of the next month, `YYYY-MM-01`.
-    public let resetDate: String
+    package let resetDate: String
 
     /// The windows of an instant.
-    public init(at instant: Date) {
+    package init(at instant: Date) {
         self = Self.lastSecond.value(at: instant, Self.init(computing:))
     }
 
@@ -60,7 +60,7 @@ public struct UsageWindows: Sendable, Hashable {
     }
 
     /// When a window resets.
-    public func resetsAt(_ window: UsageWindow) -> Date {
+    package func resetsAt(_ window: UsageWindow) -> Date {
         switch window {
         case .month: monthResetsAt
         case .day: dayResetsAt
@@ -69,7 +69,7 @@ public struct UsageWindows: Sendable, Hashable {
     }
 
     /// Whole seconds from the instant to a window's reset, at least 1.
-    public func secondsUntilReset(_ window: UsageWindow) -> Int {
+    package func secondsUntilReset(_ window: UsageWindow) -> Int {
         max(1, Int(resetsAt(window).timeIntervalSince(instant).rounded(.up)))
     }
 

@@ -1,5 +1,5 @@
 /// What an operation returns of the item it wrote (DynamoDB's `ReturnValues`).
-public enum ReturnValues: String, Sendable, Hashable {
+package enum ReturnValues: String, Sendable, Hashable {
     /// Nothing (`NONE`), the default.
     case none = "NONE"
     /// The whole item as it was before the operation (`ALL_OLD`).
@@ -13,7 +13,7 @@ public enum ReturnValues: String, Sendable, Hashable {
 }
 
 /// What a failed condition returns of the item (DynamoDB's `ReturnValuesOnConditionCheckFailure`).
-public enum ReturnValuesOnConditionCheckFailure: String, Sendable, Hashable {
+package enum ReturnValuesOnConditionCheckFailure: String, Sendable, Hashable {
     /// Nothing (`NONE`), the default.
     case none = "NONE"
     /// The item as it was (`ALL_OLD`).
@@ -21,28 +21,28 @@ public enum ReturnValuesOnConditionCheckFailure: String, Sendable, Hashable {
 }
 
 /// The placeholders of an expression: `#name` → attribute name, `:value` → attribute value.
-public struct ExpressionAttributes: Sendable, Hashable {
+package struct ExpressionAttributes: Sendable, Hashable {
     /// `ExpressionAttributeNames`.
-    public var names: [String: String]
+    package var names: [String: String]
     /// `ExpressionAttributeValues`.
-    public var values: [String: AttributeValue]
+    package var values: [String: AttributeValue]
 
     /// Creates a set of placeholders.
-    public init(names: [String: String] = [:], values: [String: AttributeValue] = [:]) {
+    package init(names: [String: String] = [:], values: [String: AttributeValue] = [:]) {
         self.names = names
         self.values = values
     }
 }
 
 /// `GetItem`.
-public struct GetItemRequest: Sendable, Hashable {
-    public var tableName: String
-    public var key: Item
-    public var consistentRead: Bool
-    public var projectionExpression: String?
-    public var expressionAttributeNames: [String: String]
+package struct GetItemRequest: Sendable, Hashable {
+    package var tableName: String
+    package var key: Item
+    package var consistentRead: Bool
+    package var projectionExpression: String?
+    package var expressionAttributeNames: [String: String]
 
-    public init(
+    package init(
         tableName: String,
         key: Item,
         consistentRead: Bool = false,
@@ -58,22 +58,22 @@ public struct GetItemRequest: Sendable, Hashable {
 }
 
 /// The answer to `GetItem`: the item, or `nil` when there is none under the key.
-public struct GetItemResponse: Sendable, Hashable {
-    public var item: Item?
+package struct GetItemResponse: Sendable, Hashable {
+    package var item: Item?
 
-    public init(item: Item?) {
+    package init(item: Item?) {
         self.item = item
     }
 }
 
 /// The keys to read from one table in a `BatchGetItem`.
-public struct KeysAndAttributes: Sendable, Hashable {
-    public var keys: [Item]
-    public var consistentRead: Bool
-    public var projectionExpression: String?
-    public var expressionAttributeNames: [String: String]
+package struct KeysAndAttributes: Sendable, Hashable {
+    package var keys: [Item]
+    package var consistentRead: Bool
+    package var projectionExpression: String?
+    package var expressionAttributeNames: [String: String]
 
-    public init(
+    package init(
         keys: [Item],
         consistentRead: Bool = false,
         projectionExpression: String? = nil,
@@ -87,38 +87,38 @@ public struct KeysAndAttributes: Sendable, Hashable {
 }
 
 /// `BatchGetItem`: up to 100 keys across tables.
-public struct BatchGetItemRequest: Sendable, Hashable {
+package struct BatchGetItemRequest: Sendable, Hashable {
     /// Table name → keys to read.
-    public var requestItems: [String: KeysAndAttributes]
+    package var requestItems: [String: KeysAndAttributes]
 
-    public init(requestItems: [String: KeysAndAttributes]) {
+    package init(requestItems: [String: KeysAndAttributes]) {
         self.requestItems = requestItems
     }
 }
 
 /// The answer to `BatchGetItem`. Items come in no particular order; keys the table could not
 /// read this time come back in `unprocessedKeys`.
-public struct BatchGetItemResponse: Sendable, Hashable {
-    public var responses: [String: [Item]]
-    public var unprocessedKeys: [String: KeysAndAttributes]
+package struct BatchGetItemResponse: Sendable, Hashable {
+    package var responses: [String: [Item]]
+    package var unprocessedKeys: [String: KeysAndAttributes]
 
-    public init(responses: [String: [Item]], unprocessedKeys: [String: KeysAndAttributes] = [:]) {
+    package init(responses: [String: [Item]], unprocessedKeys: [String: KeysAndAttributes] = [:]) {
         self.responses = responses
         self.unprocessedKeys = unprocessedKeys
     }
 }
 
 /// `PutItem`.
-public struct PutItemRequest: Sendable, Hashable {
-    public var tableName: String
-    public var item: Item
-    public var conditionExpression: String?
-    public var expressionAttributes: ExpressionAttributes
+package struct PutItemRequest: Sendable, Hashable {
+    package var tableName: String
+    package var item: Item
+    package var conditionExpression: String?
+    package var expressionAttributes: ExpressionAttributes
     /// `NONE` or `ALL_OLD`.
-    public var returnValues: ReturnValues
-    public var returnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure
+    package var returnValues: ReturnValues
+    package var returnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure
 
-    public init(
+    package init(
         tableName: String,
         item: Item,
         conditionExpression: String? = nil,
@@ -136,25 +136,25 @@ public struct PutItemRequest: Sendable, Hashable {
 }
 
 /// The answer to a write: the attributes `ReturnValues` asked for, if any.
-public struct WriteItemResponse: Sendable, Hashable {
-    public var attributes: Item?
+package struct WriteItemResponse: Sendable, Hashable {
+    package var attributes: Item?
 
-    public init(attributes: Item? = nil) {
+    package init(attributes: Item? = nil) {
         self.attributes = attributes
     }
 }
 
 /// `UpdateItem`.
-public struct UpdateItemRequest: Sendable, Hashable {
-    public var tableName: String
-    public var key: Item
-    public var updateExpression: String?
-    public var conditionExpression: String?
-    public var expressionAttributes: ExpressionAttributes
-    public var returnValues: ReturnValues
-    public var returnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure
+package struct UpdateItemRequest: Sendable, Hashable {
+    package var tableName: String
+    package var key: Item
+    package var updateExpression: String?
+    package var conditionExpression: String?
+    package var expressionAttributes: ExpressionAttributes
+    package var returnValues: ReturnValues
+    package var returnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure
 
-    public init(
+    package init(
         tableName: String,
         key: Item,
         updateExpression: String?,
@@ -174,16 +174,16 @@ public struct UpdateItemRequest: Sendable, Hashable {
 }
 
 /// `DeleteItem`.
-public struct DeleteItemRequest: Sendable, Hashable {
-    public var tableName: String
-    public var key: Item
-    public var conditionExpression: String?
-    public var expressionAttributes: ExpressionAttributes
+package struct DeleteItemRequest: Sendable, Hashable {
+    package var tableName: String
+    package var key: Item
+    package var conditionExpression: String?
+    package var expressionAttributes: ExpressionAttributes
     /// `NONE` or `ALL_OLD`.
-    public var returnValues: ReturnValues
-    public var returnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure
+    package var returnValues: ReturnValues
+    package var returnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure
 
-    public init(
+    package init(
         tableName: String,
         key: Item,
         conditionExpression: String? = nil,
@@ -201,22 +201,22 @@ public struct DeleteItemRequest: Sendable, Hashable {
 }
 
 /// `Query`, on the table's key or on a global secondary index.
-public struct QueryRequest: Sendable, Hashable {
-    public var tableName: String
-    public var indexName: String?
-    public var keyConditionExpression: String
-    public var filterExpression: String?
-    public var projectionExpression: String?
-    public var expressionAttributes: ExpressionAttributes
+package struct QueryRequest: Sendable, Hashable {
+    package var tableName: String
+    package var indexName: String?
+    package var keyConditionExpression: String
+    package var filterExpression: String?
+    package var projectionExpression: String?
+    package var expressionAttributes: ExpressionAttributes
     /// Ascending sort-key order when `true` (the default), descending when `false`.
-    public var scanIndexForward: Bool
+    package var scanIndexForward: Bool
     /// The most items to evaluate before stopping (before the filter, as DynamoDB counts).
-    public var limit: Int?
+    package var limit: Int?
     /// Where to resume: the `lastEvaluatedKey` of the previous page.
-    public var exclusiveStartKey: Item?
-    public var consistentRead: Bool
+    package var exclusiveStartKey: Item?
+    package var consistentRead: Bool
 
-    public init(
+    package init(
         tableName: String,
         indexName: String? = nil,
         keyConditionExpression: String,
@@ -242,17 +242,17 @@ public struct QueryRequest: Sendable, Hashable {
 }
 
 /// `Scan` of a whole table or index.
-public struct ScanRequest: Sendable, Hashable {
-    public var tableName: String
-    public var indexName: String?
-    public var filterExpression: String?
-    public var projectionExpression: String?
-    public var expressionAttributes: ExpressionAttributes
-    public var limit: Int?
-    public var exclusiveStartKey: Item?
-    public var consistentRead: Bool
+package struct ScanRequest: Sendable, Hashable {
+    package var tableName: String
+    package var indexName: String?
+    package var filterExpression: String?
+    package var projectionExpression: String?
+    package var expressionAttributes: ExpressionAttributes
+    package var limit: Int?
+    package var exclusiveStartKey: Item?
+    package var consistentRead: Bool
 
-    public init(
+    package init(
         tableName: String,
         indexName: String? = nil,
         filterExpression: String? = nil,
@@ -274,18 +274,18 @@ public struct ScanRequest: Sendable, Hashable {
 }
 
 /// One page of a `Query` or `Scan`.
-public struct QueryResponse: Sendable, Hashable {
+package struct QueryResponse: Sendable, Hashable {
     /// The items of this page, after the filter.
-    public var items: [Item]
+    package var items: [Item]
     /// Items evaluated before the filter.
-    public var scannedCount: Int
+    package var scannedCount: Int
     /// Where the next page starts, or `nil` when there is no more.
-    public var lastEvaluatedKey: Item?
+    package var lastEvaluatedKey: Item?
 
     /// The number of items in this page.
-    public var count: Int { items.count }
+    package var count: Int { items.count }
 
-    public init(items: [Item], scannedCount: Int, lastEvaluatedKey: Item?) {
+    package init(items: [Item], scannedCount: Int, lastEvaluatedKey: Item?) {
         self.items = items
         self.scannedCount = scannedCount
         self.lastEvaluatedKey = lastEvaluatedKey
@@ -293,7 +293,7 @@ public struct QueryResponse: Sendable, Hashable {
 }
 
 /// One action of a `TransactWriteItems`.
-public enum TransactWriteItem: Sendable, Hashable {
+package enum TransactWriteItem: Sendable, Hashable {
     /// A condition on an item that must hold for the transaction to go through.
     case conditionCheck(ConditionCheck)
     /// A put.
@@ -304,14 +304,14 @@ public enum TransactWriteItem: Sendable, Hashable {
     case delete(DeleteItemRequest)
 
     /// A condition checked in a transaction without writing the item.
-    public struct ConditionCheck: Sendable, Hashable {
-        public var tableName: String
-        public var key: Item
-        public var conditionExpression: String
-        public var expressionAttributes: ExpressionAttributes
-        public var returnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure
+    package struct ConditionCheck: Sendable, Hashable {
+        package var tableName: String
+        package var key: Item
+        package var conditionExpression: String
+        package var expressionAttributes: ExpressionAttributes
+        package var returnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailure
 
-        public init(
+        package init(
             tableName: String,
             key: Item,
             conditionExpression: String,
@@ -328,12 +328,12 @@ public enum TransactWriteItem: Sendable, Hashable {
 }
 
 /// `TransactWriteItems`: up to 100 actions on distinct items, all applied or none.
-public struct TransactWriteItemsRequest: Sendable, Hashable {
-    public var transactItems: [TransactWriteItem]
+package struct TransactWriteItemsRequest: Sendable, Hashable {
+    package var transactItems: [TransactWriteItem]
     /// Makes the call idempotent for ten minutes: a retry with the same token is not applied twice.
-    public var clientRequestToken: String?
+    package var clientRequestToken: String?
 
-    public init(transactItems: [TransactWriteItem], clientRequestToken: String? = nil) {
+    package init(transactItems: [TransactWriteItem], clientRequestToken: String? = nil) {
         self.transactItems = transactItems
         self.clientRequestToken = clientRequestToken
     }

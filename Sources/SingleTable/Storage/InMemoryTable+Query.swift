@@ -7,7 +7,7 @@ import Synchronization
 #endif
 
 extension InMemoryTable {
-    public func query(_ request: QueryRequest) async throws -> QueryResponse {
+    package func query(_ request: QueryRequest) async throws -> QueryResponse {
         try select(
             Selection(
                 tableName: request.tableName, indexName: request.indexName,
@@ -16,7 +16,7 @@ extension InMemoryTable {
                 forward: request.scanIndexForward, limit: request.limit, start: request.exclusiveStartKey))
     }
 
-    public func scan(_ request: ScanRequest) async throws -> QueryResponse {
+    package func scan(_ request: ScanRequest) async throws -> QueryResponse {
         try select(
             Selection(
                 tableName: request.tableName, indexName: request.indexName, keyCondition: nil,

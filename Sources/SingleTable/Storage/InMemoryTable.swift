@@ -11,9 +11,9 @@ import Synchronization
 ///
 /// One lock guards the whole table, so each operation (a whole transaction included) sees and
 /// leaves a consistent table; operations take microseconds, so contention stays low.
-public final class InMemoryTable: Table {
+package final class InMemoryTable: Table {
     /// The table's name and keys.
-    public let schema: TableSchema
+    package let schema: TableSchema
     let state: Mutex<TableState>
     let expressions: ExpressionCache
     /// The key attributes' names, which an update may not change.
@@ -27,7 +27,7 @@ public final class InMemoryTable: Table {
     ///   - schema: the table's name, key and indexes.
     ///   - items: items to load; each must carry the key attributes.
     ///   - now: the clock for `ClientRequestToken` expiry.
-    public convenience init(schema: TableSchema, items: [Item] = [], now: @escaping @Sendable () -> Date) {
+    package convenience init(schema: TableSchema, items: [Item] = [], now: @escaping @Sendable () -> Date) {
         self.init(schema: schema, items: items, journal: nil, now: now)
     }
 
@@ -50,21 +50,21 @@ public final class InMemoryTable: Table {
     }
 
     /// Every item, in partition-key then sort-key order.
-    public func snapshot() -> [Item] {
+    package func snapshot() -> [Item] {
         state.withLock { state in
             state.partitions.keys.sorted().flatMap { state.partitions[$0]!.map(\.item) }
         }
     }
 
     /// The number of items.
-    public var count: Int { state.withLock { $0.count } }
+    package var count: Int { state.withLock { $0.count } }
 
     /// Removes every item.
     package func removeAll() {
         state.withLock { $0.removeAll() }
     }
 
-    public func getItem(_ request: GetItemRequest) async throws -> GetItemResponse {
+    package func getItem(_ request: GetItemRequest) async throws -> GetItemResponse {
         try checkTable(request.tableName)
         let projection = try request.projectionExpression.map { text throws(TableError) in
             try expressions.projection(text)
@@ -82,7 +82,7 @@ public final class InMemoryTable: Table {
             item: try item.map { item throws(TableError) in try Projection.apply(projection?.tree, to: item, context) })
     }
 
-    public func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
+    package func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
         let total = request.requestItems.values.reduce(0) { $0 + $1.keys.count }
         guard total > 0 else {
             throw TableError(
@@ -115,15 +115,15 @@ public final class InMemoryTable: Table {
         return BatchGetItemResponse(responses: responses)
     }
 
-    public func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse {
+    package func putItem(_ request: PutItemRequest) async throws -> WriteItemResponse {
         try write(.put(request))
     }
 
-    public func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
+    package func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
         try write(.update(request))
     }
 
-    public func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
+    package func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
         try write(.delete(request))
     }
 
@@ -139,7 +139,7 @@ public final class InMemoryTable: Table {
         }
     }
 
-    public func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
+    package func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
         guard (1...100).contains(request.transactItems.count) else {
             throw TableError(
                 .validation,

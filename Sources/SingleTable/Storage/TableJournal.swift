@@ -1,7 +1,7 @@
 /// Where an ``InMemoryTable`` records each operation's changes before they take effect, so that a
 /// process killed at any moment loses no write it acknowledged (the emulator's `--state` keeps a
 /// write-ahead log this way).
-public protocol TableJournal: Sendable {
+package protocol TableJournal: Sendable {
     /// Records one operation's changes durably, in commit order (it is called under the table's
     /// lock). A throw fails the operation, which then changes nothing.
     func record(_ changes: [TableChange]) throws
@@ -9,14 +9,14 @@ public protocol TableJournal: Sendable {
 
 /// One item's change: its key attributes and the item as it is after the operation (`nil` when
 /// deleted). Applying the same change twice gives the same table.
-public struct TableChange: Sendable, Hashable {
+package struct TableChange: Sendable, Hashable {
     /// The key attributes.
-    public var key: Item
+    package var key: Item
     /// The item after the operation, or `nil` when it was deleted.
-    public var item: Item?
+    package var item: Item?
 
     /// A change.
-    public init(key: Item, item: Item?) {
+    package init(key: Item, item: Item?) {
         self.key = key
         self.item = item
     }

@@ -1,39 +1,39 @@
 /// The key attributes of a table and its global secondary indexes.
-public struct TableSchema: Sendable, Hashable {
+package struct TableSchema: Sendable, Hashable {
     /// A key: partition (hash) attribute and optional sort (range) attribute.
-    public struct Key: Sendable, Hashable {
-        public var partitionKey: String
-        public var sortKey: String?
+    package struct Key: Sendable, Hashable {
+        package var partitionKey: String
+        package var sortKey: String?
 
-        public init(partitionKey: String, sortKey: String? = nil) {
+        package init(partitionKey: String, sortKey: String? = nil) {
             self.partitionKey = partitionKey
             self.sortKey = sortKey
         }
     }
 
     /// A global secondary index projecting all attributes; sparse: items lacking its key are absent.
-    public struct Index: Sendable, Hashable {
-        public var name: String
-        public var key: Key
+    package struct Index: Sendable, Hashable {
+        package var name: String
+        package var key: Key
 
-        public init(name: String, key: Key) {
+        package init(name: String, key: Key) {
             self.name = name
             self.key = key
         }
     }
 
-    public var tableName: String
-    public var key: Key
-    public var indexes: [Index]
+    package var tableName: String
+    package var key: Key
+    package var indexes: [Index]
 
-    public init(tableName: String, key: Key, indexes: [Index] = []) {
+    package init(tableName: String, key: Key, indexes: [Index] = []) {
         self.tableName = tableName
         self.key = key
         self.indexes = indexes
     }
 
     /// The single-table design: String keys `PK`, `SK`; index `GSI1` on `GSI1PK`, `GSI1SK`.
-    public static func singleTable(named tableName: String) -> TableSchema {
+    package static func singleTable(named tableName: String) -> TableSchema {
         TableSchema(
             tableName: tableName,
             key: Key(partitionKey: "PK", sortKey: "SK"),

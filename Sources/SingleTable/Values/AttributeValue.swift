@@ -8,7 +8,7 @@
 ///
 /// Sets keep their elements unique; their order carries no meaning, so two sets with the same
 /// elements compare equal.
-public enum AttributeValue: Sendable {
+package enum AttributeValue: Sendable {
     /// A string (`S`).
     case s(String)
     /// A number (`N`), exact to 38 significant digits.
@@ -32,11 +32,11 @@ public enum AttributeValue: Sendable {
 }
 
 /// An item: attribute names to values.
-public typealias Item = [String: AttributeValue]
+package typealias Item = [String: AttributeValue]
 
 extension AttributeValue {
     /// DynamoDB's name for the value's type: `S`, `N`, `B`, `BOOL`, `NULL`, `M`, `L`, `SS`, `NS` or `BS`.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .s: "S"
         case .n: "N"
@@ -52,24 +52,24 @@ extension AttributeValue {
     }
 
     /// The string, when this is an `S` value.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .s(let value) = self { return value }
         return nil
     }
 
     /// The number, when this is an `N` value.
-    public var numberValue: Number? {
+    package var numberValue: Number? {
         if case .n(let value) = self { return value }
         return nil
     }
 
     /// The number as an `Int`, when this is an `N` value holding an integer that fits.
-    public var intValue: Int? {
+    package var intValue: Int? {
         numberValue.flatMap { Int(exactly: $0) }
     }
 
     /// A number value from an integer.
-    public static func n(_ value: Int) -> AttributeValue {
+    package static func n(_ value: Int) -> AttributeValue {
         .n(Number(value))
     }
 }
@@ -78,7 +78,7 @@ extension AttributeValue: Equatable {
     /// DynamoDB's equality: strings are equal when their UTF-8 bytes are (not by Swift's canonical
     /// equivalence, under which `é` and `e` followed by a combining accent are one string), and
     /// sets when they hold the same elements.
-    public static func == (lhs: AttributeValue, rhs: AttributeValue) -> Bool {
+    package static func == (lhs: AttributeValue, rhs: AttributeValue) -> Bool {
         switch (lhs, rhs) {
         case (.s(let a), .s(let b)): sameBytes(a, b)
         case (.n(let a), .n(let b)): a == b
@@ -121,7 +121,7 @@ extension AttributeValue: Equatable {
 extension AttributeValue: Hashable {
     /// Consistent with `==`: a string by its bytes, a set whatever its order. Values of different
     /// types are never equal, so their hashes need not differ.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         switch self {
         case .s(var value):
             hasher.combine(value.utf8.count)

@@ -4,7 +4,7 @@
 /// Integers of up to 18 digits — counters, timestamps, limits, most numbers a table holds — are
 /// kept as an `Int`, without a digit array; every other number as its digits. Each value has one
 /// form only, so two equal numbers are always stored alike.
-public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+package struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByIntegerLiteral {
     private enum Storage: Hashable {
         /// An integer below 10^18 in magnitude.
         case integer(Int)
@@ -24,7 +24,7 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
     }
 
     /// The most significant digits DynamoDB keeps.
-    public static let maximumDigits = 38
+    package static let maximumDigits = 38
 
     /// The most digits an integer held as an `Int` has: the sum of two such never overflows.
     private static let integerDigits = 18
@@ -55,7 +55,7 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
     }
 
     /// A number from an integer.
-    public init(_ value: Int) {
+    package init(_ value: Int) {
         if value > -Self.integerBound && value < Self.integerBound {
             self.init(storage: .integer(value))
         } else {
@@ -97,14 +97,14 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
         return (significand, exponent)
     }
 
-    public init(integerLiteral value: Int) {
+    package init(integerLiteral value: Int) {
         self.init(value)
     }
 
     /// Parses DynamoDB's number text (`12`, `-0.5`, `1.5e30`).
     /// - Throws: ``TableError`` (`ValidationException`) when the text is not a number, has more than
     ///   38 significant digits, or is out of range.
-    public init(parsing text: String) throws(TableError) {
+    package init(parsing text: String) throws(TableError) {
         var bytes = Array(text.utf8)[...]
         var negative = false
         if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
@@ -176,7 +176,7 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
 
     /// The canonical text: integers plainly (`999999`), decimals plainly when short (`-0.5`),
     /// others in scientific form (`1.5E+30`).
-    public var description: String {
+    package var description: String {
         if case .integer(let value) = storage { return String(value) }
         let (negative, digits, exponent) = parts
         let sign = negative ? "-" : ""
@@ -196,7 +196,7 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
         return sign + mantissa + "E" + (magnitude >= 0 ? "+" : "") + String(magnitude)
     }
 
-    public static func < (lhs: Number, rhs: Number) -> Bool {
+    package static func < (lhs: Number, rhs: Number) -> Bool {
         if case .integer(let a) = lhs.storage, case .integer(let b) = rhs.storage { return a < b }
         let (lhs, rhs) = (lhs.parts, rhs.parts)
         if lhs.negative != rhs.negative { return lhs.negative }
@@ -323,7 +323,7 @@ public struct Number: Sendable, Hashable, Comparable, CustomStringConvertible, E
 
 extension Int {
     /// The integer value of a number, when it is an integer of at most 18 digits.
-    public init?(exactly number: Number) {
+    package init?(exactly number: Number) {
         guard let value = number.integer else { return nil }
         self = value
     }
