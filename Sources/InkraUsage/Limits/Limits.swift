@@ -1,5 +1,5 @@
 /// How many units a user may consume in each window.
-public struct Limits: Sendable, Hashable, Codable {
+public struct Limits: Sendable, Hashable {
     /// Units per UTC calendar month.
     public var monthly: Int
     /// Units per UTC day.
