@@ -126,8 +126,12 @@ final class ChildCommand: Sendable {
 
     init(_ arguments: [String]) { self.arguments = arguments }
 
-    /// The command as typed, for the log.
-    var commandLine: String { arguments.joined(separator: " ") }
+    /// The command for the log: its program and how many arguments follow, never the arguments,
+    /// which may hold a token or a password.
+    var commandLine: String {
+        let rest = arguments.count - 1
+        return (arguments.first ?? "") + (rest > 0 ? " (and \(rest) argument\(rest == 1 ? "" : "s"))" : "")
+    }
 
     /// Runs the command to its end; a command that cannot be started ends with 127, as a shell's would.
     func run(environment: [String: String]) async {

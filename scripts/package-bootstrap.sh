@@ -92,4 +92,10 @@ binary_size=$(stat -c %s "$staged")
 zip_size=$(stat -c %s "$output")
 awk -v out="$output" -v b="$binary_size" -v z="$zip_size" \
     'BEGIN { printf "wrote %s: bootstrap %.1f MB, zip %.1f MB\n", out, b / 1e6, z / 1e6 }' >&2
+# What identifies this zip once deployed: Lambda's CodeSha256 (the SHA-256 of the zip, base64), and
+# the versions of every package it was built from (Package.resolved is not kept in git).
+code_sha256=$(python3 -c 'import base64, hashlib, sys; print(base64.b64encode(hashlib.sha256(open(sys.argv[1], "rb").read()).digest()).decode())' "$output")
+echo "$code_sha256" > "$output.sha256"
+if [ -f Package.resolved ]; then cp Package.resolved "$(dirname "$output")/bootstrap.resolved"; fi
+echo "CodeSha256 $code_sha256 (in $output.sha256; Lambda's get-function shows the deployed one)" >&2
 echo "$output"
