@@ -16,7 +16,7 @@ let package = Package(
         .library(name: "InkraUsage", targets: ["InkraUsage"]),
         .library(name: "InkraAuth", targets: ["InkraAuth"]),
         .library(name: "InkraJSON", targets: ["InkraJSON"]),
-        .library(name: "InkraHandlers", targets: ["InkraHandlers"]),
+        .library(name: "InkraHandlers", targets: ["InkraHandlers", "InkraRuntime"]),
         .library(name: "DynamoDBTable", targets: ["DynamoDBTable"]),
         .executable(name: "inkra-emulator", targets: ["inkra-emulator"]),
         .executable(name: "bootstrap", targets: ["Bootstrap"]),
@@ -185,10 +185,11 @@ let package = Package(
         // C wrappers that keep the packaged bootstrap on provided.al2023's glibc 2.34: inert unless
         // scripts/package-bootstrap.sh links with --wrap (see Sources/GlibcCompat/GlibcCompat.c).
         .target(name: "GlibcCompat"),
-        .executableTarget(
-            name: "Bootstrap",
+        // The Lambda custom runtime: settings, start-up, the loop, logs and metrics, and the list of
+        // functions `_HANDLER` chooses from; `bootstrap` is its `@main`.
+        .target(
+            name: "InkraRuntime",
             dependencies: [
-                "GlibcCompat",
                 "LambdaRuntimeAPI",
                 "InkraHandlers",
                 "InkraJSON",
@@ -204,6 +205,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "Bootstrap",
+            dependencies: ["GlibcCompat", "InkraRuntime"],
             path: "bootstrap",
             swiftSettings: strictSettings
         ),
@@ -343,7 +349,8 @@ let package = Package(
             // bootstrap: its settings and start-up, and the built binary driven as Lambda drives it.
             name: "BootstrapTests",
             dependencies: [
-                "Bootstrap", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport", "inkra-emulator",
+                "Bootstrap", "InkraRuntime", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport",
+                "inkra-emulator",
                 "InkraLLM", "AWSServices", "DynamoDBTable", "OutboundHTTP", "InkraAuth", "InkraTesting",
                 "InkraHandlers", "InkraUsage",
                 "SingleTable", .product(name: "Logging", package: "swift-log"),
@@ -375,7 +382,7 @@ let package = Package(
         .testTarget(
             name: "EmulatorKitTests",
             dependencies: [
-                "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraJSON", "InkraUsage", "SingleTable",
+                "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraJSON", "InkraUsage", "SingleTable", "InkraTime",
                 "InkraTestSupport",
                 "inkra-emulator",
                 .product(name: "Logging", package: "swift-log"),

@@ -184,7 +184,7 @@ struct ServeCommand: AsyncParsableCommand {
         let server = try await LocalServer(stack: stack, configuration: configuration) { Output.out($0) }
         // As the deployed stack's schedule runs repairCharges: calls charged and never answered
         // (a runtime killed mid-request) get their unit back once their lease runs out.
-        let repairs = Task { await Self.repairPeriodically(stack.repairCharges) }
+        let repairs = Task { await Self.repairPeriodically(stack.repairCharges, stack: stack) }
         defer { repairs.cancel() }
         let settings = configuration
         try await server.run(stopsOnSignals: true) { endpoints in
@@ -201,7 +201,7 @@ extension ServeCommand {
     static let repairInterval: Duration = .seconds(30)
 
     /// Runs `repairCharges` every ``repairInterval`` until cancelled, saying what it gave back.
-    static func repairPeriodically(_ repair: RepairCharges) async {
+    static func repairPeriodically(_ repair: RepairCharges, stack: EmulatorStack) async {
         while true {
             do {
                 try await Task.sleep(for: repairInterval)
@@ -209,7 +209,7 @@ extension ServeCommand {
                 return
             }
             do {
-                let result = try await repair.handle([:])
+                let result = try await repair.handle([:], context: stack.context())
                 if let repaired = result["repaired"]?.int, repaired > 0 {
                     Output.err("inkra-emulator: repairCharges gave back \(repaired) unit(s) of calls never answered")
                 }

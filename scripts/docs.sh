@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(InkraTime SingleTable InkraUsage InkraAuth InkraHandlers AWSServices DynamoDBTable InkraTesting)
+modules=(InkraTime SingleTable InkraUsage InkraAuth InkraHandlers InkraRuntime AWSServices DynamoDBTable InkraTesting)
 if [ $# -gt 0 ]; then modules=("$@"); fi
 
 docc=$(command -v docc || true)

@@ -53,7 +53,7 @@ package struct LocalAPIGateway: Sendable {
     ///   - target: where to run a function other than in-process (a runtime behind the Runtime API).
     package init(stack: EmulatorStack, configuration: Configuration = Configuration(), target: FunctionTarget? = nil) {
         self.configuration = configuration
-        clock = InvocationClock.closure(fixed: stack.options.now, system: stack.options.clock)
+        clock = { stack.now() }
         authorizerCache = AuthorizerCache(timeToLive: configuration.authorizerCacheTTL, now: stack.options.clock)
         var chain = stack.gateway.caching(in: authorizerCache)
         if let target { chain = chain.running(on: target) }
@@ -92,10 +92,7 @@ package struct LocalAPIGateway: Sendable {
         record.function = route.function
         let event = builder.event(for: request, resource: route.resource, path: path, requestID: requestID, at: time)
         if !configuration.observers.isEmpty { record.event = event }
-        let caller = #isolation
-        let invocation = await InvocationClock.$instant.withValue(time) {
-            await isolated(to: caller) { await chain.invoke(route.function, event: event) }
-        }
+        let invocation = await chain.invoke(route.function, event: event, at: time)
         record.authorizer = invocation.authorizer.map { $0.cached ? .cached : .invoked } ?? .notCalled
         if !configuration.observers.isEmpty { record.authorizerStep = invocation.authorizer }
         return ProxyResponseReader.response(for: invocation.outcome, version: configuration.payload)

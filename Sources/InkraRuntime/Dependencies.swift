@@ -1,0 +1,219 @@
+import AWSServices
+import DynamoDBTable
+import InkraAuth
+import InkraHandlers
+import InkraLLM
+import InkraUsage
+import Logging
+import SingleTable
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension FunctionList {
+    /// What a function is built from: the settings' store, token verifier, question generator,
+    /// user directory, tier limits and logger. Each dependency is made once, on first use, and
+    /// shared by every build of the function (a build again with refreshed limits reuses them).
+    public struct Dependencies: Sendable {
+        /// The tiers' limits in force.
+        public let limits: TierLimits
+        /// The function's logger (`inkra.<_HANDLER>`).
+        public let logger: Logger
+        /// `INKRA_UPGRADE_URL`, sent with the monthly 429.
+        public var upgradeURL: String { shared.configuration.upgradeURL }
+        let shared: SharedDependencies
+
+        /// The usage store of `INKRA_STORE`.
+        /// - Throws: an error naming the setting that is missing or malformed.
+        public func usageStore() async throws -> any UsageStore { try await shared.store() }
+
+        /// The verifier of the user pool's tokens (`COGNITO_*`, `INKRA_JWKS_FILE`).
+        /// - Throws: an error naming the setting that is missing or malformed.
+        public func tokenVerifier() throws -> TokenVerifier { try shared.verifier(logger: logger) }
+
+        /// The model of `INKRA_LLM_*`, else the built-in question generator.
+        /// - Throws: an error naming the setting that is missing or malformed.
+        public func questionGenerator() async throws -> any QuestionGenerator { try await shared.generator() }
+
+        /// The Cognito user pool whose users `deleteAccount` deletes; `nil` when it deletes none.
+        /// - Throws: an error naming the setting that is missing or malformed.
+        public func userDirectory() throws -> (any UserDirectory)? { try shared.directory() }
+
+        /// The same dependencies with other limits.
+        func with(limits: TierLimits) -> Dependencies {
+            Dependencies(limits: limits, logger: logger, shared: shared)
+        }
+    }
+}
+
+/// The dependencies of ``FunctionList/Dependencies``, each made once from the settings.
+final class SharedDependencies: Sendable {
+    let configuration: Configuration
+    let clock: @Sendable () -> Date
+    private let made = Mutex(Made())
+
+    private struct Made {
+        var store: (any UsageStore)?
+        var verifier: TokenVerifier?
+        var generator: (any QuestionGenerator)?
+        var directory: (any UserDirectory)??
+    }
+
+    init(configuration: Configuration, clock: @escaping @Sendable () -> Date) {
+        self.configuration = configuration
+        self.clock = clock
+    }
+
+    func store() async throws -> any UsageStore {
+        if let store = made.withLock({ $0.store }) { return store }
+        let store = try Dependencies.store(configuration, clock: clock)
+        made.withLock { $0.store = store }
+        return store
+    }
+
+    func verifier(logger: Logger) throws -> TokenVerifier {
+        if let verifier = made.withLock({ $0.verifier }) { return verifier }
+        // The verifier's own clock checks nothing a request asks (the authorizer gives it the
+        // request's time); it is the real time, for callers of `verify(_:)`.
+        let verifier = TokenVerifier(
+            configuration: try configuration.cognito(),
+            keys: try Dependencies.keySource(configuration, clock: clock),
+            now: clock,
+            logger: logger
+        )
+        made.withLock { $0.verifier = verifier }
+        return verifier
+    }
+
+    func generator() async throws -> any QuestionGenerator {
+        if let generator = made.withLock({ $0.generator }) { return generator }
+        let generator = try await Dependencies.generator(configuration, clock: clock)
+        made.withLock { $0.generator = generator }
+        return generator
+    }
+
+    func directory() throws -> (any UserDirectory)? {
+        if let directory = made.withLock({ $0.directory }) { return directory }
+        let directory: (any UserDirectory)? = try CognitoUserDirectory.fromConfiguration(configuration, clock: clock)
+        made.withLock { $0.directory = .some(directory) }
+        return directory
+    }
+}
+
+/// Builds the chosen function once, at start-up, from the settings ``Configuration`` read
+/// (docs/configuration.md), never from the environment itself.
+enum Dependencies {
+    /// The function `_HANDLER` names in `functions`, wired to its store, keys, limits and generator.
+    /// - Throws: ``ConfigurationError`` naming the setting that is missing or malformed.
+    static func function(
+        named handler: String?,
+        in functions: FunctionList = .standard,
+        configuration: Configuration,
+        clock: @escaping @Sendable () -> Date,
+        logger: Logger
+    ) async throws -> any EventHandler {
+        guard let handler, !handler.isEmpty else {
+            throw ConfigurationError("_HANDLER", "is required: \(functions.nameList)")
+        }
+        guard let name = functions.name(matching: handler), let build = functions.build(name) else {
+            throw ConfigurationError("_HANDLER", "must be \(functions.nameList), got \"\(handler)\"")
+        }
+        let limits = try await tierLimits(configuration, clock: clock)
+        let dependencies = FunctionList.Dependencies(
+            limits: limits, logger: logger, shared: SharedDependencies(configuration: configuration, clock: clock))
+        let function = try await build(dependencies)
+        guard let parameter = configuration.limitsParameter else { return function }
+        return try LimitsRefresh.function(
+            parameter: parameter, limits: limits, configuration: configuration, clock: clock, logger: logger,
+            built: function
+        ) { try await build(dependencies.with(limits: $0)) }
+    }
+
+    /// The model endpoint of `INKRA_LLM_BASE_URL`, else the built-in generator. The key read from
+    /// `INKRA_LLM_API_KEY_SECRET_ARN`'s secret is handed to the model's settings as a value.
+    static func generator(
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
+    ) async throws -> any QuestionGenerator {
+        var secretKey: String?
+        // The key lives in Secrets Manager; the function's configuration holds only its ARN.
+        if let arn = configuration.modelAPIKeySecretARN {
+            do {
+                secretKey = try await AWSJSONService.secretsManager(configuration.aws, now: clock).secretString(id: arn)
+            } catch {
+                throw ConfigurationError("INKRA_LLM_API_KEY_SECRET_ARN", "cannot read the secret: \(error)")
+            }
+        }
+        guard let settings = try configuration.model(secretKey: secretKey) else { return TemplateQuestionGenerator() }
+        return ModelQuestionGenerator(model: ChatCompletionsGenerator(settings: settings))
+    }
+
+    /// The tiers' limits: from the SSM parameter `INKRA_LIMITS_PARAMETER`, else the JSON of
+    /// `INKRA_LIMITS`, else the file `INKRA_LIMITS_FILE`, else the built-in ones; a malformed one
+    /// stops start-up naming the setting and the field, so an owner changes the free tier
+    /// without building a new zip.
+    private static func tierLimits(
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
+    ) async throws(ConfigurationError) -> TierLimits {
+        if let name = configuration.limitsParameter {
+            let text: String
+            do {
+                text = try await AWSJSONService.ssm(configuration.aws, now: clock).parameter(named: name)
+            } catch {
+                throw ConfigurationError("INKRA_LIMITS_PARAMETER", "cannot read the parameter \"\(name)\": \(error)")
+            }
+            return try limits(json: text, setting: "INKRA_LIMITS_PARAMETER", source: "SSM parameter \(name)")
+        }
+        if let json = configuration.limitsJSON {
+            return try limits(json: json, setting: "INKRA_LIMITS", source: "INKRA_LIMITS")
+        }
+        guard let file = configuration.limitsFile else { return TierLimits() }
+        do {
+            return try TierLimits(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw ConfigurationError("INKRA_LIMITS_FILE", "\(error)")
+        }
+    }
+
+    private static func limits(json: String, setting: String, source: String) throws(ConfigurationError)
+        -> TierLimits
+    {
+        do {
+            return try TierLimits(json: Data(json.utf8), source: source)
+        } catch {
+            throw ConfigurationError(setting, "\(error)")
+        }
+    }
+
+    static func keySource(_ configuration: Configuration, clock: @escaping @Sendable () -> Date)
+        throws(ConfigurationError) -> any KeySource
+    {
+        if let file = configuration.jwksFile {
+            do {
+                return try JWKSKeySource(contentsOf: URL(fileURLWithPath: file))
+            } catch {
+                throw ConfigurationError("INKRA_JWKS_FILE", "\(error)")
+            }
+        }
+        let url = try configuration.cognito().jwksURL
+        return RemoteKeySource(url: url, fetch: HTTPSFetch.get, now: clock)
+    }
+
+    static func store(
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
+    ) throws -> any UsageStore {
+        switch configuration.store {
+        case .memory:
+            let table = InMemoryTable(schema: .singleTable(named: configuration.tableName), now: clock)
+            return TableUsageStore(table: table, tableName: configuration.tableName)
+        case .dynamodb:
+            return TableUsageStore(
+                table: try DynamoDBStore.table(configuration, clock: clock),
+                tableName: configuration.tableName
+            )
+        }
+    }
+}
