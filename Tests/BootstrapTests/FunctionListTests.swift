@@ -1,4 +1,6 @@
 import Foundation
+import InkraHandlers
+import InkraJSON
 import Logging
 import Testing
 
@@ -41,5 +43,32 @@ struct FunctionListTests {
     func sameAsEmulator() {
         #expect(FunctionList.standard.names == FunctionName.allCases.map(\.rawValue))
         #expect(FunctionList.standard.nameList == FunctionName.names)
+    }
+
+    /// A function of the program's own: one type and one line in the list.
+    struct Echo: EventHandler {
+        func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
+            ["event": event, "requestID": .string(context.requestID)]
+        }
+    }
+
+    @Test("A function added to the list is served by its name, and named in the refusal of another")
+    func addedFunction() async throws {
+        let functions = FunctionList.standard.adding("echo") { _ in Echo() }
+        #expect(functions.names == FunctionList.standard.names + ["echo"])
+        let echo = try await Dependencies.function(
+            named: "bootstrap.ECHO", in: functions, configuration: Configuration(), clock: { Date() },
+            logger: Logger(label: "test"))
+        let answer = try await echo.handle(["n": 1], context: InvocationContext(requestID: "r-1"))
+        #expect(answer == ["event": ["n": 1], "requestID": "r-1"])
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await Dependencies.function(
+                named: "deleteAll", in: functions, configuration: Configuration(), clock: { Date() },
+                logger: Logger(label: "test"))
+        }
+        #expect(
+            error?.reason
+                == "must be authorizer, checkUsage, generateQuestions, deleteAccount, repairCharges or echo, "
+                + "got \"deleteAll\"")
     }
 }
