@@ -12,7 +12,7 @@ let package = Package(
     name: "inkra-server",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "InkraHandlers", targets: ["InkraHandlers"]),
+        .library(name: "InkraHandlers", targets: ["InkraHandlers", "InkraRuntime"]),
         .library(name: "InkraTesting", targets: ["InkraTesting"]),
         .executable(name: "inkra-emulator", targets: ["inkra-emulator"]),
         .executable(name: "bootstrap", targets: ["Bootstrap"]),
@@ -177,10 +177,11 @@ let package = Package(
         // C wrappers that keep the packaged bootstrap on provided.al2023's glibc 2.34: inert unless
         // scripts/package-bootstrap.sh links with --wrap (see Sources/GlibcCompat/GlibcCompat.c).
         .target(name: "GlibcCompat"),
-        .executableTarget(
-            name: "Bootstrap",
+        // The Lambda custom runtime: settings, start-up, the loop, logs and metrics, and the list of
+        // functions `_HANDLER` chooses from; `bootstrap` is its `@main`.
+        .target(
+            name: "InkraRuntime",
             dependencies: [
-                "GlibcCompat",
                 "LambdaRuntimeAPI",
                 "InkraHandlers",
                 "InkraJSON",
@@ -196,6 +197,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "Bootstrap",
+            dependencies: ["GlibcCompat", "InkraRuntime"],
             path: "bootstrap",
             swiftSettings: strictSettings
         ),
@@ -303,7 +309,8 @@ let package = Package(
             // bootstrap: its settings and start-up, and the built binary driven as Lambda drives it.
             name: "BootstrapTests",
             dependencies: [
-                "Bootstrap", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport", "inkra-emulator",
+                "Bootstrap", "InkraRuntime", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport",
+                "inkra-emulator",
                 "InkraLLM", "AWSServices", "DynamoDBTable", "OutboundHTTP", "InkraAuth", "InkraTesting",
                 "InkraHandlers", "InkraUsage",
                 "SingleTable", .product(name: "Logging", package: "swift-log"),
@@ -335,7 +342,7 @@ let package = Package(
         .testTarget(
             name: "EmulatorKitTests",
             dependencies: [
-                "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraJSON", "InkraUsage", "SingleTable",
+                "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraJSON", "InkraUsage", "SingleTable", "InkraTime",
                 "InkraTestSupport",
                 "inkra-emulator",
                 .product(name: "Logging", package: "swift-log"),

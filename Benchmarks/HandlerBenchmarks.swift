@@ -56,19 +56,20 @@ struct HandlerBenchmarks {
         let event = tokenEvent(token)
         let configuration = CognitoConfiguration(issuer: DevelopmentKey.issuer, clientIds: [DevelopmentKey.clientID])
         let clock: @Sendable () -> Date = { now }
+        let context = InvocationContext(time: now)
         report.add(
             try await Harness.measure("authorizer, first call (JWKS and key parse)", batch: 10, samples: iterations(30))
             {
                 let verifier = TokenVerifier(
                     configuration: configuration, keys: try JWKSKeySource(jwks: key.jwks), now: clock)
                 let authorizer = Authorizer(verifier: verifier)
-                _ = try await authorizer.handle(event)
+                _ = try await authorizer.handle(event, context: context)
             })
         let verifier = TokenVerifier(configuration: configuration, keys: try JWKSKeySource(jwks: key.jwks), now: clock)
         let authorizer = Authorizer(verifier: verifier)
         report.add(
             try await Harness.measure("authorizer, warm (TOKEN event)", batch: 50, samples: iterations(60)) {
-                _ = try await authorizer.handle(event)
+                _ = try await authorizer.handle(event, context: context)
             })
     }
 
@@ -88,26 +89,25 @@ struct HandlerBenchmarks {
         let now = Date()
         let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         let store = TableUsageStore(table: table, tableName: "inkra-usage")
-        let clock: @Sendable () -> Date = { now }
-        let check = CheckUsage(store: store, limits: Self.roomy, now: clock)
+        let context = InvocationContext(time: now)
+        let check = CheckUsage(store: store, limits: Self.roomy)
         let generate = GenerateQuestions(
-            store: store, generator: TemplateQuestionGenerator(seed: 1), limits: Self.roomy,
-            now: clock)
+            store: store, generator: TemplateQuestionGenerator(seed: 1), limits: Self.roomy)
         let usageEvent = Self.authorizedEvent(.restUsage, user: "bench-user", at: now)
         let generateEvent = Self.authorizedEvent(.restGenerate, user: "bench-user", at: now)
-        guard try await generate.handle(generateEvent)["statusCode"]?.int == 200,
-            try await check.handle(usageEvent)["statusCode"]?.int == 200
+        guard try await generate.handle(generateEvent, context: context)["statusCode"]?.int == 200,
+            try await check.handle(usageEvent, context: context)["statusCode"]?.int == 200
         else { throw BenchmarkError("the proxy functions did not answer 200") }
         report.add(
             try await Harness.measure("checkUsage end to end (in-memory table)", batch: 200, samples: iterations(60)) {
-                _ = try await check.handle(usageEvent)
+                _ = try await check.handle(usageEvent, context: context)
             })
         report.add(
             try await Harness.measure(
                 "generateQuestions end to end (in-memory table, template generator)", batch: 100,
                 samples: iterations(60)
             ) {
-                _ = try await generate.handle(generateEvent)
+                _ = try await generate.handle(generateEvent, context: context)
             })
     }
 

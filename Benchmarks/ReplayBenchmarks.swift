@@ -233,15 +233,16 @@ struct ReplayBenchmarks {
     /// - Returns: the answer's status code, so the run can show it did the work replay does
     ///   (`nil` when the authorizer refused or the function failed).
     static func direct(_ stack: EmulatorStack, _ function: FunctionName, _ event: JSONValue) async -> Int? {
-        guard let time = InvocationClock.requestTime(of: event) else { return nil }
-        return await InvocationClock.$instant.withValue(time) {
+        guard let time = RequestTime.received(in: event) else { return nil }
+        let invocation = stack.context(at: time)
+        do {
             // HTTP API events carry their headers in lower case: the header is found in any case.
             let token = (try? ProxyRequest(event: event))?.header("Authorization") ?? ""
             let authorizerEvent: JSONValue = [
                 "type": "TOKEN", "authorizationToken": .string(token),
                 "methodArn": "arn:aws:execute-api:us-east-1:123456789012:inkra0local/prod/GET/usage",
             ]
-            guard let policy = try? await stack.authorizer.handle(authorizerEvent),
+            guard let policy = try? await stack.authorizer.handle(authorizerEvent, context: invocation),
                 var object = event.object, var context = object["requestContext"]?.object
             else { return nil }
             var injected = JSONObject()
@@ -255,7 +256,7 @@ struct ReplayBenchmarks {
                 context["authorizer"] = .object(injected)
             }
             object["requestContext"] = .object(context)
-            let answer = try? await stack.handler(for: function).handle(.object(object))
+            let answer = try? await stack.handler(for: function).handle(.object(object), context: invocation)
             return answer?["statusCode"]?.int
         }
     }

@@ -53,7 +53,8 @@ struct InvokeCommand: AsyncParsableCommand {
         let stack = try EmulatorStack(options: try common.emulatorOptions())
         let handler = stack.handler(for: name)
         let (cleaned, time) = Replayer.prepare(parsed)
-        let result = await Invocation.direct(handler, cleaned, at: stack.options.now == nil ? time : nil).outcome
+        let context = stack.context(at: stack.options.now == nil ? time : nil)
+        let result = await Invocation.run(handler, cleaned, context: context).outcome
         try stack.saveState()
         switch result {
         case .success(let output):

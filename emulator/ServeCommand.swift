@@ -47,7 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
         let (server, stack, configuration) = try await options.start(freePorts: false)
         // As the deployed stack's schedule runs repairCharges: calls charged and never answered
         // (a runtime killed mid-request) get their unit back once their lease runs out.
-        let repairs = Task { await Self.repairPeriodically(stack.repairCharges) }
+        let repairs = Task { await Self.repairPeriodically(stack.repairCharges, stack: stack) }
         defer { repairs.cancel() }
         let stateFile = stack.options.stateFile
         let dynamoDBEndpoint = stack.options.dynamoDBEndpoint
@@ -65,7 +65,7 @@ extension ServeCommand {
     static let repairInterval: Duration = .seconds(30)
 
     /// Runs `repairCharges` every ``repairInterval`` until cancelled, saying what it gave back.
-    static func repairPeriodically(_ repair: RepairCharges) async {
+    static func repairPeriodically(_ repair: RepairCharges, stack: EmulatorStack) async {
         while true {
             do {
                 try await Task.sleep(for: repairInterval)
@@ -73,7 +73,7 @@ extension ServeCommand {
                 return
             }
             do {
-                let result = try await repair.handle([:])
+                let result = try await repair.handle([:], context: stack.context())
                 if let repaired = result["repaired"]?.int, repaired > 0 {
                     Output.err("inkra-emulator: repairCharges gave back \(repaired) unit(s) of calls never answered")
                 }

@@ -13,11 +13,11 @@ enum EventSafety {
         let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { fuzzInstant })
         let store = TableUsageStore(table: table, tableName: "inkra-usage")
         let functions: [(String, any EventHandler)] = [
-            ("checkUsage", CheckUsage(store: store, now: { fuzzInstant }, logger: silent)),
+            ("checkUsage", CheckUsage(store: store, logger: silent)),
             (
                 "generateQuestions",
                 GenerateQuestions(
-                    store: store, generator: TemplateQuestionGenerator(seed: 1), now: { fuzzInstant }, logger: silent)
+                    store: store, generator: TemplateQuestionGenerator(seed: 1), logger: silent)
             ),
             ("authorizer", Authorizer(verifier: TokenGarbage.verifier, logger: silent)),
         ]
@@ -25,7 +25,8 @@ enum EventSafety {
             let before = table.snapshot()
             let status: Int?
             do {
-                status = try await function.handle(event)["statusCode"]?.int
+                status = try await function.handle(event, context: InvocationContext(time: fuzzInstant))["statusCode"]?
+                    .int
             } catch {
                 status = nil
             }

@@ -9,7 +9,7 @@ import InkraJSON
 ///
 /// ```swift
 /// let token = try pool.token(for: Caller("ada"), at: clock.now)
-/// let answer = try await authorizer.handle(AuthorizerEvent.token("Bearer \(token)"))
+/// let answer = try await authorizer.handle(AuthorizerEvent.token("Bearer \(token)"), context: clock.context)
 /// ```
 public enum AuthorizerEvent {
     /// A REST API `TOKEN` authorizer's event: `authorizationToken` and `methodArn`.

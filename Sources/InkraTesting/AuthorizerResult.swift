@@ -6,7 +6,7 @@ import InkraJSON
 ///
 /// A refusal is not an answer but a failed invocation (`Unauthorized`, which API Gateway turns
 /// into 401), so a test expects it as an error:
-/// `await #expect(throws: FunctionError.unauthorized) { try await authorizer.handle(event) }`.
+/// `await #expect(throws: FunctionError.unauthorized) { try await authorizer.handle(event, context: clock.context) }`.
 public struct AuthorizerResult: Sendable, Hashable, CustomStringConvertible {
     /// The answer as the function returned it.
     public let json: JSONValue

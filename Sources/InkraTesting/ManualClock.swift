@@ -1,15 +1,19 @@
 import Foundation
+import InkraHandlers
 import InkraUsage
 import Synchronization
 
-/// A clock a test moves by hand, for the functions' `now:`.
+/// A clock a test moves by hand, for the functions' invocation context (and the `now:` of the
+/// stores and verifiers).
 ///
-/// The functions read the time only through the closure they are given, so a test decides which
-/// hour, day and month each call falls in and steps across the windows' edges without waiting:
+/// The functions read the request's time only from the context they are given, so a test decides
+/// which hour, day and month each call falls in and steps across the windows' edges without
+/// waiting:
 ///
 /// ```swift
 /// let clock = ManualClock("2026-03-10T10:00:00Z")
-/// let generate = GenerateQuestions(store: store, generator: generator, now: clock.closure)
+/// let generate = GenerateQuestions(store: store, generator: generator)
+/// _ = try await generate.handle(event, context: clock.context)
 /// clock.advance(by: .seconds(600))           // 10:10
 /// clock.advance(toStartOfNext: .hour)        // 11:00, a new hourly window
 /// clock.set("2026-04-01T00:00:00Z")          // a new month
@@ -33,8 +37,11 @@ public final class ManualClock: Sendable {
     /// The time the clock shows.
     public var now: Date { instant.withLock { $0 } }
 
-    /// The clock as the functions take it: `GenerateQuestions(…, now: clock.closure)`.
+    /// The clock as a closure: `InMemoryUsageStore(now: clock.closure)`.
     public var closure: @Sendable () -> Date { { [self] in now } }
+
+    /// An invocation's context at the time the clock shows: `generate.handle(event, context: clock.context)`.
+    public var context: InvocationContext { InvocationContext(time: now) }
 
     /// Shows another instant, earlier or later.
     public func set(_ date: Date) {

@@ -36,7 +36,7 @@ public enum ProxyEvent {
     ///     binary media types.
     ///   - authorizer: `requestContext.authorizer` as it is, in place of the caller's.
     ///   - limits: the tiers' limits the authorizer is configured with (the caller's `quota`).
-    /// - Returns: the event, as the function's `handle(_:)` takes it.
+    /// - Returns: the event, as the function's `handle(_:context:)` takes it.
     public static func rest(
         _ method: String = "POST",
         _ path: String = "/questions",
@@ -69,7 +69,7 @@ public enum ProxyEvent {
     ///   - base64: sends the body base64-encoded with `isBase64Encoded`.
     ///   - authorizer: `requestContext.authorizer` as it is, in place of the caller's.
     ///   - limits: the tiers' limits the authorizer is configured with (the caller's `quota`).
-    /// - Returns: the event, as the function's `handle(_:)` takes it.
+    /// - Returns: the event, as the function's `handle(_:context:)` takes it.
     public static func http(
         _ method: String = "POST",
         _ path: String = "/questions",

@@ -4,7 +4,7 @@ import InkraJSON
 /// A function's proxy response, with its JSON body parsed, for a test's expectations:
 ///
 /// ```swift
-/// let result = try await ProxyResult(generate.handle(event))
+/// let result = try await ProxyResult(generate.handle(event, context: clock.context))
 /// #expect(result.statusCode == 429)
 /// #expect(result.code == "rate_limited")
 /// #expect(result.retryAfter == 2_400)

@@ -12,7 +12,7 @@ import InkraUsage
 /// let pool = try TestUserPool()
 /// let authorizer = pool.authorizer(now: clock.closure)
 /// let token = try pool.token(for: Caller("ada", tier: .premium), at: clock.now)
-/// let answer = try AuthorizerResult(await authorizer.handle(AuthorizerEvent.token("Bearer \(token)")))
+/// let answer = try AuthorizerResult(await authorizer.handle(AuthorizerEvent.token("Bearer \(token)"), context: clock.context))
 /// #expect(answer.context["tier"] == "premium")
 /// ```
 ///
@@ -142,7 +142,8 @@ public struct TestUserPool: Sendable {
     ///   - tokenUse: the tokens accepted (`id`, as template.yaml deploys).
     ///   - limits: the tiers' limits (the context's `quota`).
     ///   - simpleResponses: answer HTTP API payload 2.0 events with `{"isAuthorized":…}`.
-    ///   - now: the clock `exp` is checked against.
+    ///   - now: the verifier's own clock; the authorizer checks `exp` against its invocation
+    ///     context's time (`handle(_:context:)`).
     public func authorizer(
         tokenUse: TokenUse = .id,
         limits: TierLimits = TierLimits(),

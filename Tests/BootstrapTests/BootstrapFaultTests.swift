@@ -154,7 +154,10 @@ struct BootstrapFaultTests {
         #expect(try await stack.counters("u1", at: start) == [1, 1, 1])
 
         let repair = try await stack.start("repairCharges", ["INKRA_CLOCK": "request-time"])
-        let later: JSONValue = ["x-inkra-recorded-at": .string(UsageWindows.iso8601(start.addingTimeInterval(120)))]
+        // The time where the emulator puts a scheduled event's recorded time: API Gateway's field.
+        let later: JSONValue = [
+            "requestContext": ["requestTimeEpoch": .number(Int((start.timeIntervalSince1970 + 120) * 1000))]
+        ]
         let report = try await repair.invokeRaw(later)
         #expect(report["repaired"] == 1, "\(report)")
         #expect(try await stack.counters("u1", at: start) == [0, 0, 0])

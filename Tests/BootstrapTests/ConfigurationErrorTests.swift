@@ -3,7 +3,7 @@ import InkraLLM
 import Logging
 import Testing
 
-@testable import Bootstrap
+@testable import InkraRuntime
 
 /// Every malformed setting stops start-up with an error that names that very variable and says
 /// what it accepts (docs/configuration.md), so an operator fixes the right line of the function's

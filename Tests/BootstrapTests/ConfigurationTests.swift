@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Bootstrap
+@testable import InkraRuntime
 
 /// The runtime's settings fail closed inside Lambda: nothing that decides metering is defaulted to
 /// a local choice there, and a setting it does not know (a typo) stops start-up.

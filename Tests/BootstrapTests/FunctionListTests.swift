@@ -1,30 +1,30 @@
 import Foundation
+import InkraHandlers
+import InkraJSON
 import Logging
 import Testing
 
-@testable import Bootstrap
 @testable import EmulatorKit
+@testable import InkraRuntime
 
-/// `Dependencies.Function` is the runtime's one list of the functions `_HANDLER` names: the
+/// `FunctionList.standard` is the runtime's one list of the functions `_HANDLER` names: the
 /// function lookup builds from it and the recorder names recordings by it, so a recording always
 /// names a function the emulator's `import` and `replay` know.
 @Suite("The runtime's functions: one list")
 struct FunctionListTests {
     @Test(
         "A recording names the function as the list spells it, whatever the case and prefix of _HANDLER",
-        arguments: Dependencies.Function.allCases)
-    func recorderSpellsListedName(function: Dependencies.Function) {
-        for handler in [
-            function.rawValue, function.rawValue.lowercased(), "bootstrap.\(function.rawValue.uppercased())",
-        ] {
+        arguments: FunctionList.standard.names)
+    func recorderSpellsListedName(function: String) {
+        for handler in [function, function.lowercased(), "bootstrap.\(function.uppercased())"] {
             let recorder = Recorder(handler: handler, json: false, clock: { Date(timeIntervalSince1970: 0) })
-            #expect(recorder.function == function.rawValue, "_HANDLER=\(handler)")
+            #expect(recorder.function == function, "_HANDLER=\(handler)")
         }
     }
 
     @Test("A _HANDLER outside the list is recorded as given, and refused at start naming the list")
     func unknownHandler() async {
-        #expect(Dependencies.Function(handler: "bootstrap.deleteAll") == nil)
+        #expect(FunctionList.standard.name(matching: "bootstrap.deleteAll") == nil)
         #expect(Recorder(handler: "bootstrap.deleteAll", json: false, clock: { Date() }).function == "deleteAll")
         #expect(Recorder(handler: nil, json: false, clock: { Date() }).function == "")
         let error = await #expect(throws: ConfigurationError.self) {
@@ -41,7 +41,34 @@ struct FunctionListTests {
 
     @Test("The runtime's functions are the emulator's: every recording's function can be imported and replayed")
     func sameAsEmulator() {
-        #expect(Dependencies.Function.allCases.map(\.rawValue) == FunctionName.allCases.map(\.rawValue))
-        #expect(Dependencies.Function.names == FunctionName.names)
+        #expect(FunctionList.standard.names == FunctionName.allCases.map(\.rawValue))
+        #expect(FunctionList.standard.nameList == FunctionName.names)
+    }
+
+    /// A function of the program's own: one type and one line in the list.
+    struct Echo: EventHandler {
+        func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
+            ["event": event, "requestID": .string(context.requestID)]
+        }
+    }
+
+    @Test("A function added to the list is served by its name, and named in the refusal of another")
+    func addedFunction() async throws {
+        let functions = FunctionList.standard.adding("echo") { _ in Echo() }
+        #expect(functions.names == FunctionList.standard.names + ["echo"])
+        let echo = try await Dependencies.function(
+            named: "bootstrap.ECHO", in: functions, configuration: Configuration(), clock: { Date() },
+            logger: Logger(label: "test"))
+        let answer = try await echo.handle(["n": 1], context: InvocationContext(requestID: "r-1"))
+        #expect(answer == ["event": ["n": 1], "requestID": "r-1"])
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await Dependencies.function(
+                named: "deleteAll", in: functions, configuration: Configuration(), clock: { Date() },
+                logger: Logger(label: "test"))
+        }
+        #expect(
+            error?.reason
+                == "must be authorizer, checkUsage, generateQuestions, deleteAccount, repairCharges or echo, "
+                + "got \"deleteAll\"")
     }
 }

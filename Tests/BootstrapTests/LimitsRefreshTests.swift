@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 import Testing
 
-@testable import Bootstrap
+@testable import InkraRuntime
 
 /// `LimitsRefresh` on an injected clock: the parameter is read at most once per max age of the
 /// invocations' instants, and a failed or invalid read keeps the last good limits.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Bootstrap
 @testable import EmulatorKit
+@testable import InkraRuntime
 
 /// What `run-runtime` passes a runtime: inside Lambda (as the runtime believes it is) an unknown
 /// `INKRA_*` setting stops start-up, so the shell's `INKRA_*` variables stay behind but for the

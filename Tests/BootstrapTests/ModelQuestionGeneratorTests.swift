@@ -7,7 +7,7 @@ import InkraUsage
 import SingleTable
 import Testing
 
-@testable import Bootstrap
+@testable import InkraRuntime
 
 /// The model endpoint as bootstrap makes it the functions' `QuestionGenerator`.
 @Suite("bootstrap's model generator")
@@ -23,11 +23,11 @@ struct ModelQuestionGeneratorTests {
                 model: ChatCompletionsGenerator(
                     settings: .init(
                         baseURL: URL(string: "http://127.0.0.1:\(server.port)/v1")!, apiKey: "sk-test",
-                        model: "test-model"))),
-            now: { Date(timeIntervalSince1970: 1_800_000_000) }
+                        model: "test-model")))
         )
         let event: JSONValue = ["body": #"{"topic":"x"}"#, "requestContext": ["authorizer": ["principalId": "llm"]]]
-        let response = try await function.handle(event)
+        let response = try await function.handle(
+            event, context: InvocationContext(time: Date(timeIntervalSince1970: 1_800_000_000)))
         #expect(response["statusCode"] == 502)
         let month = try await table.getItem(
             GetItemRequest(tableName: "inkra-usage", key: ["PK": .s("USER#llm"), "SK": .s("USAGE#2027-01")])

@@ -2,7 +2,7 @@ import Foundation
 import InkraHandlers
 import Testing
 
-@testable import Bootstrap
+@testable import InkraRuntime
 
 /// `RuntimeSetting` is the one list the runtime's reader uses: each setting's form (what it
 /// accepts, and the error that says so), its default and the functions that read it, and

@@ -2,8 +2,8 @@ import Foundation
 import InkraHandlers
 import Testing
 
-@testable import Bootstrap
 @testable import EmulatorKit
+@testable import InkraRuntime
 
 /// `RuntimeSetting` is the one list of the runtime's `INKRA_*` settings: the runtime's sources name
 /// no other, every one of them is read, the runtime accepts exactly these inside Lambda, and
@@ -13,11 +13,11 @@ struct RuntimeSettingTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The text of every Swift file of the shipped runtime's configuration: `bootstrap/` and the
-    /// model's reader in `Sources/InkraLLM/`.
+    /// The text of every Swift file of the shipped runtime's configuration: `bootstrap/`, the
+    /// runtime in `Sources/InkraRuntime/` and the model's reader in `Sources/InkraLLM/`.
     static func runtimeSources() throws -> [(file: String, text: String)] {
         var sources: [(String, String)] = []
-        for folder in ["bootstrap", "Sources/InkraLLM"] {
+        for folder in ["bootstrap", "Sources/InkraRuntime", "Sources/InkraLLM"] {
             let base = root.appendingPathComponent(folder)
             for name in try FileManager.default.contentsOfDirectory(atPath: base.path).sorted()
             where name.hasSuffix(".swift") {
@@ -40,11 +40,11 @@ struct RuntimeSettingTests {
         return names
     }
 
-    @Test("Every INKRA_ name in bootstrap/ and InkraLLM's sources, comments included, is in the list")
+    @Test("Every INKRA_ name in bootstrap/, InkraRuntime's and InkraLLM's sources, comments included, is in the list")
     func sourcesNameOnlyListedSettings() throws {
         let listed = Set(RuntimeSetting.allCases.map(\.rawValue))
         let sources = try Self.runtimeSources()
-        #expect(sources.contains { $0.file == "bootstrap/Configuration.swift" })
+        #expect(sources.contains { $0.file == "Sources/InkraRuntime/Configuration.swift" })
         for (file, text) in sources {
             let unlisted = try Self.names(in: text, after: "").subtracting(listed)
             #expect(unlisted.isEmpty, "\(file) names INKRA_ settings RuntimeSetting lacks: \(unlisted.sorted())")

@@ -70,21 +70,22 @@ struct LiveTests {
         _ = counting.take()
         let store = TableUsageStore(table: table, tableName: name)
         let now: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
-        let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator(), now: now)
-        let check = CheckUsage(store: store, now: now)
+        let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator())
+        let check = CheckUsage(store: store)
         let caller: JSONValue = ["principalId": "rt", "userId": "rt", "tier": "free"]
         var event: JSONValue = [
             "httpMethod": "POST", "body": #"{"topic":"round trips"}"#, "requestContext": ["authorizer": caller],
         ]
-        let first = try await generate.handle(event)
+        let first = try await generate.handle(event, context: InvocationContext(time: now()))
         #expect(first["statusCode"] == 200)
         let writes: Set<String> = ["PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"]
         let plain = counting.take()
         #expect(plain.filter(writes.contains) == ["TransactWriteItems"])
         event.set(["Idempotency-Key": "rt-1"], at: ["headers"])
-        _ = try await generate.handle(event)
+        _ = try await generate.handle(event, context: InvocationContext(time: now()))
         #expect(counting.take().filter(writes.contains) == ["TransactWriteItems", "UpdateItem"])
-        let usage = try await check.handle(["httpMethod": "GET", "requestContext": ["authorizer": caller]])
+        let usage = try await check.handle(
+            ["httpMethod": "GET", "requestContext": ["authorizer": caller]], context: InvocationContext(time: now()))
         #expect(usage["statusCode"] == 200)
         #expect(counting.take() == ["BatchGetItem"])
         let body = try JSONParser.parse(usage["body"]?.string ?? "")
@@ -112,7 +113,7 @@ struct LiveTests {
         let (table, name) = try await Live.makeLiveTable()
         let store = TableUsageStore(table: table, tableName: name)
         let now: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
-        let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator(), now: now)
+        let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator())
         let caller: JSONValue = ["principalId": "scan", "userId": "scan", "tier": "premium"]
         let topics = ["zanzibar marmalade workshop", "quetzalcoatl birthday"]
         var questions: [String] = []
@@ -121,11 +122,13 @@ struct LiveTests {
                 "httpMethod": "POST", "body": .string((["topic": .string(topic)] as JSONValue).jsonString),
                 "headers": ["Idempotency-Key": .string("scan-key-\(index)")], "requestContext": ["authorizer": caller],
             ]
-            let first = try await generate.handle(event)
+            let first = try await generate.handle(event, context: InvocationContext(time: now()))
             #expect(first["statusCode"] == 200)
             let body = try JSONParser.parse(first["body"]?.string ?? "")
             questions += body["questions"]?.array?.compactMap { $0.string } ?? []
-            #expect(try await generate.handle(event)["body"] == first["body"], "the repeat is answered from the table")
+            #expect(
+                try await generate.handle(event, context: InvocationContext(time: now()))["body"] == first["body"],
+                "the repeat is answered from the table")
         }
         let dump = try await table.scan(ScanRequest(tableName: name)).items
             .map { item in item.map { "\($0.key) \($0.value)" }.joined(separator: " ") }.joined(separator: "\n")

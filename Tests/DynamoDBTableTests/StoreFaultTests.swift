@@ -115,7 +115,7 @@ struct StoreFaultTests {
             sleep: { clock.advance($0) }, jitter: { 0.5 }, now: { clock.now })
         let store = TableUsageStore(table: client, tableName: "inkra-usage")
         let function = GenerateQuestions(
-            store: store, generator: TemplateQuestionGenerator(seed: seed), limits: limits, now: { clock.now })
+            store: store, generator: TemplateQuestionGenerator(seed: seed), limits: limits)
         return Stack(table: table, transport: transport, clock: clock, function: function, store: store)
     }
 
@@ -140,7 +140,9 @@ struct StoreFaultTests {
         let stack = Self.stack(seed: UInt64(seed), rate: 0.35)
         var statuses: [Int] = []
         for _ in 0..<12 {
-            statuses.append(try await stack.function.handle(Self.event("faulty"))["statusCode"]?.int ?? 0)
+            statuses.append(
+                try await stack.function.handle(
+                    Self.event("faulty"), context: InvocationContext(time: stack.clock.now))["statusCode"]?.int ?? 0)
         }
         #expect(Set(statuses).isSubset(of: [200, 429, 503]), "\(statuses)")
         let admitted = statuses.count { $0 == 200 }
@@ -157,7 +159,10 @@ struct StoreFaultTests {
         let stack = Self.stack(seed: 42, rate: 0.3)
         let statuses = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<30 {
-                group.addTask { (try? await stack.function.handle(Self.event("crowd"))["statusCode"]?.int) ?? 0 }
+                group.addTask {
+                    (try? await stack.function.handle(
+                        Self.event("crowd"), context: InvocationContext(time: stack.clock.now))["statusCode"]?.int) ?? 0
+                }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -174,7 +179,9 @@ struct StoreFaultTests {
             request.operation == "TransactWriteItems" && attempt == 1 ? .resetAfter : nil
         }
         for _ in 0..<4 {
-            #expect(try await stack.function.handle(Self.event("reset"))["statusCode"] == 200)
+            #expect(
+                try await stack.function.handle(Self.event("reset"), context: InvocationContext(time: stack.clock.now))[
+                    "statusCode"] == 200)
         }
         #expect(Self.stored(stack, "reset") == 4)
         #expect(stack.transport.faults[.resetAfter] == 4)
@@ -184,7 +191,8 @@ struct StoreFaultTests {
     func gives503InBoundedTime() async throws {
         let stack = Self.stack(seed: 9, rate: 0) { _, _ in .timeoutBefore }
         let started = stack.clock.now
-        let response = try await stack.function.handle(Self.event("down"))
+        let response = try await stack.function.handle(
+            Self.event("down"), context: InvocationContext(time: stack.clock.now))
         #expect(response["statusCode"] == 503)
         #expect(try JSONParser.parse(response["body"]?.string ?? "")["error"] == "Usage store unavailable")
         let options = DynamoDBTable.Options()
@@ -203,7 +211,9 @@ struct StoreFaultTests {
             guard request.operation == "TransactWriteItems" else { return nil }
             return attempt == 1 ? .throttled : attempt == 2 ? .serverError : nil
         }
-        #expect(try await stack.function.handle(Self.event("slow"))["statusCode"] == 200)
+        #expect(
+            try await stack.function.handle(Self.event("slow"), context: InvocationContext(time: stack.clock.now))[
+                "statusCode"] == 200)
         #expect(Self.stored(stack, "slow") == 1)
     }
 

@@ -92,28 +92,37 @@ struct TemplatePermissionTests {
         let now: @Sendable () -> Date = { Date() }
         switch handler {
         case "checkUsage":
-            _ = try await CheckUsage(store: store, limits: one, now: now).handle(event("GET", "/usage"))
+            _ = try await CheckUsage(store: store, limits: one).handle(
+                event("GET", "/usage"), context: InvocationContext(time: now()))
         case "generateQuestions":
             let answering = GenerateQuestions(
-                store: store, generator: TemplateQuestionGenerator(), limits: one, now: now)
+                store: store, generator: TemplateQuestionGenerator(), limits: one)
             // Answered, repeated with its key, answered, refused by the month; then given back.
-            _ = try await answering.handle(event("POST", "/questions", body: question, key: "k1"))
-            _ = try await answering.handle(event("POST", "/questions", body: question, key: "k1"))
-            _ = try await answering.handle(event("POST", "/questions", body: question))
-            _ = try await answering.handle(event("POST", "/questions", body: question))
+            _ = try await answering.handle(
+                event("POST", "/questions", body: question, key: "k1"), context: InvocationContext(time: now()))
+            _ = try await answering.handle(
+                event("POST", "/questions", body: question, key: "k1"), context: InvocationContext(time: now()))
+            _ = try await answering.handle(
+                event("POST", "/questions", body: question), context: InvocationContext(time: now()))
+            _ = try await answering.handle(
+                event("POST", "/questions", body: question), context: InvocationContext(time: now()))
             let room = TierLimits(["free": Limits(monthly: 100, daily: 100, hourly: 100)])
-            let failing = GenerateQuestions(store: store, generator: Failing(), limits: room, now: now)
-            _ = try await failing.handle(event("POST", "/questions", body: question))
+            let failing = GenerateQuestions(store: store, generator: Failing(), limits: room)
+            _ = try await failing.handle(
+                event("POST", "/questions", body: question), context: InvocationContext(time: now()))
             // Given back with its key: the in-progress record goes with the unit.
-            let failed = try await failing.handle(event("POST", "/questions", body: question, key: "k2"))
+            let failed = try await failing.handle(
+                event("POST", "/questions", body: question, key: "k2"), context: InvocationContext(time: now()))
             #expect(failed["statusCode"]?.int == 502, "generation failed; the unit is given back: \(failed)")
         case "deleteAccount":
             _ = try await GenerateQuestions(
-                store: store, generator: TemplateQuestionGenerator(), limits: one, now: now
-            ).handle(event("POST", "/questions", body: question))
+                store: store, generator: TemplateQuestionGenerator(), limits: one
+            ).handle(event("POST", "/questions", body: question), context: InvocationContext(time: now()))
             transport.actions.withLock { $0 = [] }
-            _ = try await DeleteAccount(store: store).handle(event("DELETE", "/account"))
-            _ = try await DeleteAccount(store: store).handle(event("DELETE", "/account"))
+            _ = try await DeleteAccount(store: store).handle(
+                event("DELETE", "/account"), context: InvocationContext(time: now()))
+            _ = try await DeleteAccount(store: store).handle(
+                event("DELETE", "/account"), context: InvocationContext(time: now()))
         case "repairCharges":
             // An orphan: charged with a key, never answered; the repair finds it once its lease ran out.
             let request = ConsumeRequest(
@@ -121,7 +130,7 @@ struct TemplatePermissionTests {
             _ = try await store.consume(request)
             transport.actions.withLock { $0 = [] }
             let later: @Sendable () -> Date = { Date().addingTimeInterval(3600) }
-            let repaired = try await RepairCharges(store: store, now: later).handle([:])
+            let repaired = try await RepairCharges(store: store).handle([:], context: InvocationContext(time: later()))
             #expect(repaired["repaired"] == 1, "the orphan is given back: \(repaired)")
         default:
             return []

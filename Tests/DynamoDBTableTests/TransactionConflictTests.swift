@@ -284,13 +284,15 @@ struct TransactionConflictTests {
         let stack = Stack()
         stack.transport.always("TransactWriteItems", .conflict(at: 0, of: 3))
         let function = GenerateQuestions(
-            store: stack.store, generator: TemplateQuestionGenerator(seed: 1), now: { Self.at })
+            store: stack.store, generator: TemplateQuestionGenerator(seed: 1))
         let event: JSONValue = [
             "httpMethod": "POST", "path": "/questions", "headers": ["Content-Type": "application/json"],
             "body": #"{"topic":"the old house"}"#,
             "requestContext": ["authorizer": ["principalId": "u1", "sub": "u1", "tier": "free"]],
         ]
-        let response = try await VirtualRetryClock().run(within: .seconds(5)) { try await function.handle(event) }
+        let response = try await VirtualRetryClock().run(within: .seconds(5)) {
+            try await function.handle(event, context: InvocationContext(time: Self.at))
+        }
         #expect(response["statusCode"] == 503)
         #expect(response["headers"]?["Retry-After"]?.string != nil, "\(response)")
         #expect(try JSONParser.parse(response["body"]?.string ?? "")["error"] == "Usage store unavailable")

@@ -24,7 +24,7 @@ struct ChainTests {
 
     /// Runs one event through a chain at the suite's instant.
     func invoke(_ chain: GatewayChain, _ function: FunctionName, _ event: JSONValue) async -> Invocation {
-        await InvocationClock.$instant.withValue(Self.when) { await chain.invoke(function, event: event) }
+        await chain.invoke(function, event: event, at: Self.when)
     }
 
     @Test("v1 and v2 events with only an Authorization header reach generateQuestions with the token's identity")

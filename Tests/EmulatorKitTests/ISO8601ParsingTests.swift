@@ -2,10 +2,12 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import Testing
 
 /// What the emulator (`--now`, `--at`, `x-inkra-recorded-at`, S3 export timestamps) and the
-/// runtime's clock (`x-inkra-recorded-at` under `INKRA_CLOCK=request-time`) read as an instant.
+/// package's civil-time parser (`CivilTime.instant(iso8601:)`, which InkraTesting's dates read)
+/// read as an instant.
 /// The forms are RFC 3339's internet date-time (the ISO 8601 profile the package writes).
 @Suite("ISO-8601 instants as the emulator and the runtime's clock read them")
 struct ISO8601ParsingTests {
@@ -41,7 +43,7 @@ struct ISO8601ParsingTests {
     ]
 
     static func clock(_ text: String) -> Date? {
-        InvocationClock.recordedTime(of: ["x-inkra-recorded-at": .string(text)])
+        CivilTime.instant(iso8601: text)
     }
 
     static func close(_ date: Date?, _ seconds: Double) -> Bool {

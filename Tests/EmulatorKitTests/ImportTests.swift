@@ -30,9 +30,7 @@ struct ImportTests {
                 await box.keep(injected)
                 return nil
             }
-            let invocation = await InvocationClock.$instant.withValue(time) {
-                await chain.invoke(.generateQuestions, event: cleaned)
-            }
+            let invocation = await chain.invoke(.generateQuestions, event: cleaned, at: time)
             guard case .success(let result) = invocation.outcome, let sent = await box.event else { continue }
             recordings.append(
                 Recording(

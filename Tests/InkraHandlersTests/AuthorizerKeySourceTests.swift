@@ -116,7 +116,7 @@ struct AuthorizerKeySourceTests {
         /// The invocation's failure, or `nil` when it answered.
         func failure(_ event: JSONValue) async -> FunctionError? {
             do {
-                _ = try await authorizer.handle(event)
+                _ = try await authorizer.handle(event, context: AuthorizerTests.context)
                 return nil
             } catch {
                 return error
@@ -177,7 +177,8 @@ struct AuthorizerKeySourceTests {
         let failure = try #require(await subject.failure(Self.httpEvent(try AuthorizerTests.token())))
         #expect(failure.errorType == "KeySourceUnavailable")
         #expect(subject.metrics.count("AuthorizerKeySourceFailure") == 1)
-        let refused = try await Subject(keys: UnreachableKeySource()).authorizer.handle(Self.httpEvent("garbage"))
+        let refused = try await Subject(keys: UnreachableKeySource()).authorizer.handle(
+            Self.httpEvent("garbage"), context: AuthorizerTests.context)
         #expect(refused == ["isAuthorized": false])
     }
 
@@ -228,7 +229,8 @@ struct AuthorizerKeySourceTests {
     @Test("A good token over a reachable JWKS is allowed, and nothing is counted as a failure")
     func reachable() async throws {
         let subject = Subject(keys: Self.remote { _ in authorizerSigner.jwks })
-        let result = try await subject.authorizer.handle(AuthorizerTests.tokenEvent(try AuthorizerTests.token()))
+        let result = try await subject.authorizer.handle(
+            AuthorizerTests.tokenEvent(try AuthorizerTests.token()), context: AuthorizerTests.context)
         #expect(result["policyDocument"]?["Statement"]?.array?.first?["Effect"] == "Allow")
         #expect(subject.metrics.count("AuthFailure") == 0)
         #expect(subject.metrics.count("AuthorizerKeySourceFailure") == 0)

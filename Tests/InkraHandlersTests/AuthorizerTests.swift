@@ -14,6 +14,8 @@ let authorizerSigner: TokenSigner = {
 struct AuthorizerTests {
     static let issuer = "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_TestPool"
     static let now = instant("2026-03-10T10:00:00Z")
+    /// The invocations' context: at ``now``.
+    static let context = InvocationContext(time: now)
 
     /// An authorizer configured as template.yaml deploys it: ID tokens (the configuration's default).
     let authorizer: Authorizer
@@ -65,7 +67,7 @@ struct AuthorizerTests {
 
     @Test("A valid token gets an Allow policy widened to the stage, with the caller's context")
     func allow() async throws {
-        let result = try await authorizer.handle(Self.tokenEvent(try Self.token()))
+        let result = try await authorizer.handle(Self.tokenEvent(try Self.token()), context: Self.context)
         #expect(
             result
                 == [
@@ -86,23 +88,24 @@ struct AuthorizerTests {
 
     @Test("Premium and quota claims shape the context")
     func premiumContext() async throws {
-        let premium = try await authorizer.handle(Self.tokenEvent(try Self.token(groups: ["premium_tier"])))
+        let premium = try await authorizer.handle(
+            Self.tokenEvent(try Self.token(groups: ["premium_tier"])), context: Self.context)
         #expect(premium["context"]?["tier"] == "premium")
         #expect(premium["context"]?["quota"] == 999_999)
-        let quota = try await authorizer.handle(Self.tokenEvent(try Self.token(quota: "12")))
+        let quota = try await authorizer.handle(Self.tokenEvent(try Self.token(quota: "12")), context: Self.context)
         #expect(quota["context"]?["quota"] == 12)
     }
 
     @Test("By default, as template.yaml deploys it, ID tokens are accepted and access tokens refused")
     func defaultTokenUse() async throws {
-        let id = try await authorizer.handle(Self.tokenEvent(try Self.token()))
+        let id = try await authorizer.handle(Self.tokenEvent(try Self.token()), context: Self.context)
         #expect(id["policyDocument"]?["Statement"]?.array?.first?["Effect"] == "Allow")
         await #expect(throws: FunctionError.unauthorized) {
-            try await authorizer.handle(Self.tokenEvent(try Self.token(use: .access)))
+            try await authorizer.handle(Self.tokenEvent(try Self.token(use: .access)), context: Self.context)
         }
         let accessOnly = try Self.authorizer(tokenUse: .access)
         await #expect(throws: FunctionError.unauthorized) {
-            try await accessOnly.handle(Self.tokenEvent(try Self.token()))
+            try await accessOnly.handle(Self.tokenEvent(try Self.token()), context: Self.context)
         }
     }
 
@@ -114,7 +117,8 @@ struct AuthorizerTests {
         ] as [([String], JSONValue, JSONValue)])
     func accessTokenTier(groups: [String], tier: JSONValue, quota: JSONValue) async throws {
         let authorizer = try Self.authorizer(tokenUse: .access)
-        let result = try await authorizer.handle(Self.tokenEvent(try Self.token(use: .access, groups: groups)))
+        let result = try await authorizer.handle(
+            Self.tokenEvent(try Self.token(use: .access, groups: groups)), context: Self.context)
         #expect(result["policyDocument"]?["Statement"]?.array?.first?["Effect"] == "Allow")
         #expect(result["context"] == ["userId": "user-1", "tier": tier, "quota": quota])
     }
@@ -127,7 +131,8 @@ struct AuthorizerTests {
             ("gold", ["premium_tier"], "free"),
         ] as [(String?, [String], JSONValue)])
     func tierPrecedence(attribute: String?, groups: [String], tier: JSONValue) async throws {
-        let result = try await authorizer.handle(Self.tokenEvent(try Self.token(groups: groups, tier: attribute)))
+        let result = try await authorizer.handle(
+            Self.tokenEvent(try Self.token(groups: groups, tier: attribute)), context: Self.context)
         #expect(result["context"]?["tier"] == tier)
     }
 
@@ -136,7 +141,7 @@ struct AuthorizerTests {
         let token = try Self.token()
         let event = Fixtures.load("request-authorizer.json").setting(
             .string("Bearer \(token)"), at: ["headers", "authorization"])
-        let result = try await authorizer.handle(event)
+        let result = try await authorizer.handle(event, context: Self.context)
         #expect(
             result["policyDocument"]?["Statement"]?.array?.first?["Resource"]
                 == "arn:aws:execute-api:us-east-1:123456789012:abcdef123/test/*/*")
@@ -171,10 +176,12 @@ struct AuthorizerTests {
     func stageWideResource(methodArn: String, resource: String?) async throws {
         let event = Self.tokenEvent(try Self.token()).setting(.string(methodArn), at: ["methodArn"])
         if let resource {
-            let result = try await authorizer.handle(event)
+            let result = try await authorizer.handle(event, context: Self.context)
             #expect(result["policyDocument"]?["Statement"]?.array?.first?["Resource"] == .string(resource))
         } else {
-            await #expect(throws: FunctionError.unauthorized) { try await authorizer.handle(event) }
+            await #expect(throws: FunctionError.unauthorized) {
+                try await authorizer.handle(event, context: Self.context)
+            }
         }
     }
 
@@ -185,10 +192,11 @@ struct AuthorizerTests {
             "routeArn": "arn:aws:execute-api:us-east-1:123456789012:abcdef123/$default/POST/questions",
             "identitySource": [.string("Bearer \(try Self.token())")], "routeKey": "POST /questions",
         ]
-        let allowed = try await authorizer.handle(event)
+        let allowed = try await authorizer.handle(event, context: Self.context)
         #expect(allowed["isAuthorized"] == true)
         #expect(allowed["context"]?["userId"] == "user-1")
-        let refused = try await authorizer.handle(event.setting(["Bearer nope"], at: ["identitySource"]))
+        let refused = try await authorizer.handle(
+            event.setting(["Bearer nope"], at: ["identitySource"]), context: Self.context)
         #expect(refused == ["isAuthorized": false])
     }
 
@@ -199,13 +207,14 @@ struct AuthorizerTests {
             "methodArn": "arn:aws:execute-api:us-east-1:123456789012:abcdef123/$default/GET/usage",
             "identitySource": .string(try Self.token()),
         ]
-        let result = try await authorizer.handle(event)
+        let result = try await authorizer.handle(event, context: Self.context)
         #expect(result["principalId"] == "user-1")
     }
 
     @Test("A member of the blocked group gets a Deny policy")
     func blocked() async throws {
-        let result = try await authorizer.handle(Self.tokenEvent(try Self.token(groups: ["blocked"])))
+        let result = try await authorizer.handle(
+            Self.tokenEvent(try Self.token(groups: ["blocked"])), context: Self.context)
         #expect(result["policyDocument"]?["Statement"]?.array?.first?["Effect"] == "Deny")
     }
 
@@ -215,7 +224,8 @@ struct AuthorizerTests {
     )
     func garbage(token: String) async throws {
         await #expect(throws: FunctionError.unauthorized) {
-            try await authorizer.handle(Self.tokenEvent(token).setting(.string(token), at: ["authorizationToken"]))
+            try await authorizer.handle(
+                Self.tokenEvent(token).setting(.string(token), at: ["authorizationToken"]), context: Self.context)
         }
     }
 
@@ -229,20 +239,24 @@ struct AuthorizerTests {
             .replacingOccurrences(of: "/", with: "_")
         let tampered = "\(parts[0]).\(forgedPayload).\(parts[2])"
         for token in [expired, foreign, tampered] {
-            await #expect(throws: FunctionError.unauthorized) { try await authorizer.handle(Self.tokenEvent(token)) }
+            await #expect(throws: FunctionError.unauthorized) {
+                try await authorizer.handle(Self.tokenEvent(token), context: Self.context)
+            }
         }
     }
 
     @Test("A missing token or method ARN is Unauthorized, and a non-object event says why")
     func malformedEvents() async throws {
         await #expect(throws: FunctionError.unauthorized) {
-            try await authorizer.handle(["type": "TOKEN", "methodArn": "arn:aws:execute-api:r:a:api/stage/GET/x"])
+            try await authorizer.handle(
+                ["type": "TOKEN", "methodArn": "arn:aws:execute-api:r:a:api/stage/GET/x"], context: Self.context)
         }
         await #expect(throws: FunctionError.unauthorized) {
-            try await authorizer.handle(["type": "TOKEN", "authorizationToken": .string(try Self.token())])
+            try await authorizer.handle(
+                ["type": "TOKEN", "authorizationToken": .string(try Self.token())], context: Self.context)
         }
         do {
-            _ = try await authorizer.handle("just a string")
+            _ = try await authorizer.handle("just a string", context: Self.context)
             Issue.record("expected a failure")
         } catch {
             #expect(error.errorType == "InvalidEvent")

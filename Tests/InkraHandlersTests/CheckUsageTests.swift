@@ -19,7 +19,7 @@ struct CheckUsageTests {
         }
         harness.clock.set("2026-03-10T10:30:00Z")
         let event = ProxyEvent.rest("GET", "/usage", authorizer: caller)
-        let reply = try Reply(await harness.checkUsage.handle(event))
+        let reply = try Reply(await harness.checkUsage.handle(event, context: harness.clock.context))
         #expect(reply.statusCode == 200)
         #expect(
             reply.body
@@ -29,14 +29,14 @@ struct CheckUsageTests {
                     "hourly": ["used": 2, "limit": 2, "resetAt": "2026-03-10T11:00:00Z"],
                 ]
         )
-        let again = try Reply(await harness.checkUsage.handle(event))
+        let again = try Reply(await harness.checkUsage.handle(event, context: harness.clock.context))
         #expect(again.body == reply.body)
     }
 
     @Test("A new user sees zeroes and no item is written")
     func newUser() async throws {
         let event = ProxyEvent.http("GET", "/usage", authorizer: ["jwt": ["claims": ["sub": "fresh"]]])
-        let reply = try Reply(await harness.checkUsage.handle(event))
+        let reply = try Reply(await harness.checkUsage.handle(event, context: harness.clock.context))
         #expect(reply.body["used"] == 0)
         #expect(reply.body["remaining"] == 5)
         #expect(harness.table.snapshot().isEmpty)
@@ -44,14 +44,16 @@ struct CheckUsageTests {
 
     @Test("No identity is 401; a store failure is 503")
     func failures() async throws {
-        let anonymous = try Reply(await harness.checkUsage.handle(ProxyEvent.rest("GET", "/usage")))
+        let anonymous = try Reply(
+            await harness.checkUsage.handle(ProxyEvent.rest("GET", "/usage"), context: harness.clock.context))
         #expect(anonymous.statusCode == 401)
         let broken = CheckUsage(
-            store: TableUsageStore(table: BrokenTable(), tableName: "inkra-usage"),
-            now: { Date(timeIntervalSince1970: 0) }
+            store: TableUsageStore(table: BrokenTable(), tableName: "inkra-usage")
         )
         let reply = try Reply(
-            await broken.handle(ProxyEvent.rest("GET", authorizer: Fixtures.lambdaContext("x")))
+            await broken.handle(
+                ProxyEvent.rest("GET", authorizer: Fixtures.lambdaContext("x")),
+                context: InvocationContext(time: Date(timeIntervalSince1970: 0)))
         )
         #expect(reply.statusCode == 503)
         #expect(reply.body == ["error": "Usage store unavailable", "code": "unavailable", "retryAfter": 2])

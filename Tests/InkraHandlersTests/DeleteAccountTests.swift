@@ -15,12 +15,13 @@ struct DeleteAccountTests {
     static func seededStore() async throws -> InMemoryUsageStore {
         let store = InMemoryUsageStore(
             seeded: ["ada": (month: 3, day: 2, hour: 1), "bob": (month: 2, day: 1, hour: 1)], at: now.now)
-        let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator(), now: now.closure)
+        let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator())
         let keyed = ProxyEvent.rest(
             caller: Caller("ada"), body: #"{"topic":"a lighthouse"}"#, headers: ["Idempotency-Key": "k-1"])
-        #expect(try await ProxyResult(generate.handle(keyed)).statusCode == 200)
+        #expect(try await ProxyResult(generate.handle(keyed, context: Self.now.context)).statusCode == 200)
         let refused = try await ProxyResult(
-            generate.handle(ProxyEvent.rest(caller: Caller("ada"), body: #"{"topic":"again"}"#)))
+            generate.handle(
+                ProxyEvent.rest(caller: Caller("ada"), body: #"{"topic":"again"}"#), context: Self.now.context))
         #expect(refused.code == "rate_limited")
         return store
     }
@@ -39,7 +40,7 @@ struct DeleteAccountTests {
             ProxyEvent.rest("DELETE", "/account", caller: Caller("ada")),
             ProxyEvent.http("DELETE", "/account", caller: Caller("ada")),
         ] {
-            let result = try await ProxyResult(delete.handle(event))
+            let result = try await ProxyResult(delete.handle(event, context: Self.now.context))
             #expect(result.statusCode == 204)
             #expect(result.text.isEmpty)
             #expect(result.body == .null)
@@ -56,14 +57,14 @@ struct DeleteAccountTests {
     func failures() async throws {
         let store = try await Self.seededStore()
         let anonymous = try await ProxyResult(
-            DeleteAccount(store: store).handle(ProxyEvent.rest("DELETE", "/account")))
+            DeleteAccount(store: store).handle(ProxyEvent.rest("DELETE", "/account"), context: Self.now.context))
         #expect(anonymous.statusCode == 401)
         #expect(anonymous.code == "unauthorized")
         #expect(Self.items(of: "ada", in: store).count == 4)
 
         let broken = DeleteAccount(store: TableUsageStore(table: BrokenTable(), tableName: "inkra-usage"))
         let failed = try await ProxyResult(
-            broken.handle(ProxyEvent.rest("DELETE", "/account", caller: Caller("ada"))))
+            broken.handle(ProxyEvent.rest("DELETE", "/account", caller: Caller("ada")), context: Self.now.context))
         #expect(failed.statusCode == 503)
         #expect(failed.code == "unavailable")
         #expect(failed.retryAfter == 2)
@@ -76,7 +77,7 @@ struct DeleteAccountTests {
         let delete = DeleteAccount(store: store, users: directory)
         for _ in 0..<2 {
             let result = try await ProxyResult(
-                delete.handle(ProxyEvent.rest("DELETE", "/account", caller: Caller("ada"))))
+                delete.handle(ProxyEvent.rest("DELETE", "/account", caller: Caller("ada")), context: Self.now.context))
             #expect(result.statusCode == 204)
             #expect(Self.items(of: "ada", in: store).isEmpty)
         }
@@ -90,14 +91,14 @@ struct DeleteAccountTests {
         let directory = RecordingDirectory(users: ["ada"], failures: 1)
         let delete = DeleteAccount(store: store, users: directory)
         let event = ProxyEvent.rest("DELETE", "/account", caller: Caller("ada"))
-        let failed = try await ProxyResult(delete.handle(event))
+        let failed = try await ProxyResult(delete.handle(event, context: Self.now.context))
         #expect(failed.statusCode == 503)
         #expect(failed.code == "unavailable")
         #expect(failed.error == "User directory unavailable")
         #expect(failed.retryAfter == 2)
         #expect(Self.items(of: "ada", in: store).isEmpty)
         #expect(await directory.users == ["ada"])
-        #expect(try await ProxyResult(delete.handle(event)).statusCode == 204)
+        #expect(try await ProxyResult(delete.handle(event, context: Self.now.context)).statusCode == 204)
         #expect(await directory.users.isEmpty)
     }
 
@@ -106,7 +107,8 @@ struct DeleteAccountTests {
         let directory = RecordingDirectory(users: ["ada"])
         let broken = DeleteAccount(
             store: TableUsageStore(table: BrokenTable(), tableName: "inkra-usage"), users: directory)
-        let failed = try await ProxyResult(broken.handle(ProxyEvent.rest("DELETE", "/account", caller: Caller("ada"))))
+        let failed = try await ProxyResult(
+            broken.handle(ProxyEvent.rest("DELETE", "/account", caller: Caller("ada")), context: Self.now.context))
         #expect(failed.statusCode == 503)
         #expect(await directory.calls.isEmpty)
         #expect(await directory.users == ["ada"])

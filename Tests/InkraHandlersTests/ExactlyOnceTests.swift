@@ -20,7 +20,12 @@ struct ExactlyOnceTests {
         -> GenerateQuestions
     {
         GenerateQuestions(
-            store: TableUsageStore(table: table, tableName: "inkra-usage"), generator: generator, now: clock.closure)
+            store: TableUsageStore(table: table, tableName: "inkra-usage"), generator: generator)
+    }
+
+    /// An invocation at the clock's time, with a deadline when given.
+    func context(deadline: ContinuousClock.Instant? = nil) -> InvocationContext {
+        InvocationContext(time: clock.now, deadline: deadline)
     }
 
     func counters(_ table: FaultyTable) async throws -> [Int] {
@@ -55,9 +60,9 @@ struct ExactlyOnceTests {
     func giveBackPastDeadline(key: String?) async throws {
         let table = FaultyTable()
         let slow = ScriptedGenerator(repeating: .delayed(.seconds(120), .template))
-        let reply = try await RequestDeadline.$current.withValue(.now + .milliseconds(200)) {
-            try ProxyResult(await function(table, slow).handle(event("slow", key: key)))
-        }
+        let reply = try ProxyResult(
+            await function(table, slow).handle(
+                event("slow", key: key), context: context(deadline: .now + .milliseconds(200))))
         #expect(reply.statusCode == 503)
         #expect(reply.body["error"]?.string?.contains("nothing was charged") == true)
         #expect(try await counters(table) == [0, 0, 0])
@@ -69,7 +74,7 @@ struct ExactlyOnceTests {
         let table = FaultyTable { operation, _ in
             operation == "GetItem" ? TableError(.internalServerError, "Internal server error") : nil
         }
-        let reply = try ProxyResult(await function(table).handle(event("a read fails", key: "k")))
+        let reply = try ProxyResult(await function(table).handle(event("a read fails", key: "k"), context: context()))
         #expect(reply.statusCode == 503)
         #expect(table.count("TransactWriteItems") == 2)  // the charge, and its give-back
         #expect(try await counters(table) == [0, 0, 0])
@@ -83,9 +88,9 @@ struct ExactlyOnceTests {
         }
         let generate = function(table)
         for topic in ["one", "two"] {
-            #expect(try ProxyResult(await generate.handle(event(topic))).statusCode == 200)
+            #expect(try ProxyResult(await generate.handle(event(topic), context: context())).statusCode == 200)
         }
-        let refused = try ProxyResult(await generate.handle(event("three")))
+        let refused = try ProxyResult(await generate.handle(event("three"), context: context()))
         #expect(refused.statusCode == 429)
         #expect(refused.body["code"] == "rate_limited")
         #expect(refused.body["window"] == "hour")
@@ -101,20 +106,19 @@ struct ExactlyOnceTests {
         let generate = function(table)
         // The lease is what is left of the request's deadline: 20 s keeps it past any wait of a busy
         // test process, and short of the 30 s the clock is moved.
-        let first = try await RequestDeadline.$current.withValue(.now + .seconds(20)) {
-            try ProxyResult(await generate.handle(event("kept", key: "k")))
-        }
+        let first = try ProxyResult(
+            await generate.handle(event("kept", key: "k"), context: context(deadline: .now + .seconds(20))))
         #expect(first.statusCode == 503)
         #expect(first.body["error"]?.string?.contains("same Idempotency-Key") == true)
         #expect(try await counters(table) == [1, 1, 1])
         // Within the lease the key is held; past it, the retry answers on the unit already charged.
-        #expect(try ProxyResult(await generate.handle(event("kept", key: "k"))).statusCode == 409)
+        #expect(try ProxyResult(await generate.handle(event("kept", key: "k"), context: context())).statusCode == 409)
         clock.advance(by: .seconds(30))
-        let retry = try ProxyResult(await generate.handle(event("kept", key: "k")))
+        let retry = try ProxyResult(await generate.handle(event("kept", key: "k"), context: context()))
         #expect(retry.statusCode == 200)
         #expect(retry.body["usage"]?["used"] == 1)
         #expect(try await counters(table) == [1, 1, 1])
-        let again = try ProxyResult(await generate.handle(event("kept", key: "k")))
+        let again = try ProxyResult(await generate.handle(event("kept", key: "k"), context: context()))
         #expect(again.statusCode == 200 && again.headers["Idempotent-Replayed"] == "true")
         #expect(again.body == retry.body)
     }
@@ -144,7 +148,7 @@ struct ExactlyOnceTests {
         #expect(records(table).isEmpty)
         // A later retry with that key runs as a new call.
         clock.advance(by: .seconds(120))
-        let retry = try ProxyResult(await function(table).handle(event("orphan", key: "k")))
+        let retry = try ProxyResult(await function(table).handle(event("orphan", key: "k"), context: context()))
         #expect(retry.statusCode == 200)
         #expect(try await counters(table) == [1, 1, 1])
     }

@@ -152,10 +152,11 @@ struct FreeTierStoryTests {
     @Test("200 concurrent calls for one free user: exactly 2 succeed, counters say 2")
     func concurrency() async throws {
         let function = harness.generateQuestions
+        let context = harness.clock.context
         let event = ProxyEvent.http(body: #"{"topic":"rush hour"}"#, authorizer: ["lambda": ["userId": "busy"]])
         let statuses = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<200 {
-                group.addTask { (try? Reply(await function.handle(event)).statusCode) ?? -1 }
+                group.addTask { (try? Reply(await function.handle(event, context: context)).statusCode) ?? -1 }
             }
             return await group.reduce(into: [Int]()) { $0.append($1) }
         }

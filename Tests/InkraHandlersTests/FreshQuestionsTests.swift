@@ -83,10 +83,9 @@ struct FreshQuestionsTests {
             let instant = start.addingTimeInterval(Double(index) * 3_600)
             let function = GenerateQuestions(
                 store: TableUsageStore(table: table, tableName: "inkra-usage"),
-                generator: TemplateQuestionGenerator(seed: 1),
-                now: { instant }
+                generator: TemplateQuestionGenerator(seed: 1)
             )
-            let response = try await function.handle(event(topic: topic))
+            let response = try await function.handle(event(topic: topic), context: InvocationContext(time: instant))
             #expect(response["statusCode"] == 200, "\(response.jsonString)")
             let body = try JSONParser.parse(try #require(response["body"]?.string))
             answers.append(try #require(body["questions"]?.array).compactMap(\.string))

@@ -11,6 +11,8 @@ import Testing
 /// function built with a ``RecordingMetrics`` sink counts there, and a test needs no global set-up.
 @Suite("metrics: counted on the injected sink")
 struct FunctionMetricsTests {
+    /// The invocations' context: 2026-03-10T10:00:00Z.
+    static let context = InvocationContext(time: instant("2026-03-10T10:00:00Z"))
     let caller = Fixtures.lambdaContext("u1")
     let body = #"{"topic":"my grandmother's garden"}"#
 
@@ -19,7 +21,7 @@ struct FunctionMetricsTests {
     ) -> GenerateQuestions {
         GenerateQuestions(
             store: TableUsageStore(table: table, tableName: "inkra-usage"), generator: TemplateQuestionGenerator(),
-            limits: limits, now: { instant("2026-03-10T10:00:00Z") }, metrics: metrics)
+            limits: limits, metrics: metrics)
     }
 
     @Test("generateQuestions counts a full month as QuotaExceeded, a full hour as RateLimitHit")
@@ -31,15 +33,17 @@ struct FunctionMetricsTests {
         let oneAMonthCaller = Caller("u1", tier: .free).restAuthorizer(limits: oneAMonthLimits)
         let oneAMonth = generateQuestions(table: table, limits: oneAMonthLimits, metrics: monthly)
         let event = ProxyEvent.rest(body: body, authorizer: oneAMonthCaller)
-        #expect(try Reply(await oneAMonth.handle(event)).statusCode == 200)
-        #expect(try Reply(await oneAMonth.handle(event)).statusCode == 429)
+        #expect(try Reply(await oneAMonth.handle(event, context: Self.context)).statusCode == 200)
+        #expect(try Reply(await oneAMonth.handle(event, context: Self.context)).statusCode == 429)
         #expect(monthly.count("QuotaExceeded") == 1)
         #expect(monthly.count("RateLimitHit") == 0)
 
         let hourly = RecordingMetrics()
         let oneAnHour = generateQuestions(
             table: table, limits: TierLimits(["free": Limits(monthly: 9, daily: 9, hourly: 1)]), metrics: hourly)
-        #expect(try Reply(await oneAnHour.handle(ProxyEvent.rest(body: body, authorizer: caller))).statusCode == 429)
+        #expect(
+            try Reply(await oneAnHour.handle(ProxyEvent.rest(body: body, authorizer: caller), context: Self.context))
+                .statusCode == 429)
         #expect(hourly.count("RateLimitHit") == 1)
         #expect(hourly.count("QuotaExceeded") == 0)
     }
@@ -49,7 +53,8 @@ struct FunctionMetricsTests {
         let metrics = RecordingMetrics()
         let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         let function = generateQuestions(table: ReadOnlyTable(base: base), metrics: metrics)
-        let reply = try Reply(await function.handle(ProxyEvent.rest(body: body, authorizer: caller)))
+        let reply = try Reply(
+            await function.handle(ProxyEvent.rest(body: body, authorizer: caller), context: Self.context))
         #expect(reply.statusCode == 503)
         #expect(metrics.count("UsageStoreFailure") == 1)
     }

@@ -186,10 +186,12 @@ struct GenerateQuestionsTests {
         let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         let function = GenerateQuestions(
             store: TableUsageStore(table: ReadOnlyTable(base: table), tableName: "inkra-usage"),
-            generator: TemplateQuestionGenerator(),
-            now: { instant("2026-03-10T10:00:00Z") }
+            generator: TemplateQuestionGenerator()
         )
-        let reply = try Reply(await function.handle(ProxyEvent.rest(body: #"{"topic":"x"}"#, authorizer: caller)))
+        let reply = try Reply(
+            await function.handle(
+                ProxyEvent.rest(body: #"{"topic":"x"}"#, authorizer: caller),
+                context: InvocationContext(time: instant("2026-03-10T10:00:00Z"))))
         #expect(reply.statusCode == 503)
         #expect(reply.body == ["error": "Usage store unavailable", "code": "unavailable", "retryAfter": 2])
         #expect(reply.headers["Retry-After"] == "2")
@@ -213,9 +215,11 @@ struct GenerateQuestionsTests {
 
     @Test("An event that is not an object fails the invocation with a message naming the problem")
     func notAnObject() async throws {
-        await #expect(throws: FunctionError.self) { try await harness.generateQuestions.handle([1, 2]) }
+        await #expect(throws: FunctionError.self) {
+            try await harness.generateQuestions.handle([1, 2], context: harness.clock.context)
+        }
         do {
-            _ = try await harness.generateQuestions.handle(bytes: Array("{oops".utf8))
+            _ = try await harness.generateQuestions.handle(bytes: Array("{oops".utf8), context: harness.clock.context)
             Issue.record("expected a failure")
         } catch {
             #expect(error.errorType == "InvalidEvent")

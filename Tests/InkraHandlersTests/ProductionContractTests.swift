@@ -19,9 +19,7 @@ struct ProductionContractTests {
         harness.generator = ScriptedGenerator(repeating: .delayed(.seconds(120), .template))
         let event = ProxyEvent.rest(body: #"{"topic":"a slow model"}"#, authorizer: caller)
         let started = ContinuousClock.now
-        let reply = try await RequestDeadline.$current.withValue(started.advanced(by: .milliseconds(300))) {
-            try await harness.generate(event)
-        }
+        let reply = try await harness.generate(event, deadline: started.advanced(by: .milliseconds(300)))
         #expect(ContinuousClock.now - started < .seconds(60), "the answer came at the deadline, not the model's")
         #expect(reply.statusCode == 503)
         #expect(reply.body["code"] == "unavailable")
@@ -33,9 +31,8 @@ struct ProductionContractTests {
     @Test("A request that arrives past its deadline consumes nothing")
     func arrivesLate() async throws {
         let harness = Harness()
-        let reply = try await RequestDeadline.$current.withValue(ContinuousClock.now) {
-            try await harness.generate(ProxyEvent.rest(body: #"{"topic":"late"}"#, authorizer: caller))
-        }
+        let reply = try await harness.generate(
+            ProxyEvent.rest(body: #"{"topic":"late"}"#, authorizer: caller), deadline: ContinuousClock.now)
         #expect(reply.statusCode == 503)
         #expect(harness.table.snapshot().isEmpty)
     }

@@ -38,9 +38,9 @@ struct RecordingTests {
     /// Runs the original and the redacted event on fresh tables; returns both results and the
     /// recording's lines.
     func replayBoth(_ event: JSONValue) async throws -> (JSONValue, JSONValue, [String]) {
-        let original = try await Harness().generateQuestions.handle(event)
+        let original = try await Harness().generateQuestions.handle(event, context: Harness().clock.context)
         let redacted = RecordingRedaction.event(event)
-        let replayed = try await Harness().generateQuestions.handle(redacted)
+        let replayed = try await Harness().generateQuestions.handle(redacted, context: Harness().clock.context)
         let recording = Recording(
             function: "generateQuestions", requestID: "r-1", epochMilliseconds: 1_794_823_320_123, event: redacted,
             response: RecordingRedaction.response(original))

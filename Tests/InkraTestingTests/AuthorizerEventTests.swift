@@ -26,7 +26,8 @@ struct AuthorizerEventTests {
     func sameRequest(name: String) async throws {
         let recorded = try #require(Self.samples.first { $0.name == name }?.event)
         let theirs = try AuthorizerRequest(event: recorded)
-        let time = try #require(InvocationClock.recordedTime(of: recorded))
+        let time = try #require(
+            RequestTime.received(in: recorded) ?? recorded["x-inkra-recorded-at"]?.string.map { Date(iso8601: $0) })
         let arn = try #require(theirs.resourceArn)
         // arn:aws:execute-api:region:account:api/stage/METHOD/path
         let parts = arn.split(separator: "/", maxSplits: 3).map(String.init)
@@ -50,13 +51,14 @@ struct AuthorizerEventTests {
         #expect(built[path: ["requestContext", "time"]] == recorded[path: ["requestContext", "time"]])
 
         let authorizer = try Samples.authorizer(at: time)
-        #expect(await outcome(authorizer, built) == outcome(authorizer, recorded))
+        #expect(await outcome(authorizer, built, at: time) == outcome(authorizer, recorded, at: time))
     }
 
-    /// The answer, or the failed invocation.
-    func outcome(_ authorizer: Authorizer, _ event: JSONValue) async -> Result<JSONValue, FunctionError> {
+    /// The answer at `time`, or the failed invocation.
+    func outcome(_ authorizer: Authorizer, _ event: JSONValue, at time: Date) async -> Result<JSONValue, FunctionError>
+    {
         do {
-            return .success(try await authorizer.handle(event))
+            return .success(try await authorizer.handle(event, context: InvocationContext(time: time)))
         } catch {
             return .failure(error)
         }

@@ -34,12 +34,17 @@ struct InMemoryUsageStoreTests {
         #expect(try await store.item(user: "bo", sortKey: "RATELIMIT#2026-03-10") == nil)
 
         let generate = GenerateQuestions(
-            store: store, generator: TemplateQuestionGenerator(), now: { Self.at })
+            store: store, generator: TemplateQuestionGenerator())
         let ada = try await ProxyResult(
-            generate.handle(ProxyEvent.rest(caller: Caller("ada"), body: #"{"topic":"x"}"#)))
+            generate.handle(
+                ProxyEvent.rest(caller: Caller("ada"), body: #"{"topic":"x"}"#),
+                context: InvocationContext(time: Self.at)))
         #expect(ada.statusCode == 200)
         #expect(ada.body["usage"] == ["used": 5, "limit": 5, "remaining": 0])
-        let bo = try await ProxyResult(generate.handle(ProxyEvent.rest(caller: Caller("bo"), body: #"{"topic":"x"}"#)))
+        let bo = try await ProxyResult(
+            generate.handle(
+                ProxyEvent.rest(caller: Caller("bo"), body: #"{"topic":"x"}"#),
+                context: InvocationContext(time: Self.at)))
         #expect(bo.code == "quota_exceeded")
         #expect(try await store.refusedUsers(on: "2026-03-10") == ["bo"])
     }
@@ -48,13 +53,13 @@ struct InMemoryUsageStoreTests {
     func seededFullHour() async throws {
         let store = InMemoryUsageStore(seeded: ["ada": (2, 2, 2)], at: Self.at)
         let clock = ManualClock(Self.at)
-        let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator(), now: clock.closure)
+        let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator())
         let event = ProxyEvent.rest(caller: Caller("ada"), body: #"{"topic":"x"}"#)
-        let refused = try await ProxyResult(generate.handle(event))
+        let refused = try await ProxyResult(generate.handle(event, context: clock.context))
         #expect(refused.code == "rate_limited")
         #expect(refused.body["window"] == "hour")
         clock.advance(toStartOfNext: .hour)
-        #expect(try await ProxyResult(generate.handle(event)).statusCode == 200)
+        #expect(try await ProxyResult(generate.handle(event, context: clock.context)).statusCode == 200)
     }
 
     struct StoreTestError: Error, CustomStringConvertible {

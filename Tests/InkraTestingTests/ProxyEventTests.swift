@@ -41,7 +41,8 @@ struct ProxyEventTests {
                 request.version == .v2
                 ? AuthorizerEvent.http(token, method: method, path: path, at: time)
                 : AuthorizerEvent.token(token, method: method, path: path)
-            let answer = try? AuthorizerResult(await Samples.authorizer(at: time).handle(event))
+            let answer = try? AuthorizerResult(
+                await Samples.authorizer(at: time).handle(event, context: InvocationContext(time: time)))
             if let answer, answer.isAllowed {
                 delivered = answer.injected(into: recorded)
                 caller = try Samples.caller(fromToken: token)

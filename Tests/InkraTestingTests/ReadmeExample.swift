@@ -7,9 +7,9 @@ import Testing
 func freeTierStory() async throws {
     let clock = ManualClock("2026-03-10T10:00:00Z")
     let generate = GenerateQuestions(
-        store: InMemoryUsageStore(now: clock.closure), generator: TemplateQuestionGenerator(), now: clock.closure)
+        store: InMemoryUsageStore(now: clock.closure), generator: TemplateQuestionGenerator())
     let event = ProxyEvent.rest(caller: Caller("ada"), body: #"{"topic":"my first job"}"#)
-    func call() async throws -> ProxyResult { try await ProxyResult(generate.handle(event)) }
+    func call() async throws -> ProxyResult { try await ProxyResult(generate.handle(event, context: clock.context)) }
 
     #expect(try await call().statusCode == 200)  // 10:00
     clock.advance(by: .seconds(600))

@@ -26,14 +26,16 @@ struct TestUserPoolTests {
     func idTokens(caller: Caller) async throws {
         let token = try pool.token(for: caller, at: clock.now)
         let authorizer = pool.authorizer(now: clock.closure)
-        let answer = try AuthorizerResult(await authorizer.handle(AuthorizerEvent.token("Bearer \(token)")))
+        let answer = try AuthorizerResult(
+            await authorizer.handle(AuthorizerEvent.token("Bearer \(token)"), context: clock.context))
         #expect(answer.isAllowed)
         #expect(answer.principalID == caller.sub)
         #expect(answer.context == caller.authorizerContext())
         let event = ProxyEvent.rest(caller: caller)
         #expect(answer.injected(into: ProxyEvent.rest()) == event)
 
-        let simple = try AuthorizerResult(await authorizer.handle(AuthorizerEvent.http("Bearer \(token)")))
+        let simple = try AuthorizerResult(
+            await authorizer.handle(AuthorizerEvent.http("Bearer \(token)"), context: clock.context))
         #expect(simple.isAllowed)
         #expect(simple.injected(into: ProxyEvent.http()) == ProxyEvent.http(caller: caller))
     }
@@ -66,11 +68,12 @@ struct TestUserPoolTests {
         let authorizer = pool.authorizer(now: clock.closure)
         var claims = try pool.claims(for: Caller("fay"), at: clock.now)
         let fresh = try AuthorizerResult(
-            await authorizer.handle(AuthorizerEvent.token("Bearer \(try pool.sign(claims))")))
+            await authorizer.handle(AuthorizerEvent.token("Bearer \(try pool.sign(claims))"), context: clock.context))
         #expect(fresh.isAllowed)
         claims.set(.number(Int(clock.now.timeIntervalSince1970) - 60), at: ["exp"])
         await #expect(throws: FunctionError.unauthorized) {
-            try await authorizer.handle(AuthorizerEvent.token("Bearer \(try pool.sign(claims))"))
+            try await authorizer.handle(
+                AuthorizerEvent.token("Bearer \(try pool.sign(claims))"), context: clock.context)
         }
     }
 
@@ -79,10 +82,11 @@ struct TestUserPoolTests {
         let token = try pool.token(for: Caller("bo", tier: .premium), tokenUse: .access, at: clock.now)
         let idOnly = pool.authorizer(now: clock.closure)
         await #expect(throws: FunctionError.unauthorized) {
-            try await idOnly.handle(AuthorizerEvent.token("Bearer \(token)"))
+            try await idOnly.handle(AuthorizerEvent.token("Bearer \(token)"), context: clock.context)
         }
         let accepting = pool.authorizer(tokenUse: .access, now: clock.closure)
-        let answer = try AuthorizerResult(await accepting.handle(AuthorizerEvent.token("Bearer \(token)")))
+        let answer = try AuthorizerResult(
+            await accepting.handle(AuthorizerEvent.token("Bearer \(token)"), context: clock.context))
         #expect(answer.context["tier"] == "premium")
     }
 
@@ -92,21 +96,23 @@ struct TestUserPoolTests {
         let token = try pool.token(for: Caller("ada"), at: clock.now, lifetime: .seconds(60))
         clock.advance(by: .seconds(61))
         await #expect(throws: FunctionError.unauthorized) {
-            try await authorizer.handle(AuthorizerEvent.request("Bearer \(token)"))
+            try await authorizer.handle(AuthorizerEvent.request("Bearer \(token)"), context: clock.context)
         }
         let other = try TestUserPool(poolID: "eu-west-1_Other")
         #expect(other.issuer == "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Other")
         let foreign = try other.token(for: Caller("ada"), at: clock.now)
         await #expect(throws: FunctionError.unauthorized) {
-            try await authorizer.handle(AuthorizerEvent.token("Bearer \(foreign)"))
+            try await authorizer.handle(AuthorizerEvent.token("Bearer \(foreign)"), context: clock.context)
         }
         let blocked = try pool.token(for: Caller("mo", groups: ["blocked"]), at: clock.now)
-        let denied = try AuthorizerResult(await authorizer.handle(AuthorizerEvent.token("Bearer \(blocked)")))
+        let denied = try AuthorizerResult(
+            await authorizer.handle(AuthorizerEvent.token("Bearer \(blocked)"), context: clock.context))
         #expect(!denied.isAllowed)
-        let simple = try AuthorizerResult(await authorizer.handle(AuthorizerEvent.http("Bearer \(blocked)")))
+        let simple = try AuthorizerResult(
+            await authorizer.handle(AuthorizerEvent.http("Bearer \(blocked)"), context: clock.context))
         #expect(!simple.isAllowed)
         await #expect(throws: FunctionError.unauthorized) {
-            try await authorizer.handle(AuthorizerEvent.token(nil))
+            try await authorizer.handle(AuthorizerEvent.token(nil), context: clock.context)
         }
     }
 

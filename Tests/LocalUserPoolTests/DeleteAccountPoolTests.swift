@@ -31,13 +31,13 @@ struct DeleteAccountPoolTests {
         let staying = try fixture.confirmedUser("staying@example.com")
         _ = try fixture.signIn("leaving@example.com")
 
-        let before = try await stack.deleteAccount.handle(Self.event(leaving))
+        let before = try await stack.deleteAccount.handle(Self.event(leaving), context: stack.context())
         #expect(before["statusCode"] == 204)
         #expect(try fixture.pool.adminGetUser(username: leaving).sub == leaving)
 
         stack.localAccounts.attach(fixture.pool)
         for _ in 0..<2 {
-            let answer = try await stack.deleteAccount.handle(Self.event(leaving))
+            let answer = try await stack.deleteAccount.handle(Self.event(leaving), context: stack.context())
             #expect(answer["statusCode"] == 204)
             #expect(throws: CognitoError.userNotFound) { try fixture.pool.adminGetUser(username: leaving) }
         }

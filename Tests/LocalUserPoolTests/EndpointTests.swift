@@ -89,7 +89,7 @@ struct EndpointTests {
                 "methodArn": "arn:aws:execute-api:us-east-1:123456789012:api/dev/GET/usage",
             ]
             do {
-                let answer = try await stack.handler(for: .authorizer).handle(event)
+                let answer = try await stack.handler(for: .authorizer).handle(event, context: stack.context())
                 return answer["policyDocument"]?["Statement"]?.array?.first?["Effect"]?.string ?? "none"
             } catch {
                 return "refused"
@@ -139,7 +139,7 @@ struct EndpointTests {
             ]
             let effect: String
             do {
-                let answer = try await stack.handler(for: .authorizer).handle(event)
+                let answer = try await stack.handler(for: .authorizer).handle(event, context: stack.context())
                 effect = answer["policyDocument"]?["Statement"]?.array?.first?["Effect"]?.string ?? "none"
             } catch {
                 effect = "refused"

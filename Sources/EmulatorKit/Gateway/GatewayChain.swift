@@ -33,9 +33,9 @@ package struct GatewayChain: Sendable {
         return chain
     }
 
-    private func run(_ function: FunctionName, _ event: JSONValue) async -> Invocation {
+    private func run(_ function: FunctionName, _ event: JSONValue, at time: Date?) async -> Invocation {
         if let target, let result = await target(function, event, recordedTime) { return result }
-        return await Invocation.run(stack.handler(for: function), event)
+        return await Invocation.run(stack.handler(for: function), event, context: stack.context(at: time))
     }
 
     /// Runs one event through the chain API Gateway would run for a function.
@@ -44,17 +44,20 @@ package struct GatewayChain: Sendable {
     /// section goes straight to the function; one with an `Authorization` header goes through
     /// `authorizer` first; one with neither is refused with 401 as API Gateway refuses a request
     /// without its identity source. For `authorizer` and `repairCharges`, the event goes to it alone.
-    package func invoke(_ function: FunctionName, event: JSONValue) async -> Invocation {
+    /// In-process functions run at `time` (a replayed event's recorded time, the request's time
+    /// under `serve`), else at the stack's ``EmulatorStack/now()``.
+    package func invoke(_ function: FunctionName, event: JSONValue, at time: Date? = nil) async -> Invocation {
+        let time = time ?? stack.now()
         // The authorizer, and repairCharges (invoked by its schedule, not through API Gateway),
         // take their events alone.
         guard function != .authorizer, function != .repairCharges else {
-            return await run(function, event)
+            return await run(function, event, at: time)
         }
         guard let proxy = try? ProxyRequest(event: event) else {
-            return await run(function, event)
+            return await run(function, event, at: time)
         }
         if let section = proxy.authorizer, !section.isEmpty {
-            return await run(function, event)
+            return await run(function, event, at: time)
         }
         guard let token = proxy.header("Authorization"), !token.isEmpty else {
             return Invocation(outcome: .success(Self.gatewayResponse(401, "Unauthorized", proxy.version)))
@@ -69,7 +72,7 @@ package struct GatewayChain: Sendable {
             ) {
                 let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
                 sent = event
-                return await run(.authorizer, event).outcome
+                return await run(.authorizer, event, at: time).outcome
             } decide: { outcome in
                 Self.decision(outcome, proxy: proxy, resource: resource)
             }
@@ -77,13 +80,13 @@ package struct GatewayChain: Sendable {
             decision = answer.decision
         } else {
             let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
-            step = AuthorizerStep(event: event, result: await run(.authorizer, event).outcome)
+            step = AuthorizerStep(event: event, result: await run(.authorizer, event, at: time).outcome)
             decision = Self.decision(step.result, proxy: proxy, resource: resource)
         }
         switch decision {
         case .allow(let context, let principal):
             let injected = Self.inject(context, principal: principal, into: event, version: proxy.version)
-            var result = await run(function, injected)
+            var result = await run(function, injected, at: time)
             result.authorizer = step
             return result
         case .refuse(let status, let message):

@@ -37,20 +37,12 @@ package struct Invocation: Sendable {
         }
     }
 
-    /// Runs one function alone on one event, on the event's recorded clock when it has one (and
-    /// no fixed `--now` is set).
-    package static func direct(_ handler: any EventHandler, _ event: JSONValue, at time: Date?) async -> Invocation {
-        guard let time else { return await run(handler, event) }
-        let caller = #isolation
-        return await InvocationClock.$instant.withValue(time) {
-            await isolated(to: caller) { await run(handler, event) }
-        }
-    }
-
     /// Runs one function on one event.
-    static func run(_ handler: any EventHandler, _ event: JSONValue) async -> Invocation {
+    package static func run(
+        _ handler: any EventHandler, _ event: JSONValue, context: InvocationContext
+    ) async -> Invocation {
         do {
-            return Invocation(outcome: .success(try await handler.handle(event)))
+            return Invocation(outcome: .success(try await handler.handle(event, context: context)))
         } catch {
             return Invocation(outcome: .failure(error))
         }

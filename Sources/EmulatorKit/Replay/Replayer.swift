@@ -150,11 +150,7 @@ package struct Replayer: Sendable {
         var chain = stack.gateway
         chain.target = target
         chain.recordedTime = time
-        guard stack.options.now == nil, let time else { return await chain.invoke(function, event: event) }
-        let caller = #isolation
-        return await InvocationClock.$instant.withValue(time) {
-            await isolated(to: caller) { await chain.invoke(function, event: event) }
-        }
+        return await chain.invoke(function, event: event, at: stack.options.now == nil ? time : nil)
     }
 
     /// Lambda's limit on a synchronous invocation's payload.
@@ -172,7 +168,7 @@ package struct Replayer: Sendable {
     /// `requestContext.requestTimeEpoch` / `timeEpoch` (milliseconds), else `x-inkra-recorded-at`
     /// (ISO-8601), the field the emulator reads for authorizer events, which carry no time.
     static func recordedTime(_ event: JSONValue) -> Date? {
-        if let time = InvocationClock.requestTime(of: event) { return time }
+        if let time = RequestTime.received(in: event) { return time }
         if let text = event["x-inkra-recorded-at"]?.string { return ISO8601.parse(text) }
         return nil
     }

@@ -17,12 +17,14 @@ package struct RuntimeInvoker: Sendable {
     }
 
     /// Runs one event. An event that carries no request time of its own (an authorizer's TOKEN
-    /// event) gets its recorded time as `x-inkra-recorded-at`, which a runtime started with
-    /// `INKRA_CLOCK=request-time` reads.
+    /// event, a scheduled event) gets its recorded time where API Gateway puts a request's,
+    /// `requestContext.requestTimeEpoch` (milliseconds), which a runtime started with
+    /// `INKRA_CLOCK=request-time` reads: the runtime reads API Gateway's fields only.
     package func invoke(_ event: JSONValue, recordedAt time: Date? = nil) async -> Invocation {
         var payload = event
-        if let time, InvocationClock.requestTime(of: event) == nil {
-            payload.set(.string(ISO8601.format(time)), at: ["x-inkra-recorded-at"])
+        if let time, RequestTime.received(in: event) == nil, payload.object != nil {
+            let milliseconds = Int((time.timeIntervalSince1970 * 1000).rounded())
+            payload.set(.number(milliseconds), at: ["requestContext", "requestTimeEpoch"])
         }
         switch await server.invoke(payload.jsonBytes, timeout: timeout) {
         case .response(let body):

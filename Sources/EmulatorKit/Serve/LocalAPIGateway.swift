@@ -57,7 +57,7 @@ package struct LocalAPIGateway: Sendable {
     ///   - target: where to run a function other than in-process (a runtime behind the Runtime API).
     package init(stack: EmulatorStack, configuration: Configuration = Configuration(), target: FunctionTarget? = nil) {
         self.configuration = configuration
-        clock = InvocationClock.closure(fixed: stack.options.now, system: stack.options.clock)
+        clock = { stack.now() }
         authorizerCache = AuthorizerCache(timeToLive: configuration.authorizerCacheTTL, now: stack.options.clock)
         var chain = stack.gateway.caching(in: authorizerCache)
         if let target { chain = chain.running(on: target) }
@@ -98,10 +98,7 @@ package struct LocalAPIGateway: Sendable {
         if let throttle, !throttle.admits(method: route.method, resource: route.resource) { return throttled() }
         let event = builder.event(for: request, resource: route.resource, path: path, requestID: requestID, at: time)
         if !configuration.observers.isEmpty { record.event = event }
-        let caller = #isolation
-        let invocation = await InvocationClock.$instant.withValue(time) {
-            await isolated(to: caller) { await chain.invoke(route.function, event: event) }
-        }
+        let invocation = await chain.invoke(route.function, event: event, at: time)
         record.authorizer = invocation.authorizer.map { $0.cached ? .cached : .invoked } ?? .notCalled
         if !configuration.observers.isEmpty { record.authorizerStep = invocation.authorizer }
         return ProxyResponseReader.response(for: invocation.outcome, version: configuration.payload)

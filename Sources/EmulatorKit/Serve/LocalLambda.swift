@@ -94,7 +94,7 @@ package struct LocalLambda: Sendable {
         let invocation = await InvocationLog.$current.withValue(log) {
             await isolated(to: caller) {
                 if let target, let result = await target(function, event, nil) { return result }
-                return await Invocation.run(stack.handler(for: function), event)
+                return await Invocation.run(stack.handler(for: function), event, context: stack.context())
             }
         }
         let elapsed = ContinuousClock.now - started

@@ -92,7 +92,8 @@ package struct EmulatorStack: Sendable {
         } else {
             limits = TierLimits()
         }
-        let now = InvocationClock.closure(fixed: options.now, system: options.clock)
+        // The verifiers' own clock: the functions give them each request's time instead.
+        let now = options.clock
         store = TableUsageStore(table: table, tableName: options.tableName)
         let verifier = TokenVerifier(
             configuration: try options.cognitoConfiguration(),
@@ -107,17 +108,27 @@ package struct EmulatorStack: Sendable {
                 verifier: TokenVerifier(configuration: configuration, keys: keys, now: now, logger: logger),
                 limits: limits, logger: logger)
         }
-        checkUsage = CheckUsage(store: store, limits: limits, now: now, logger: logger)
+        checkUsage = CheckUsage(store: store, limits: limits, logger: logger)
         generateQuestions = GenerateQuestions(
             store: store,
             generator: TemplateQuestionGenerator(seed: options.seed),
             limits: limits,
             upgradeURL: options.upgradeURL,
-            now: now,
             logger: logger
         )
         deleteAccount = DeleteAccount(store: store, users: localAccounts, logger: logger)
-        repairCharges = RepairCharges(store: store, now: now, logger: logger)
+        repairCharges = RepairCharges(store: store, logger: logger)
+    }
+
+    /// The time a function runs at when no event says otherwise: `--now` when set, else the
+    /// real time.
+    package func now() -> Date {
+        options.now ?? options.clock()
+    }
+
+    /// The context of an invocation in-process, at `time` (else ``now()``).
+    package func context(at time: Date? = nil) -> InvocationContext {
+        InvocationContext(requestID: RequestID.make(), time: time ?? now())
     }
 
     /// The function of a name.

@@ -51,7 +51,7 @@ struct PoolRoutingAuthorizer: EventHandler {
     let fallback: Authorizer
     let pools: TrustedPools
 
-    func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
-        try await pools.authorizer(for: event, fallback: fallback).handle(event)
+    func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
+        try await pools.authorizer(for: event, fallback: fallback).handle(event, context: context)
     }
 }

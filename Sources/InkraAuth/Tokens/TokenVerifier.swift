@@ -39,8 +39,15 @@ public struct TokenVerifier: Sendable {
     ///   `Unauthorized` whatever the reason; ``AuthError/Code/keysUnavailable`` means the token could
     ///   not be checked, which the caller reports as its own failure (it is not logged here).
     package func verify(_ token: String) async throws(AuthError) -> CognitoClaims {
+        try await verify(token, at: now())
+    }
+
+    /// Verifies a token as ``verify(_:)`` does, with its time claims checked at `instant` (the
+    /// request's time) rather than at the verifier's clock.
+    /// - Throws: ``AuthError`` with the reason, as ``verify(_:)``.
+    package func verify(_ token: String, at instant: Date) async throws(AuthError) -> CognitoClaims {
         do {
-            return try await check(token)
+            return try await check(token, at: instant)
         } catch {
             if !error.isKeySourceFailure {
                 logger.info("token refused", metadata: ["reason": "\(error.code)", "detail": "\(error.message)"])
@@ -49,7 +56,7 @@ public struct TokenVerifier: Sendable {
         }
     }
 
-    private func check(_ raw: String) async throws(AuthError) -> CognitoClaims {
+    private func check(_ raw: String, at instant: Date) async throws(AuthError) -> CognitoClaims {
         let token = try CompactToken(raw)
         guard let alg = token.header["alg"]?.string else { throw AuthError(.unsupportedAlgorithm, "header has no alg") }
         // Nothing of the unverified header goes into a message: it is the caller's text, logged.
@@ -77,11 +84,10 @@ public struct TokenVerifier: Sendable {
         guard verifier.verify(token.signature, signs: token.signingInput) else {
             throw AuthError(.badSignature, "signature does not verify with key \(kid)")
         }
-        return try claims(token.payload)
+        return try claims(token.payload, at: instant.timeIntervalSince1970)
     }
 
-    private func claims(_ payload: JSONObject) throws(AuthError) -> CognitoClaims {
-        let instant = now().timeIntervalSince1970
+    private func claims(_ payload: JSONObject, at instant: TimeInterval) throws(AuthError) -> CognitoClaims {
         let tolerance = configuration.clockTolerance
         guard let issuer = payload["iss"]?.string, issuer == configuration.issuer else {
             throw AuthError(

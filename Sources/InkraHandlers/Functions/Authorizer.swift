@@ -53,7 +53,14 @@ public struct Authorizer: EventHandler {
         self.metrics = metrics
     }
 
-    public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
+    /// Verifies the event's token at the context's time.
+    public func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
+        try await context.withDeadlines { () async throws(FunctionError) -> JSONValue in
+            try await authorize(event, at: context.time)
+        }
+    }
+
+    private func authorize(_ event: JSONValue, at instant: Date) async throws(FunctionError) -> JSONValue {
         let request = try AuthorizerRequest(event: event)
         let simple = request.kind == .httpV2 && simpleResponses
         guard let token = request.token, !token.isEmpty else {
@@ -62,7 +69,7 @@ public struct Authorizer: EventHandler {
         }
         let claims: CognitoClaims
         do {
-            claims = try await verifier.verify(token)
+            claims = try await verifier.verify(token, at: instant)
         } catch let error where error.isKeySourceFailure {
             // Not the token's fault: fail, so API Gateway answers 500 and the app retries.
             MetricName.authorizerKeySourceFailure.increment(in: metrics)

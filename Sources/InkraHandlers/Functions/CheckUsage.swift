@@ -14,7 +14,6 @@ import Metrics
 public struct CheckUsage: EventHandler {
     let store: any UsageStore
     let limits: TierLimits
-    let now: @Sendable () -> Date
     let logger: Logger
     let metrics: any MetricsFactory
 
@@ -22,36 +21,35 @@ public struct CheckUsage: EventHandler {
     /// - Parameters:
     ///   - store: where usage is read.
     ///   - limits: each tier's limits.
-    ///   - now: the clock.
     ///   - logger: where store failures are logged.
     ///   - metrics: where `UsageStoreFailure` is counted (the process's metrics system unless
     ///     another is given).
     public init(
         store: any UsageStore,
         limits: TierLimits = TierLimits(),
-        now: @escaping @Sendable () -> Date,
         logger: Logger = Logger(label: "inkra.checkUsage"),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.store = store
         self.limits = limits
-        self.now = now
         self.logger = logger
         self.metrics = metrics
     }
 
-    public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
-        await respond(to: try ProxyRequest(event: event)).json
+    /// Answers the usage at the context's time.
+    public func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
+        let request = try ProxyRequest(event: event)
+        return await context.withDeadlines { await respond(to: request, at: context.time) }.json
     }
 
-    /// Answers one proxy request.
-    package func respond(to request: ProxyRequest) async -> ProxyResponse {
+    /// Answers one proxy request at an instant.
+    package func respond(to request: ProxyRequest, at instant: Date) async -> ProxyResponse {
         guard let caller = CallerIdentity(authorizer: request.authorizer) else {
             return HTTPError.unauthorized.response
         }
         let report: UsageReport
         do {
-            report = try await store.usage(for: caller.userID, at: now(), limits: caller.limits(in: limits))
+            report = try await store.usage(for: caller.userID, at: instant, limits: caller.limits(in: limits))
         } catch {
             logger.error("usage store failed", metadata: ["error": "\(error)"])
             MetricName.usageStoreFailure.increment(in: metrics)

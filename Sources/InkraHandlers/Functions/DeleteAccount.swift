@@ -37,8 +37,10 @@ public struct DeleteAccount: EventHandler {
         self.metrics = metrics
     }
 
-    public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
-        await respond(to: try ProxyRequest(event: event)).json
+    /// Erases the caller's usage, then their account.
+    public func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
+        let request = try ProxyRequest(event: event)
+        return await context.withDeadlines { await respond(to: request) }.json
     }
 
     /// Answers one proxy request.

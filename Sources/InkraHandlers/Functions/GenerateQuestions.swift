@@ -21,7 +21,6 @@ public struct GenerateQuestions: EventHandler {
     let generator: any QuestionGenerator
     let limits: TierLimits
     let upgradeURL: String
-    let now: @Sendable () -> Date
     let logger: Logger
     let metrics: any MetricsFactory
 
@@ -31,7 +30,6 @@ public struct GenerateQuestions: EventHandler {
     ///   - generator: what writes the questions.
     ///   - limits: each tier's limits.
     ///   - upgradeURL: sent with the monthly 429.
-    ///   - now: the clock.
     ///   - logger: where refusals and failures are logged.
     ///   - metrics: where `QuotaExceeded`, `RateLimitHit` and `UsageStoreFailure` are counted (the
     ///     process's metrics system unless another is given).
@@ -40,7 +38,6 @@ public struct GenerateQuestions: EventHandler {
         generator: any QuestionGenerator,
         limits: TierLimits = TierLimits(),
         upgradeURL: String = "https://inkra.app/premium",
-        now: @escaping @Sendable () -> Date,
         logger: Logger = Logger(label: "inkra.generateQuestions"),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
@@ -48,19 +45,20 @@ public struct GenerateQuestions: EventHandler {
         self.generator = generator
         self.limits = limits
         self.upgradeURL = upgradeURL
-        self.now = now
         self.logger = logger
         self.metrics = metrics
     }
 
-    public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
-        try await respond(to: ProxyRequest(event: event)).json
+    /// Charges the caller at the context's time and generates within its deadline.
+    public func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
+        let request = try ProxyRequest(event: event)
+        return await context.withDeadlines { await respond(to: request, at: context.time) }.json
     }
 
-    /// Answers one proxy request.
-    package func respond(to request: ProxyRequest) async -> ProxyResponse {
+    /// Answers one proxy request at an instant, under the deadline the caller set.
+    package func respond(to request: ProxyRequest, at instant: Date) async -> ProxyResponse {
         do {
-            return try await answer(request)
+            return try await answer(request, at: instant)
         } catch let error as HTTPError {
             return error.response
         } catch {
@@ -69,14 +67,13 @@ public struct GenerateQuestions: EventHandler {
         }
     }
 
-    private func answer(_ request: ProxyRequest) async throws -> ProxyResponse {
+    private func answer(_ request: ProxyRequest, at instant: Date) async throws -> ProxyResponse {
         guard let caller = CallerIdentity(authorizer: request.authorizer) else { throw HTTPError.unauthorized }
         let bodyBytes = try request.bodyBytes()
         let body = try QuestionsBody(bodyBytes)
         let idempotencyKey = try Self.idempotencyKey(request)
         guard !RequestDeadline.hasPassed() else { throw HTTPError.outOfTime }
         let callerLimits = caller.limits(in: limits)
-        let instant = now()
         let outcome: ConsumeOutcome
         do {
             outcome = try await store.consume(

@@ -16,35 +16,39 @@ import Metrics
 /// calls were repaired.
 public struct RepairCharges: EventHandler {
     let store: any UsageStore
-    let now: @Sendable () -> Date
     let logger: Logger
     let metrics: any MetricsFactory
 
     /// Creates the function with its dependencies.
     /// - Parameters:
     ///   - store: where usage is counted.
-    ///   - now: the clock: leases that ran out before it are repaired.
     ///   - logger: where repairs and failures are logged.
     ///   - metrics: where `UsageStoreFailure` and `ChargeRepaired` are counted (the process's metrics system unless
     ///     another is given).
     public init(
-        store: any UsageStore, now: @escaping @Sendable () -> Date,
+        store: any UsageStore,
         logger: Logger = Logger(label: "inkra.repairCharges"),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.store = store
-        self.now = now
         self.logger = logger
         self.metrics = metrics
     }
 
-    /// Repairs, and answers `{"repaired": N, "leftAlone": M}`.
+    /// Repairs the calls whose leases ran out before the context's time, and answers
+    /// `{"repaired": N, "leftAlone": M}`.
     /// - Throws: ``FunctionError`` when the usage store fails (what was repaired stays repaired;
     ///   the next run does the rest).
-    public func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
+    public func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
+        try await context.withDeadlines { () async throws(FunctionError) -> JSONValue in
+            try await repair(at: context.time)
+        }
+    }
+
+    private func repair(at instant: Date) async throws(FunctionError) -> JSONValue {
         let report: ChargeRepair
         do {
-            report = try await store.repairCharges(at: now())
+            report = try await store.repairCharges(at: instant)
         } catch {
             logger.error("could not repair unanswered charges", metadata: ["error": "\(error)"])
             MetricName.usageStoreFailure.increment(in: metrics)

@@ -6,8 +6,8 @@
 
 /// The package's one home for reading instants from text, beside the one for writing them:
 /// RFC 3339's internet date-time (the ISO 8601 profile this package writes), digit by digit with
-/// integer arithmetic and no formatter objects, as `bootstrap` reads `x-inkra-recorded-at` on the
-/// invocation path under `INKRA_CLOCK=request-time`.
+/// integer arithmetic and no formatter objects (the emulator's `x-inkra-recorded-at`, `--now`, the
+/// test library's instants).
 extension CivilTime {
     /// The instant `text` names: `2026-03-10T10:00:00Z`, with fractional seconds
     /// (`2026-03-10T10:00:00.250Z`, kept to the nanosecond digit) and a `Z` or an offset (`+01:00`,

@@ -1,10 +1,12 @@
 /// The instant by which the current request's work must be over, carried by the task.
 ///
-/// The runtime sets it for each invocation (API Gateway's integration timeout counted from when
-/// API Gateway received the request, bounded by Lambda's deadline, less a margin); the table
-/// client, the usage store's retries and the question generator read it, so every step gets what
-/// remains and nothing waits past the point where API Gateway would give up on the caller. Outside
-/// an invocation there is none, and work is bounded by each step's own timeout only.
+/// The functions set it for each invocation from their invocation context (whose deadline the
+/// runtime computes: API Gateway's integration timeout counted from when API Gateway received the
+/// request, bounded by Lambda's deadline, less a margin), never their callers: it is the storage
+/// layer's own mechanism. The table client, the usage store's retries and the question generator
+/// read it, so every step gets what remains and nothing waits past the point where API Gateway
+/// would give up on the caller. Outside an invocation there is none, and work is bounded by each
+/// step's own timeout only.
 ///
 /// Clean-up — giving a unit back, recording an answer, marking a refusal — must not be refused
 /// because the work ran out of time: it runs under ``cleanup``, a short budget of its own past the

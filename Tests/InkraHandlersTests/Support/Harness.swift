@@ -19,14 +19,16 @@ struct Harness {
     var store: TableUsageStore { TableUsageStore(table: table, tableName: "inkra-usage") }
 
     var generateQuestions: GenerateQuestions {
-        GenerateQuestions(store: store, generator: generator, now: clock.closure)
+        GenerateQuestions(store: store, generator: generator)
     }
 
-    var checkUsage: CheckUsage { CheckUsage(store: store, now: clock.closure) }
+    var checkUsage: CheckUsage { CheckUsage(store: store) }
 
-    /// Calls `generateQuestions` and returns the proxy response.
-    func generate(_ event: JSONValue) async throws -> Reply {
-        try Reply(await generateQuestions.handle(event))
+    /// Calls `generateQuestions` at the clock's time, with a deadline when given, and returns the
+    /// proxy response.
+    func generate(_ event: JSONValue, deadline: ContinuousClock.Instant? = nil) async throws -> Reply {
+        try Reply(
+            await generateQuestions.handle(event, context: InvocationContext(time: clock.now, deadline: deadline)))
     }
 
     func item(_ pk: String, _ sk: String) async throws -> Item? {

@@ -82,28 +82,41 @@ actor LimitsRefresh {
 }
 
 /// A function whose tier limits come from a ``LimitsRefresh``: each invocation runs the function
-/// built with the limits in force at its instant, built again only when they change.
+/// built with the limits in force at its instant (the context's time), built again only when they
+/// change.
 struct RefreshingLimits: EventHandler {
     let refresh: LimitsRefresh
-    let now: @Sendable () -> Date
     let built: Built
 
     /// The function built for the current limits.
     actor Built {
-        let make: @Sendable (TierLimits) -> any EventHandler
+        let make: @Sendable (TierLimits) async throws -> any EventHandler
+        let logger: Logger
         private var limits: TierLimits
         private var function: any EventHandler
 
-        init(limits: TierLimits, make: @escaping @Sendable (TierLimits) -> any EventHandler) {
+        init(
+            limits: TierLimits, function: any EventHandler, logger: Logger,
+            make: @escaping @Sendable (TierLimits) async throws -> any EventHandler
+        ) {
             self.make = make
+            self.logger = logger
             self.limits = limits
-            function = make(limits)
+            self.function = function
         }
 
-        func function(for current: TierLimits) -> any EventHandler {
+        /// The function for `current`: built again when the limits changed. A build that fails
+        /// (its dependencies were all made at start, so none should) keeps the function in force.
+        func function(for current: TierLimits) async -> any EventHandler {
             if current != limits {
                 limits = current
-                function = make(current)
+                do {
+                    function = try await make(current)
+                } catch {
+                    logger.error(
+                        "the function could not be built with the refreshed limits; the last one stays",
+                        metadata: ["error": "\(error)"])
+                }
             }
             return function
         }
@@ -112,31 +125,31 @@ struct RefreshingLimits: EventHandler {
     /// - Parameters:
     ///   - refresh: the limits and when to read them again.
     ///   - limits: the limits read at start.
-    ///   - now: the invocation's instant (the event's under `INKRA_CLOCK=request-time`).
+    ///   - function: the function built with them.
+    ///   - logger: where a failed build is logged.
     ///   - make: the function with some limits.
     init(
-        refresh: LimitsRefresh, limits: TierLimits, now: @escaping @Sendable () -> Date,
-        make: @escaping @Sendable (TierLimits) -> any EventHandler
+        refresh: LimitsRefresh, limits: TierLimits, function: any EventHandler, logger: Logger,
+        make: @escaping @Sendable (TierLimits) async throws -> any EventHandler
     ) {
         self.refresh = refresh
-        self.now = now
-        built = Built(limits: limits, make: make)
+        built = Built(limits: limits, function: function, logger: logger, make: make)
     }
 
-    func handle(_ event: JSONValue) async throws(FunctionError) -> JSONValue {
-        let limits = await refresh.limits(at: now())
-        return try await built.function(for: limits).handle(event)
+    func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
+        let limits = await refresh.limits(at: context.time)
+        return try await built.function(for: limits).handle(event, context: context)
     }
 }
 
 extension LimitsRefresh {
-    /// `make`'s function, its limits read again from `parameter` every `INKRA_LIMITS_MAX_AGE`
-    /// seconds of the invocations' clock (`now`), starting from `limits`, read at start.
+    /// `built`, its limits read again from `parameter` every `INKRA_LIMITS_MAX_AGE` seconds of the
+    /// invocations' time, starting from `limits`, read at start; `make` builds it with new ones.
     /// - Throws: ``ConfigurationError`` when the SSM client cannot be configured.
     static func function(
         parameter: String, limits: TierLimits, configuration: Configuration,
-        clock: @escaping @Sendable () -> Date, now: @escaping @Sendable () -> Date, logger: Logger,
-        make: @escaping @Sendable (TierLimits) -> any EventHandler
+        clock: @escaping @Sendable () -> Date, logger: Logger, built: any EventHandler,
+        make: @escaping @Sendable (TierLimits) async throws -> any EventHandler
     ) throws(ConfigurationError) -> any EventHandler {
         let ssm: AWSJSONService
         do {
@@ -147,6 +160,6 @@ extension LimitsRefresh {
         let refresh = LimitsRefresh(
             name: parameter, limits: limits, maxAge: configuration.limitsMaxAge, logger: logger
         ) { try await ssm.parameter(named: parameter) }
-        return RefreshingLimits(refresh: refresh, limits: limits, now: now, make: make)
+        return RefreshingLimits(refresh: refresh, limits: limits, function: built, logger: logger, make: make)
     }
 }

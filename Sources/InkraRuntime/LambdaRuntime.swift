@@ -11,21 +11,33 @@ import Metrics
     import Foundation
 #endif
 
-/// `bootstrap`: the Lambda custom runtime (`provided.al2023`) serving the function `_HANDLER`
-/// names, built once at start-up from the environment.
-@main
-enum BootstrapMain {
+/// The Lambda custom runtime (`provided.al2023`): serves the function `_HANDLER` names, built
+/// once at start-up from the environment, until the Runtime API says to stop.
+///
+/// A `bootstrap` executable is its `@main` calling ``run(_:)`` with its functions:
+///
+/// ```swift
+/// @main
+/// enum Bootstrap {
+///     static func main() async { await LambdaRuntime.run(.standard) }
+/// }
+/// ```
+public enum LambdaRuntime {
     /// The real time: the one place the runtime reads it; everything else is handed this clock.
     static let systemClock: @Sendable () -> Date = { Date() }
 
-    static func main() async {
-        await serve()
+    /// Serves the function of `functions` that `_HANDLER` names, and never returns: the process
+    /// exits when start-up fails (reported to the Runtime API's `/init/error`) or when the Runtime
+    /// API is unreachable or says to stop.
+    /// - Parameter functions: the functions the runtime can serve.
+    public static func run(_ functions: FunctionList) async -> Never {
+        await serve(functions)
     }
 
     /// The runtime, off the main actor that `main` runs on: the package's async functions run on
     /// their caller's executor, and the main actor's would put every resumption through the main
     /// queue.
-    @concurrent private static func serve() async {
+    @concurrent private static func serve(_ functions: FunctionList) async -> Never {
         let environment = ProcessInfo.processInfo.environment
         guard let address = environment["AWS_LAMBDA_RUNTIME_API"], !address.isEmpty else {
             Console.error(
@@ -60,6 +72,7 @@ enum BootstrapMain {
             logger.info("bootstrap \(InkraVersion.current) serving \(environment["_HANDLER"] ?? "no _HANDLER")")
             function = try await Dependencies.function(
                 named: environment["_HANDLER"],
+                in: functions,
                 configuration: configuration,
                 clock: systemClock,
                 logger: logger
@@ -76,32 +89,18 @@ enum BootstrapMain {
             let requestClock = configuration.requestClock
             let recorder =
                 configuration.recordEvents
-                ? Recorder(handler: environment["_HANDLER"], json: configuration.logFormat == .json, clock: systemClock)
+                ? Recorder(
+                    handler: environment["_HANDLER"], json: configuration.logFormat == .json, functions: functions,
+                    clock: systemClock)
                 : nil
-            try await loop.run { context, event in
-                // Every step of the request gets what remains before the earlier of Lambda's
-                // deadline and API Gateway's integration timeout (counted from when API Gateway
-                // received the request), less a margin; clean-up gets a short budget past that.
-                let start = systemClock()
-                let clock = ContinuousClock.now
+            try await loop.run { lambda, event in
                 let parsed = try? JSONParser.parse(event)
-                let received = requestClock ? nil : parsed.flatMap(InvocationClock.requestTime(of:))
-                let work = configuration.requestDeadline(
-                    lambdaDeadline: context.deadline, start: start, gatewayStart: received)
-                let cleanup = configuration.cleanupDeadline(work: work, lambdaDeadline: context.deadline)
-                func instant(_ date: Date) -> ContinuousClock.Instant {
-                    clock.advanced(by: .seconds(date.timeIntervalSince(start)))
+                let context = invocationContext(
+                    lambda, event: parsed, configuration: configuration, logger: logger, requestClock: requestClock)
+                if let recorder {
+                    return try await recorder.invoke(function, event, parsed: parsed, context: context)
                 }
-                return try await RequestDeadline.$cleanup.withValue(instant(cleanup)) {
-                    try await RequestDeadline.$current.withValue(instant(work)) {
-                        if let recorder {
-                            return try await recorder.invoke(
-                                function, event, parsed: parsed, requestID: context.requestID,
-                                requestClock: requestClock)
-                        }
-                        return try await invoke(function, event, parsed: parsed, requestClock: requestClock)
-                    }
-                }
+                return try await invoke(function, event, parsed: parsed, context: context)
             }
         } catch {
             // A 500 from the Runtime API ("Non-recoverable state. Runtime should exit promptly"), or
@@ -111,27 +110,48 @@ enum BootstrapMain {
                 metadata: ["error": "\(error)"])
             Console.exit(1)
         }
+        Console.exit(0)
     }
 
-    /// Runs one invocation: at the event's recorded time under `INKRA_CLOCK=request-time` (the
-    /// emulator's `run-runtime`), else at the real time.
+    /// The context of one invocation.
+    ///
+    /// Every step of the request gets what remains before the earlier of Lambda's deadline and
+    /// API Gateway's integration timeout (counted from when API Gateway received the request),
+    /// less a margin; clean-up gets a short budget past that. The request's time is the
+    /// invocation's start, or under `INKRA_CLOCK=request-time` (the emulator's `run-runtime` and
+    /// `serve`) the time in API Gateway's fields of the event, where the emulator puts a replayed
+    /// event's recorded time.
+    static func invocationContext(
+        _ lambda: LambdaRuntimeAPI.InvocationContext, event: JSONValue?, configuration: Configuration,
+        logger: Logger, requestClock: Bool
+    ) -> InkraHandlers.InvocationContext {
+        let start = systemClock()
+        let clock = ContinuousClock.now
+        let received = event.flatMap(RequestTime.received(in:))
+        let work = configuration.requestDeadline(
+            lambdaDeadline: lambda.deadline, start: start, gatewayStart: requestClock ? nil : received)
+        let cleanup = configuration.cleanupDeadline(work: work, lambdaDeadline: lambda.deadline)
+        func instant(_ date: Date) -> ContinuousClock.Instant {
+            clock.advanced(by: .seconds(date.timeIntervalSince(start)))
+        }
+        return InkraHandlers.InvocationContext(
+            requestID: lambda.requestID,
+            time: requestClock ? received ?? start : start,
+            deadline: instant(work),
+            cleanupDeadline: instant(cleanup),
+            traceID: lambda.traceID,
+            logger: logger
+        )
+    }
+
+    /// Runs one invocation.
     private static func invoke(
-        _ function: any EventHandler, _ bytes: [UInt8], parsed: JSONValue?, requestClock: Bool
+        _ function: any EventHandler, _ bytes: [UInt8], parsed: JSONValue?, context: InkraHandlers.InvocationContext
     ) async throws -> [UInt8] {
         do throws(FunctionError) {
             // Not JSON: the function's own parse names what is wrong.
-            guard let event = parsed else { return try await function.handle(bytes: bytes) }
-            guard requestClock else { return try await function.handle(event).jsonBytes }
-            let time = InvocationClock.recordedTime(of: event)
-            let result = await InvocationClock.$instant.withValue(time) {
-                () async -> Result<[UInt8], FunctionError> in
-                do throws(FunctionError) {
-                    return .success(try await function.handle(event).jsonBytes)
-                } catch {
-                    return .failure(error)
-                }
-            }
-            return try result.get()
+            guard let event = parsed else { return try await function.handle(bytes: bytes, context: context) }
+            return try await function.handle(event, context: context).jsonBytes
         } catch {
             throw InvocationFailure(errorType: error.errorType, errorMessage: error.errorMessage)
         }

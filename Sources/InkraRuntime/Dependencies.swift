@@ -16,88 +16,35 @@ import SingleTable
 /// Builds the chosen function once, at start-up, from the settings ``Configuration`` read
 /// (docs/configuration.md), never from the environment itself.
 enum Dependencies {
-    /// The functions `_HANDLER` may name, as events folders and recordings write them: the one
-    /// list the function lookup and ``Recorder`` read.
-    enum Function: String, Sendable, CaseIterable {
-        case authorizer
-        case checkUsage
-        case generateQuestions
-        case deleteAccount
-        case repairCharges
-
-        /// "authorizer, checkUsage, generateQuestions, deleteAccount or repairCharges", for messages.
-        static let names =
-            allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + (allCases.last?.rawValue ?? "")
-
-        /// The function `handler` names: its last `.`-separated part (`bootstrap.checkUsage`),
-        /// ignoring case; `nil` when it names none.
-        init?(handler: String) {
-            let name = handler.split(separator: ".").last.map(String.init) ?? handler
-            guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
-                return nil
-            }
-            self = match
-        }
-    }
-
-    /// The function `_HANDLER` names, wired to its store, keys, limits and generator.
+    /// The function `_HANDLER` names in `functions`, wired to its store, keys, limits and generator.
     /// - Throws: ``ConfigurationError`` naming the setting that is missing or malformed.
     static func function(
         named handler: String?,
+        in functions: FunctionList = .standard,
         configuration: Configuration,
         clock: @escaping @Sendable () -> Date,
         logger: Logger
     ) async throws -> any EventHandler {
         guard let handler, !handler.isEmpty else {
-            throw ConfigurationError("_HANDLER", "is required: \(Function.names)")
+            throw ConfigurationError("_HANDLER", "is required: \(functions.nameList)")
         }
-        guard let function = Function(handler: handler) else {
-            throw ConfigurationError("_HANDLER", "must be \(Function.names), got \"\(handler)\"")
+        guard let name = functions.name(matching: handler), let build = functions.build(name) else {
+            throw ConfigurationError("_HANDLER", "must be \(functions.nameList), got \"\(handler)\"")
         }
         let limits = try await tierLimits(configuration, clock: clock)
-        let now = InvocationClock.closure(system: clock)
-        // The function with some limits: built once here, and again when refreshed limits differ.
-        let make: @Sendable (TierLimits) -> any EventHandler
-        switch function {
-        case .authorizer:
-            let verifier = TokenVerifier(
-                configuration: try configuration.cognito(),
-                keys: try keySource(configuration, clock: clock),
-                now: now,
-                logger: logger
-            )
-            make = { Authorizer(verifier: verifier, limits: $0, logger: logger) }
-        case .checkUsage:
-            let store = try await store(configuration, clock: clock)
-            make = { CheckUsage(store: store, limits: $0, now: now, logger: logger) }
-        case .deleteAccount:
-            let deleteAccount = DeleteAccount(
-                store: try await store(configuration, clock: clock),
-                users: try CognitoUserDirectory.fromConfiguration(configuration, clock: clock),
-                logger: logger)
-            make = { _ in deleteAccount }
-        case .repairCharges:
-            let repair = RepairCharges(
-                store: try await store(configuration, clock: clock), now: now, logger: logger)
-            make = { _ in repair }
-        case .generateQuestions:
-            let store = try await store(configuration, clock: clock)
-            let generator = try await generator(configuration, clock: clock)
-            let upgradeURL = configuration.upgradeURL
-            make = {
-                GenerateQuestions(
-                    store: store, generator: generator, limits: $0, upgradeURL: upgradeURL, now: now, logger: logger)
-            }
-        }
-        guard let parameter = configuration.limitsParameter else { return make(limits) }
+        let dependencies = FunctionList.Dependencies(
+            limits: limits, logger: logger, shared: SharedDependencies(configuration: configuration, clock: clock))
+        let function = try await build(dependencies)
+        guard let parameter = configuration.limitsParameter else { return function }
         return try LimitsRefresh.function(
-            parameter: parameter, limits: limits, configuration: configuration,
-            clock: clock, now: now, logger: logger, make: make)
+            parameter: parameter, limits: limits, configuration: configuration, clock: clock, logger: logger,
+            built: function
+        ) { try await build(dependencies.with(limits: $0)) }
     }
 
     /// The model endpoint of `INKRA_LLM_BASE_URL`, else the built-in generator. The key read from
     /// `INKRA_LLM_API_KEY_SECRET_ARN`'s secret is handed to the model's settings as a value.
-    private static func generator(
+    static func generator(
         _ configuration: Configuration, clock: @escaping @Sendable () -> Date
     ) async throws -> any QuestionGenerator {
         var secretKey: String?
@@ -150,7 +97,7 @@ enum Dependencies {
         }
     }
 
-    private static func keySource(_ configuration: Configuration, clock: @escaping @Sendable () -> Date)
+    static func keySource(_ configuration: Configuration, clock: @escaping @Sendable () -> Date)
         throws(ConfigurationError) -> any KeySource
     {
         if let file = configuration.jwksFile {
@@ -164,9 +111,9 @@ enum Dependencies {
         return RemoteKeySource(url: url, fetch: HTTPSFetch.get, now: clock)
     }
 
-    private static func store(
+    static func store(
         _ configuration: Configuration, clock: @escaping @Sendable () -> Date
-    ) async throws -> any UsageStore {
+    ) throws -> any UsageStore {
         switch configuration.store {
         case .memory:
             let table = InMemoryTable(schema: .singleTable(named: configuration.tableName), now: clock)

@@ -22,34 +22,35 @@ struct Recorder: Sendable {
     /// The real time.
     let clock: @Sendable () -> Date
 
-    /// A recorder for the function `_HANDLER` names, written as ``Dependencies/Function`` spells it.
-    init(handler: String?, json: Bool, clock: @escaping @Sendable () -> Date) {
+    /// A recorder for the function `_HANDLER` names, written as `functions` spells it.
+    init(handler: String?, json: Bool, functions: FunctionList = .standard, clock: @escaping @Sendable () -> Date) {
         let handler = handler ?? ""
         function =
-            Dependencies.Function(handler: handler)?.rawValue
+            functions.name(matching: handler)
             ?? handler.split(separator: ".").last.map(String.init) ?? ""
         self.json = json
         self.clock = clock
     }
 
-    /// Runs one invocation at one instant (the event's recorded time under `INKRA_CLOCK=request-time`,
-    /// else the real time, in whole milliseconds) and records it.
+    /// Runs one invocation at its context's time in whole milliseconds, and records it.
     /// - Throws: ``InvocationFailure`` when the function fails, as the runtime reports it.
     func invoke(
-        _ handler: any EventHandler, _ event: [UInt8], parsed: JSONValue?, requestID: String, requestClock: Bool
+        _ handler: any EventHandler, _ event: [UInt8], parsed: JSONValue?, context: InkraHandlers.InvocationContext
     ) async throws -> [UInt8] {
-        let start = (requestClock ? parsed.flatMap(InvocationClock.recordedTime(of:)) : nil) ?? clock()
-        let milliseconds = Recording.milliseconds(of: start)
-        let outcome = await InvocationClock.$instant.withValue(Recording.date(milliseconds: milliseconds)) {
-            () async -> Result<[UInt8], FunctionError> in
-            do throws(FunctionError) {
-                guard let parsed else { return .success(try await handler.handle(bytes: event)) }
-                return .success(try await handler.handle(parsed).jsonBytes)
-            } catch {
-                return .failure(error)
+        let milliseconds = Recording.milliseconds(of: context.time)
+        var context = context
+        context.time = Recording.date(milliseconds: milliseconds)
+        let outcome: Result<[UInt8], FunctionError>
+        do throws(FunctionError) {
+            if let parsed {
+                outcome = .success(try await handler.handle(parsed, context: context).jsonBytes)
+            } else {
+                outcome = .success(try await handler.handle(bytes: event, context: context))
             }
+        } catch {
+            outcome = .failure(error)
         }
-        write(recording(of: parsed, outcome, requestID: requestID, milliseconds: milliseconds))
+        write(recording(of: parsed, outcome, requestID: context.requestID, milliseconds: milliseconds))
         switch outcome {
         case .success(let bytes): return bytes
         case .failure(let error): throw InvocationFailure(errorType: error.errorType, errorMessage: error.errorMessage)

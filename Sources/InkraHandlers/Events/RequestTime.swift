@@ -1,0 +1,19 @@
+import InkraJSON
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// When API Gateway received a request, as its events say it.
+package enum RequestTime {
+    /// API Gateway's receive time in an event: `requestContext.requestTimeEpoch` (REST, and REST
+    /// `REQUEST` authorizers) or `requestContext.timeEpoch` (HTTP API), in milliseconds.
+    package static func received(in event: JSONValue) -> Date? {
+        guard let context = event["requestContext"],
+            let milliseconds = (context["requestTimeEpoch"] ?? context["timeEpoch"])?.double
+        else { return nil }
+        return Date(timeIntervalSince1970: milliseconds / 1000)
+    }
+}

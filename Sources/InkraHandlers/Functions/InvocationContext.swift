@@ -1,0 +1,82 @@
+import InkraTime
+import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What a function knows of the invocation under way, beside its event: the request's id, its
+/// time, its deadlines, its trace header and a logger (as Lambda's own context has them).
+///
+/// The runtime makes one for every invocation; a test makes its own, at its clock's time:
+///
+/// ```swift
+/// let answer = try await generate.handle(event, context: InvocationContext(time: clock.now))
+/// ```
+public struct InvocationContext: Sendable {
+    /// `Lambda-Runtime-Aws-Request-Id`.
+    public var requestID: String
+    /// The instant the function counts the request at (usage windows, token expiry, leases): the
+    /// invocation's start, or, under `INKRA_CLOCK=request-time`, API Gateway's receive time of
+    /// the event (`requestContext.requestTimeEpoch` or `timeEpoch`), which is also where the
+    /// emulator puts a replayed event's recorded time.
+    public var time: Date
+    /// The instant by which the request's work must be over: the earlier of Lambda's deadline and
+    /// API Gateway's integration timeout, less a margin. `nil`: no deadline (a test, a local call),
+    /// and each step is bounded by its own timeout only.
+    public var deadline: ContinuousClock.Instant?
+    /// The instant by which the request's clean-up (giving a unit back, recording an answer) must
+    /// be over; `nil`: a short budget past ``deadline``.
+    public var cleanupDeadline: ContinuousClock.Instant?
+    /// `Lambda-Runtime-Trace-Id` (X-Ray's trace header), when Lambda sent one.
+    public var traceID: String?
+    /// The invocation's logger.
+    public var logger: Logger
+
+    /// Creates a context.
+    /// - Parameters:
+    ///   - requestID: the request's id.
+    ///   - time: the instant the request is counted at; by default, the real time now.
+    ///   - deadline: when the work must be over; by default none.
+    ///   - cleanupDeadline: when clean-up must be over; by default a short budget past `deadline`.
+    ///   - traceID: the trace header.
+    ///   - logger: the invocation's logger.
+    public init(
+        requestID: String = "local",
+        time: Date = Date(),
+        deadline: ContinuousClock.Instant? = nil,
+        cleanupDeadline: ContinuousClock.Instant? = nil,
+        traceID: String? = nil,
+        logger: Logger = Logger(label: "inkra.invocation")
+    ) {
+        self.requestID = requestID
+        self.time = time
+        self.deadline = deadline
+        self.cleanupDeadline = cleanupDeadline
+        self.traceID = traceID
+        self.logger = logger
+    }
+
+    /// Runs a function's work under this context's deadlines.
+    ///
+    /// The storage layer below the functions (the usage store's retries, the table clients, the
+    /// model and Cognito calls) reads the deadline as `RequestDeadline`'s task-locals, its own
+    /// mechanism; the functions set them here, from their context, and nothing outside this
+    /// library does.
+    package func withDeadlines<Value, Failure: Error>(
+        _ body: () async throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        let result = await RequestDeadline.$cleanup.withValue(cleanupDeadline) {
+            await RequestDeadline.$current.withValue(deadline) { () async -> Result<Value, Failure> in
+                do throws(Failure) {
+                    return .success(try await body())
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        return try result.get()
+    }
+}
