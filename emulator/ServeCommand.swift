@@ -49,6 +49,8 @@ struct ServeCommand: AsyncParsableCommand {
         // (a runtime killed mid-request) get their unit back once their lease runs out.
         let repairs = Task { await Self.repairPeriodically(stack.repairCharges, stack: stack) }
         defer { repairs.cancel() }
+        let watching = options.watchLoop(server).map { loop in Task { await loop.run() } }
+        defer { watching?.cancel() }
         let stateFile = stack.options.stateFile
         let dynamoDBEndpoint = stack.options.dynamoDBEndpoint
         try await server.run(stopsOnSignals: true) { endpoints in

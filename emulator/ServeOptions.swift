@@ -70,6 +70,26 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("debug-port"), help: "The debug server's loopback port, with --debug.")
     var debugPort = 2345
 
+    @Flag(
+        help: """
+            Rebuild --bootstrap when a watched file changes and swap the new build in between invocations; \
+            the table, the pool and the clock carry over, and a failed build keeps the last good one.
+            """)
+    var watch = false
+
+    @Option(
+        name: .customLong("watch-path"),
+        help: "A file or folder --watch watches (repeatable; default Sources, bootstrap and Package.swift).")
+    var watchPaths: [String] = []
+
+    @Option(
+        name: .customLong("watch-build"),
+        help: """
+            The command --watch runs (with /bin/sh) after a change (default swift build --product bootstrap, \
+            with -c release for a runtime under .build/release).
+            """)
+    var watchBuild: String?
+
     @Flag(name: .customLong("no-access-log"), help: "Write no access-log line per API request.")
     var noAccessLog = false
 
@@ -130,6 +150,12 @@ struct ServeOptions: ParsableArguments {
         }
         if let bootstrap, !FileManager.default.isExecutableFile(atPath: bootstrap) {
             throw ValidationError("--bootstrap \(bootstrap) is not an executable file")
+        }
+        if watch && bootstrap == nil {
+            throw ValidationError("--watch rebuilds the runtime --bootstrap starts; name one")
+        }
+        if !watch && (!watchPaths.isEmpty || watchBuild != nil) {
+            throw ValidationError("--watch-path and --watch-build go with --watch")
         }
         if debug {
             guard bootstrap != nil else {
@@ -206,5 +232,16 @@ struct ServeOptions: ParsableArguments {
         }
         let server = try await LocalServer(stack: stack, configuration: configuration, accessLog: log)
         return (server, stack, configuration)
+    }
+}
+
+extension ServeOptions {
+    /// The rebuild loop `--watch` asks for, over `server`; `nil` without `--watch`.
+    func watchLoop(_ server: LocalServer) -> WatchLoop? {
+        guard watch, let bootstrap else { return nil }
+        let paths = watchPaths.isEmpty ? ["Sources", "bootstrap", "Package.swift"] : watchPaths
+        return WatchLoop(
+            watcher: SourceWatcher(roots: paths.map { URL(fileURLWithPath: $0) }),
+            build: watchBuild ?? WatchLoop.defaultBuild(for: bootstrap), server: server)
     }
 }

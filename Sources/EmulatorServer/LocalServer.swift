@@ -31,6 +31,8 @@ package final class LocalServer: Sendable {
     private let accessLog: @Sendable (String) -> Void
     private let group = Mutex<ServiceGroup?>(nil)
     private let runtime = Mutex<LocalRuntime?>(nil)
+    /// The endpoints, once every one listens (a replacement runtime is pointed at the same ones).
+    private let listening = Mutex<ServeEndpoints?>(nil)
     private let runtimeFailure = Mutex<EmulatorError?>(nil)
     private let stopRequested = Mutex(false)
 
@@ -186,6 +188,7 @@ package final class LocalServer: Sendable {
             )
             if hasCognito { endpoints.cognito = URL(string: "http://\(host):\(ports[.cognito] ?? 0)")! }
             self.trustUserPool(at: endpoints.cognito)
+            self.listening.withLock { $0 = endpoints }
             await self.startRuntime(endpoints)
             await ready(endpoints)
         }
@@ -220,6 +223,34 @@ package final class LocalServer: Sendable {
         } catch {
             runtimeFailure.withLock { $0 = error }
             await shutdown()
+        }
+    }
+
+    /// Replaces `--bootstrap`'s runtime with a new process of the same executable (a new build,
+    /// `serve --watch`), between invocations: new invocations wait in the queue; those the old
+    /// runtime holds are answered by it first; then it is stopped, its long polls dropped and its
+    /// failure forgotten, and the new one takes the invocations waiting. The table, the pool and the
+    /// clock are the server's, so they carry over.
+    /// - Throws: ``EmulatorError`` when the new process cannot be started; invocations then fail
+    ///   with that as the runtime's start-up error.
+    package func replaceRuntime() async throws {
+        guard let executable = configuration.runtimeExecutable, let endpoints = listening.withLock({ $0 }) else {
+            return
+        }
+        await runtimeAPI.hold()
+        await runtimeAPI.idle()
+        if let old = runtime.withLock({ $0 }) { await old.stop(replacing: true) }
+        await runtimeAPI.finishReplacement()
+        do {
+            let started = try LocalRuntime(
+                executable: executable, function: configuration.runtimeFunction, server: runtimeAPI,
+                options: stack.options, dynamoDBEndpoint: endpoints.dynamoDB ?? stack.options.dynamoDBEndpoint,
+                logLevel: configuration.runtimeLogLevel, debugger: configuration.runtimeDebugger)
+            runtime.withLock { $0 = started }
+        } catch {
+            runtime.withLock { $0 = nil }
+            await runtimeAPI.failInitialization(type: "Runtime.StartError", message: error.message)
+            throw error
         }
     }
 

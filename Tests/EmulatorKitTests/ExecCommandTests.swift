@@ -7,20 +7,7 @@ import Testing
 @Suite("exec: the stack around one command (spawned)")
 struct ExecCommandTests {
     /// Whether python3 with boto3 is here, for the app's script.
-    static let hasBoto3: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import boto3"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return false
-        }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }()
+    static let hasBoto3 = Python.imports("boto3")
 
     /// An app's test: signs up on the local pool, signs in, asks for questions, reads its usage, and
     /// ends with the status the environment names.

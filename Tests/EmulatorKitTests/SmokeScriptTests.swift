@@ -8,20 +8,7 @@ import Testing
 @Suite("After deploying: scripts/id-token.py and scripts/smoke.sh (spawned, under exec)")
 struct SmokeScriptTests {
     /// Whether python3 has boto3 and pycognito (CI installs them from .ci/requirements.txt).
-    static let hasPycognito: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import boto3, pycognito"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return false
-        }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }()
+    static let hasPycognito = Python.imports("boto3", "pycognito")
 
     /// Creates a confirmed user in the local pool, gets its id token with the script, runs the
     /// smoke test with `smokeArguments`.

@@ -168,7 +168,7 @@ enum MotoServer {
 }
 
 /// Loopback ports for servers a test starts in another process.
-public enum LoopbackPort {
+package enum LoopbackPort {
     /// A port nothing listens on now (bound to port 0, read back, released), or `nil`.
-    public static func free() -> UInt16? { MotoServer.freeLoopbackPort() }
+    package static func free() -> UInt16? { MotoServer.freeLoopbackPort() }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import InkraAuth
 import InkraHandlers
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -12,6 +13,12 @@ import InkraHandlers
 package final class LocalRuntime: Sendable {
     /// The child process.
     private let process: Process
+    /// Whether it is being stopped to be replaced (``stop(replacing:)``), shared with the
+    /// process's termination handler.
+    private final class Flag: Sendable {
+        let value = Mutex(false)
+    }
+    private let replaced = Flag()
     /// The development JWKS written for this runtime (when it trusts the development key), removed
     /// once the process has ended.
     package let developmentJWKS: URL?
@@ -60,8 +67,11 @@ package final class LocalRuntime: Sendable {
         process.environment = environment
         process.standardOutput = FileHandle.standardError
         process.standardError = FileHandle.standardError
+        let replaced = self.replaced
         process.terminationHandler = { ended in
             if let jwks { try? FileManager.default.removeItem(at: jwks) }
+            // A runtime stopped to make way for a new build ended on purpose: nothing fails for it.
+            guard !replaced.value.withLock({ $0 }) else { return }
             let reason = "the runtime exited with status \(ended.terminationStatus)"
             Task { await server.runtimeEnded(reason) }
         }
@@ -99,7 +109,10 @@ package final class LocalRuntime: Sendable {
     }
 
     /// SIGTERM, then SIGKILL after two seconds.
-    package func stop() async {
+    /// - Parameter replacing: whether a new runtime takes its place (`serve --watch`): its end is
+    ///   then not reported to the server as the runtime's end.
+    package func stop(replacing: Bool = false) async {
+        if replacing { replaced.value.withLock { $0 = true } }
         guard process.isRunning else { return }
         process.terminate()
         for _ in 0..<40 where process.isRunning {

@@ -68,8 +68,36 @@ package actor RuntimeQueue {
         }
         nextCalls += 1
         if closed { return nil }
-        if !pending.isEmpty { return pending.removeFirst() }
+        if !pending.isEmpty && !held { return pending.removeFirst() }
         return await withCheckedContinuation { waiters.append($0) }
+    }
+
+    // MARK: Replacing the runtime (serve --watch)
+
+    /// Whether invocations are held back from the runtime: it is being replaced.
+    private var held = false
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Holds invocations back from the runtime: they wait in the queue, and none is handed out, until
+    /// ``finishReplacement()``. Those already handed out go on.
+    package func hold() { held = true }
+
+    /// Waits until the runtime holds no invocation (every one in flight is still in the queue).
+    package func idle() async {
+        if isIdle { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    private var isIdle: Bool { inFlight.keys.allSatisfy { id in pending.contains { $0.requestID == id } } }
+
+    /// The old runtime is gone: its long polls are dropped, its failure forgotten, and the invocations
+    /// held go to the next runtime that polls.
+    package func finishReplacement() {
+        for waiter in waiters { waiter.resume(returning: nil) }
+        waiters.removeAll()
+        ended = nil
+        initFailure = nil
+        held = false
     }
 
     /// Ends the long polls under way and refuses later ones: the server is shutting down.
@@ -81,8 +109,8 @@ package actor RuntimeQueue {
 
     /// Hands an event to the runtime and waits for its outcome.
     package func invoke(_ event: [UInt8], timeout: TimeInterval, functionARN: String) async -> RuntimeOutcome {
-        if let initFailure { return initFailure }
-        if let ended { return .runtimeExited(ended) }
+        if !held, let initFailure { return initFailure }
+        if !held, let ended { return .runtimeExited(ended) }
         let requestID = RequestID.make()
         let start = now()
         let item = Pending(
@@ -101,7 +129,7 @@ package actor RuntimeQueue {
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
             inFlight[requestID] = continuation
-            if waiters.isEmpty {
+            if waiters.isEmpty || held {
                 pending.append(item)
             } else {
                 waiters.removeFirst().resume(returning: item)
@@ -115,6 +143,10 @@ package actor RuntimeQueue {
         guard let continuation = inFlight.removeValue(forKey: requestID) else { return false }
         pending.removeAll { $0.requestID == requestID }
         continuation.resume(returning: outcome)
+        if isIdle {
+            for waiter in idleWaiters { waiter.resume() }
+            idleWaiters.removeAll()
+        }
         return true
     }
 

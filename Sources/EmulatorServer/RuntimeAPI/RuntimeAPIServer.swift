@@ -1,6 +1,7 @@
 import EmulatorKit
 import Foundation
 import Hummingbird
+import InkraJSON
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -99,6 +100,21 @@ package final class RuntimeAPIServer: RuntimeAPIEndpoint {
 
     /// Says a runtime is on its way: invocations wait for it rather than run in-process.
     package func expectRuntime() { queue.expectRuntime() }
+
+    /// Holds invocations back from the runtime while it is replaced (``RuntimeQueue/hold()``).
+    package func hold() async { await queue.hold() }
+
+    /// Waits until the runtime holds no invocation.
+    package func idle() async { await queue.idle() }
+
+    /// Drops the old runtime's polls and failure; the held invocations go to the next runtime.
+    package func finishReplacement() async { await queue.finishReplacement() }
+
+    /// Records a start-up failure the server saw itself (a runtime that could not be started).
+    package func failInitialization(type: String, message: String) async {
+        let body = JSONValue.object(["errorType": .string(type), "errorMessage": .string(message)]).jsonBytes
+        await queue.failInitialization(.initializationFailed(type: type, body: body))
+    }
 
     /// Calls `observer` with a start-up failure or the runtime's end, when either comes.
     package func observeFailures(_ observer: @escaping @Sendable (RuntimeOutcome) -> Void) async {

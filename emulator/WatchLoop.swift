@@ -1,0 +1,78 @@
+import EmulatorKit
+import EmulatorServer
+import Foundation
+
+/// `serve --watch`: rebuilds the runtime when a watched file changes and swaps the new build in
+/// between invocations, keeping the table, the pool and the clock; a build that fails keeps the
+/// last good runtime and prints the compiler's output.
+struct WatchLoop: Sendable {
+    let watcher: SourceWatcher
+    /// The build command, run with `/bin/sh -c` in the current folder.
+    let build: String
+    let server: LocalServer
+
+    /// The build command for a runtime path: a release build for `.build/release/…`, else a debug one.
+    static func defaultBuild(for runtime: String) -> String {
+        runtime.contains("/release/") ? "swift build -c release --product bootstrap" : "swift build --product bootstrap"
+    }
+
+    /// Rebuilds and swaps until cancelled.
+    func run() async {
+        Output.err(
+            "inkra-emulator: watching \(watcher.roots.map(\.relativePath).joined(separator: ", ")); a change runs `\(build)`"
+        )
+        while true {
+            let changed: [String]
+            do {
+                changed = try await watcher.nextChange()
+            } catch {
+                return
+            }
+            let shown = changed.prefix(3).map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", ")
+            let more = changed.count > 3 ? " and \(changed.count - 3) more" : ""
+            Output.err("inkra-emulator: \(shown)\(more) changed; building (\(build))…")
+            let started = ContinuousClock.now
+            let (status, output) = await Self.runBuild(build)
+            let took = (ContinuousClock.now - started).formatted(
+                .units(allowed: [.seconds], fractionalPart: .show(length: 1)))
+            guard status == 0 else {
+                let lines = output.split(separator: "\n", omittingEmptySubsequences: false).suffix(60)
+                Output.err(
+                    "inkra-emulator: the build failed (exit \(status), \(took)); still serving the last good build:\n"
+                        + lines.joined(separator: "\n"))
+                continue
+            }
+            do {
+                try await server.replaceRuntime()
+                Output.err("inkra-emulator: built in \(took); the next invocation runs the new build")
+            } catch {
+                Output.err("inkra-emulator: built in \(took), but the new runtime did not start: \(error)")
+            }
+        }
+    }
+
+    /// Runs the build, its standard output and error together.
+    static func runBuild(_ command: String) async -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        return await withCheckedContinuation { continuation in
+            // The build's output is read to its end on a thread of its own, never on Swift's pool.
+            Thread.detachNewThread {
+                do {
+                    try process.run()
+                } catch {
+                    continuation.resume(returning: (127, "cannot run /bin/sh -c \(command): \(error)"))
+                    return
+                }
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
+            }
+        }
+    }
+}
