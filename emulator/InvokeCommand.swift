@@ -7,8 +7,14 @@ import InkraJSON
 struct InvokeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "invoke",
-        abstract: "Invoke one function with one event, alone (no authorizer chain).",
+        abstract: "Invoke one function with one event.",
         discussion: """
+            An API event (checkUsage, generateQuestions, deleteAccount) whose authorizer section names no caller \
+            (none, or SAM's placeholder claims) goes through the authorizer first when it carries an \
+            Authorization header, as API Gateway and replay run it, and is refused 401 when it carries neither; \
+            other events go to the function alone. When the authorizer refuses or denies, standard error says \
+            why (expired, issuedInFuture, wrongIssuer, unknownKey, …; never the token).
+
             Prints the function's response on standard output and exits 0; a function error prints Lambda's \
             error object {"errorMessage":…,"errorType":…} and exits 1; an unreadable event or a bad flag exits 2.
 
@@ -51,17 +57,33 @@ struct InvokeCommand: AsyncParsableCommand {
             throw UsageFailure("event \(source) is not valid JSON: \(error)")
         }
         let stack = try EmulatorStack(options: try common.emulatorOptions())
-        let handler = stack.handler(for: name)
         let (cleaned, time) = Replayer.prepare(parsed)
-        let context = stack.context(at: stack.options.now == nil ? time : nil)
-        let result = await Invocation.run(handler, cleaned, context: context).outcome
+        let invocation = await stack.gateway.invoke(name, event: cleaned, at: stack.options.now == nil ? time : nil)
+        let result = invocation.outcome
         try stack.saveState()
+        if let refusal = invocation.refusal {
+            Output.err("inkra-emulator: the authorizer refused the token: \(refusal)\(Self.hint(refusal))")
+        }
         switch result {
         case .success(let output):
             Output.out(output.jsonString)
         case .failure(let error):
             Output.out(error.json.jsonString)
             throw ExitCode(1)
+        }
+    }
+}
+
+extension InvokeCommand {
+    /// What to try for a refusal a local event often meets.
+    static func hint(_ refusal: String) -> String {
+        switch refusal {
+        case "issuedInFuture", "notYetValid":
+            " (the event's recorded time is before the token was issued: try invoke --now, or token --now at the event's time)"
+        case "expired":
+            " (the token had expired at the event's recorded time: try invoke --now, or token --now at the event's time)"
+        case "wrongIssuer": " (the token is not from the pool the emulator trusts: see --issuer and --user-pool-id)"
+        default: ""
         }
     }
 }

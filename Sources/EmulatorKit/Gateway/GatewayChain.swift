@@ -38,10 +38,25 @@ package struct GatewayChain: Sendable {
         return await Invocation.run(stack.handler(for: function), event, context: stack.context(at: time))
     }
 
+    /// Runs the authorizer on its event: its answer, and why it refused when it ran in-process
+    /// (a runtime behind the Runtime API answers only `Unauthorized`).
+    private func runAuthorizer(_ event: JSONValue, at time: Date?) async -> (Invocation.Outcome, refusal: String?) {
+        if let target, let result = await target(.authorizer, event, recordedTime) { return (result.outcome, nil) }
+        guard let authorizer = stack.handler(for: .authorizer) as? PoolRoutingAuthorizer else {
+            return (await run(.authorizer, event, at: time).outcome, nil)
+        }
+        let (answer, refusal) = await authorizer.explained(event, context: stack.context(at: time))
+        switch answer {
+        case .success(let json): return (.success(json), refusal)
+        case .failure(let error): return (.failure(error), refusal)
+        }
+    }
+
     /// Runs one event through the chain API Gateway would run for a function.
     ///
     /// For `checkUsage` and `generateQuestions`: an event that already carries an authorizer
-    /// section goes straight to the function; one with an `Authorization` header goes through
+    /// section naming a caller goes straight to the function (a section naming none, such as SAM's
+    /// placeholder claims, counts as absent); one with an `Authorization` header goes through
     /// `authorizer` first; one with neither is refused with 401 as API Gateway refuses a request
     /// without its identity source. For `authorizer` and `repairCharges`, the event goes to it alone.
     /// In-process functions run at `time` (a replayed event's recorded time, the request's time
@@ -50,13 +65,21 @@ package struct GatewayChain: Sendable {
         let time = time ?? stack.now()
         // The authorizer, and repairCharges (invoked by its schedule, not through API Gateway),
         // take their events alone.
-        guard function != .authorizer, function != .repairCharges else {
+        if function == .authorizer {
+            let (outcome, refusal) = await runAuthorizer(event, at: time)
+            var result = Invocation(outcome: outcome)
+            result.refusal = refusal
+            return result
+        }
+        guard function != .repairCharges else {
             return await run(function, event, at: time)
         }
         guard let proxy = try? ProxyRequest(event: event) else {
             return await run(function, event, at: time)
         }
-        if let section = proxy.authorizer, !section.isEmpty {
+        // A section that names a caller is what an authorizer said: the function takes it as it is.
+        // One that names none (`sam local generate-event`'s placeholder claims) does not skip the chain.
+        if CallerIdentity(authorizer: proxy.authorizer) != nil {
             return await run(function, event, at: time)
         }
         guard let token = proxy.header("Authorization"), !token.isEmpty else {
@@ -65,6 +88,7 @@ package struct GatewayChain: Sendable {
         let resource = AuthorizerEvents.resourceArn(for: proxy)
         let step: AuthorizerStep
         let decision: Decision
+        var refusal: String?
         if let authorizerCache {
             var sent: JSONValue?
             let answer = await authorizerCache.answer(
@@ -72,7 +96,9 @@ package struct GatewayChain: Sendable {
             ) {
                 let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
                 sent = event
-                return await run(.authorizer, event, at: time).outcome
+                let (outcome, reason) = await runAuthorizer(event, at: time)
+                refusal = reason
+                return outcome
             } decide: { outcome in
                 Self.decision(outcome, proxy: proxy, resource: resource)
             }
@@ -80,7 +106,9 @@ package struct GatewayChain: Sendable {
             decision = answer.decision
         } else {
             let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
-            step = AuthorizerStep(event: event, result: await run(.authorizer, event, at: time).outcome)
+            let outcome: Invocation.Outcome
+            (outcome, refusal) = await runAuthorizer(event, at: time)
+            step = AuthorizerStep(event: event, result: outcome)
             decision = Self.decision(step.result, proxy: proxy, resource: resource)
         }
         switch decision {
@@ -88,12 +116,13 @@ package struct GatewayChain: Sendable {
             let injected = Self.inject(context, principal: principal, into: event, version: proxy.version)
             var result = await run(function, injected, at: time)
             result.authorizer = step
+            result.refusal = refusal
             return result
         case .refuse(let status, let message):
-            return Invocation(
-                outcome: .success(Self.gatewayResponse(status, message, proxy.version)),
-                authorizer: step
-            )
+            var result = Invocation(
+                outcome: .success(Self.gatewayResponse(status, message, proxy.version)), authorizer: step)
+            result.refusal = refusal
+            return result
         }
     }
 

@@ -16,6 +16,11 @@ package struct Invocation: Sendable {
     package var outcome: Outcome
     /// The authorizer's part, when the chain ran it first.
     package var authorizer: AuthorizerStep?
+    /// Why the authorizer refused or denied (a reason code: `expired`, `issuedInFuture`,
+    /// `wrongIssuer`, `unknownKey`, `noToken`, `blocked`…), run first in the chain or alone, when it
+    /// ran in-process and did; `nil` otherwise (an answer from the cache, or from a runtime, which
+    /// says only `Unauthorized`). Never the token or anything read from it.
+    package var refusal: String?
 
     /// Creates a result.
     package init(outcome: Outcome, authorizer: AuthorizerStep? = nil) {

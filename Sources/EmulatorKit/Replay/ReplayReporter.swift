@@ -25,6 +25,7 @@ package enum ReplayReporter {
                 }
             }
         }
+        if let refusal = record.invocation?.refusal { status += " (\(refusal))" }
         var text = "\(mark) \(record.file)  \(function)  \(status)  \(milliseconds(record.duration))"
         if !record.checked && !record.updated && record.problem == nil {
             text += "  (no expectation)"
@@ -49,6 +50,7 @@ package enum ReplayReporter {
                 object.set(error.json, at: ["error"])
             }
         }
+        if let refusal = record.invocation?.refusal { object.set(.string(refusal), at: ["refusal"]) }
         if let problem = record.problem { object.set(.string(problem), at: ["problem"]) }
         if !record.mismatches.isEmpty {
             object.set(.array(record.mismatches.map(JSONValue.string)), at: ["mismatches"])

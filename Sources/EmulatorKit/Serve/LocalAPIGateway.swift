@@ -100,6 +100,7 @@ package struct LocalAPIGateway: Sendable {
         if !configuration.observers.isEmpty { record.event = event }
         let invocation = await chain.invoke(route.function, event: event, at: time)
         record.authorizer = invocation.authorizer.map { $0.cached ? .cached : .invoked } ?? .notCalled
+        record.refusal = invocation.refusal
         if !configuration.observers.isEmpty { record.authorizerStep = invocation.authorizer }
         return ProxyResponseReader.response(for: invocation.outcome, version: configuration.payload)
     }
@@ -173,6 +174,8 @@ package struct ServedRequest: Sendable {
     package var function: FunctionName?
     /// How the authorizer took part.
     package var authorizer = AuthorizerUse.notCalled
+    /// Why the authorizer refused or denied, when it ran in-process and did (``Invocation/refusal``).
+    package var refusal: String?
     /// How long the answer took.
     package var duration = Duration.zero
     /// Whether this was a CORS preflight, answered by API Gateway itself.
@@ -186,9 +189,11 @@ package struct ServedRequest: Sendable {
     package func accessLogLine(for request: LocalHTTPRequest) -> String {
         let target = request.query.isEmpty ? request.path : "\(request.path)?\(request.query)"
         let milliseconds = Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
+        // The client's address is left out ("-"), as every log of the stack leaves it out.
         return
-            "\(request.sourceIP) [\(APIGatewayTime.format(time))] \"\(request.method) \(target) \(request.httpVersion)\" "
+            "- [\(APIGatewayTime.format(time))] \"\(request.method) \(target) \(request.httpVersion)\" "
             + "\(response.status) \(response.body.count) \(function?.rawValue ?? "-") authorizer=\(authorizer.rawValue) "
+            + (refusal.map { "refused=\($0) " } ?? "")
             + String(format: "%.2fms", milliseconds) + " \(requestID)"
     }
 }

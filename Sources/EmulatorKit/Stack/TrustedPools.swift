@@ -54,4 +54,11 @@ struct PoolRoutingAuthorizer: EventHandler {
     func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
         try await pools.authorizer(for: event, fallback: fallback).handle(event, context: context)
     }
+
+    /// The answer, and why the token was refused when it was (``Authorizer/explained(_:context:)``).
+    func explained(
+        _ event: JSONValue, context: InvocationContext
+    ) async -> (answer: Result<JSONValue, FunctionError>, refusal: String?) {
+        await pools.authorizer(for: event, fallback: fallback).explained(event, context: context)
+    }
 }

@@ -55,16 +55,34 @@ public struct Authorizer: EventHandler {
 
     /// Verifies the event's token at the context's time.
     public func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
-        try await context.withDeadlines { () async throws(FunctionError) -> JSONValue in
-            try await authorize(event, at: context.time)
+        try await explained(event, context: context).answer.get()
+    }
+
+    /// The authorizer's answer, and why it refused (or denied) when it did: a reason code such as
+    /// `expired`, `issuedInFuture`, `wrongIssuer`, `unknownKey`, `noToken` or `blocked`, for the
+    /// emulator's lines (never the token or anything read from it).
+    package func explained(
+        _ event: JSONValue, context: InvocationContext
+    ) async -> (answer: Result<JSONValue, FunctionError>, refusal: String?) {
+        await context.withDeadlines { () async -> (answer: Result<JSONValue, FunctionError>, refusal: String?) in
+            var refusal: String?
+            do throws(FunctionError) {
+                return (.success(try await authorize(event, at: context.time, refusal: &refusal)), refusal)
+            } catch {
+                return (.failure(error), refusal)
+            }
         }
     }
 
-    private func authorize(_ event: JSONValue, at instant: Date) async throws(FunctionError) -> JSONValue {
+    /// - Parameter refusal: set to the reason when the token is refused or the caller denied.
+    private func authorize(
+        _ event: JSONValue, at instant: Date, refusal: inout String?
+    ) async throws(FunctionError) -> JSONValue {
         let request = try AuthorizerRequest(event: event)
         let simple = request.kind == .httpV2 && simpleResponses
         guard let token = request.token, !token.isEmpty else {
             logger.info("refused: no token in the event", metadata: ["kind": "\(request.kind.rawValue)"])
+            refusal = "noToken"
             return try refuse(simple)
         }
         let claims: CognitoClaims
@@ -79,6 +97,7 @@ public struct Authorizer: EventHandler {
             throw FunctionError.keySourceUnavailable(error.message)
         } catch {
             logger.info("refused: \(error)", metadata: ["kind": "\(request.kind.rawValue)"])
+            refusal = error.code.rawValue
             return try refuse(simple)
         }
         let caller = CallerIdentity(
@@ -91,6 +110,7 @@ public struct Authorizer: EventHandler {
         let allowed = !caller.groups.contains(blockedGroup)
         if !allowed {
             logger.warning("denied: user is in the blocked group", metadata: ["user": "\(caller.userID)"])
+            refusal = "blocked"
         }
         let context = self.context(for: caller)
         if simple {
@@ -98,6 +118,7 @@ public struct Authorizer: EventHandler {
         }
         guard let arn = request.resourceArn, let resource = Self.stageWide(arn) else {
             logger.info("refused: the event has no usable methodArn or routeArn")
+            refusal = "noResourceArn"
             throw FunctionError.unauthorized
         }
         return [
