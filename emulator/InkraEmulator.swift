@@ -12,7 +12,8 @@ struct InkraEmulator: AsyncParsableCommand {
         version: InkraVersion.current,
         subcommands: [
             ReplayCommand.self, InvokeCommand.self, TokenCommand.self, GenerateEventCommand.self, UsageCommand.self,
-            CreateTableCommand.self, RunRuntimeCommand.self, ServeCommand.self, ExecCommand.self, AdminCommand.self,
+            CreateTableCommand.self, RunRuntimeCommand.self, ServeCommand.self, ExecCommand.self, ClockCommand.self,
+            AdminCommand.self,
             ImportCommand.self,
         ]
     )

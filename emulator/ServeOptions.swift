@@ -45,6 +45,18 @@ struct ServeOptions: ParsableArguments {
     @Flag(name: .customLong("no-throttle"), help: "Throttle nothing: no 429 throttled from API Gateway.")
     var noThrottle = false
 
+    /// Which clock the stack runs on.
+    enum ClockKind: String, CaseIterable, Sendable {
+        case real, virtual
+    }
+
+    @Option(
+        help: """
+            real, or virtual: starts at --now (or the real time), flows, and moves forward on \
+            POST /_inkra/clock or inkra-emulator clock advance 1h.
+            """)
+    var clock = Choice(ClockKind.real)
+
     @Option(name: .customLong("cors-origin"), help: "An origin allowed by CORS (repeatable; default *).")
     var corsOrigins: [String] = []
 
@@ -184,7 +196,13 @@ struct ServeOptions: ParsableArguments {
     func start(
         freePorts: Bool, log: @escaping @Sendable (String) -> Void = { Output.out($0) }
     ) async throws -> (LocalServer, EmulatorStack, ServeConfiguration) {
-        let options = try common.emulatorOptions()
+        var options = try common.emulatorOptions()
+        // A virtual clock starts at --now and flows from there, instead of --now's fixed instant.
+        let virtualClock = clock.value == .virtual ? VirtualClock(start: options.now) : nil
+        if let virtualClock {
+            options.now = nil
+            options.clock = { virtualClock.now() }
+        }
         LogSetup.bootstrapCapturing(level: common.logLevel.value, now: options.clock)
         if !EventLoopExecutor.isInstalled {
             Logger(label: "inkra.serve").warning(
@@ -209,6 +227,7 @@ struct ServeOptions: ParsableArguments {
         configuration.gateway.payload = payload.version
         configuration.gateway.stage = stage
         configuration.gateway.authorizerCacheTTL = authorizerCacheTTL
+        configuration.virtualClock = virtualClock
         configuration.gateway.throttle =
             noThrottle ? nil : StageThrottle.Limits(rate: throttleRate, burst: throttleBurst)
         configuration.gateway.cors = CORSPolicy(allowedOrigins: noCORS ? [] : corsOrigins.isEmpty ? ["*"] : corsOrigins)

@@ -27,6 +27,8 @@ package final class LocalServer: Sendable {
     package let console: ConsoleServer?
     /// The local Cognito user pool's endpoint, when it is on (`--cognito-port`).
     package let cognito: CognitoEndpoint?
+    /// `/_inkra/clock` on the API port.
+    let clockEndpoint: ClockEndpoint
     private let logger: Logger
     private let accessLog: @Sendable (String) -> Void
     private let group = Mutex<ServiceGroup?>(nil)
@@ -57,13 +59,16 @@ package final class LocalServer: Sendable {
         do {
             runtimeAPI = try await RuntimeAPIServer(
                 host: configuration.host, port: configuration.runtimeAPIPort,
-                functionName: configuration.runtimeFunction.rawValue, clock: stack.options.clock)
+                // Deadlines count real seconds, whatever the stack's clock says (a virtual clock moved
+                // ahead, or a fixed --now): the runtime measures them on its own clock.
+                functionName: configuration.runtimeFunction.rawValue, clock: { Date() })
         } catch {
             throw EmulatorError(
                 "cannot listen on \(configuration.host):\(configuration.runtimeAPIPort) (--runtime-api-port): "
                     + Self.reason(error))
         }
         self.runtimeAPI = runtimeAPI
+        clockEndpoint = ClockEndpoint(clock: configuration.virtualClock, now: { stack.now() })
         let function = configuration.runtimeFunction.rawValue
         await runtimeAPI.observeFailures { [logger] outcome in
             logger.error("\(Self.failureLine(outcome, function: function))")
@@ -110,6 +115,7 @@ package final class LocalServer: Sendable {
                     // No capture list: a closure with one is `@concurrent`, and would leave the
                     // request's isolation (see `application`) for the generic executor.
                     request in
+                    if request.path == ClockEndpoint.path { return self.clockEndpoint.respond(request) }
                     let served = await self.gateway.respond(request)
                     if self.configuration.accessLog { self.accessLog(served.accessLogLine(for: request)) }
                     return served.response

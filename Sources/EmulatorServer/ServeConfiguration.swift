@@ -26,6 +26,9 @@ package struct ServeConfiguration: Sendable {
     package var runtimeExecutable: URL?
     /// A debug server to start ``runtimeExecutable`` under (`--debug`); `nil` starts it directly.
     package var runtimeDebugger: DebugServer?
+    /// The clock `/_inkra/clock` moves (`--clock virtual`); `nil` when the stack runs on the real
+    /// time. The stack's ``EmulatorOptions/clock`` must read it.
+    package var virtualClock: VirtualClock?
     /// The started runtime's `LOG_LEVEL`.
     package var runtimeLogLevel = "warning"
     /// The function timeout applied to invocations handed to a runtime.
