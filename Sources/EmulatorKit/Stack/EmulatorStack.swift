@@ -159,13 +159,16 @@ package struct EmulatorStack: Sendable {
         _ endpoint: URL, environment: [String: String] = ProcessInfo.processInfo.environment,
         now: @escaping @Sendable () -> Date
     ) -> DynamoDBTable {
-        DynamoDBTable(
+        // The package's one reader of the AWS variables. The endpoint is given here, so an
+        // AWS_ENDPOINT_URL_* that is not a URL concerns another client and is not this one's error.
+        let settings = (try? AWSSettings(environment: environment)) ?? AWSSettings()
+        return DynamoDBTable(
             endpoint: endpoint,
-            region: environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1",
+            region: settings.region ?? "us-east-1",
             credentials: AWSCredentials(
-                accessKeyID: environment["AWS_ACCESS_KEY_ID"] ?? "local",
-                secretAccessKey: environment["AWS_SECRET_ACCESS_KEY"] ?? "local",
-                sessionToken: environment["AWS_SESSION_TOKEN"]
+                accessKeyID: settings.accessKeyID ?? "local",
+                secretAccessKey: settings.secretAccessKey ?? "local",
+                sessionToken: settings.sessionToken
             ),
             now: now
         )
