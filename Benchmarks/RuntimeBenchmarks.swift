@@ -125,16 +125,32 @@ struct RuntimeBenchmarks {
         report.add(Measurement(name: "spawn and reap /bin/true (baseline)", samples: spawns.sorted(), batch: 1))
     }
 
-    /// Peak resident memory of `bootstrap` serving checkUsage after many invocations.
+    /// Peak resident memory of `bootstrap` serving checkUsage after many invocations, and the time
+    /// each invocation takes through the local Runtime API (the runtime's own client included).
     func memory(_ bootstrap: URL) async throws {
         let server = try await RuntimeAPIServer(functionName: "checkUsage", clock: { Date() })
         let child = try Child.spawn(bootstrap.path, [], environment: environment("checkUsage", server.address))
         let count = max(200, Int(2_000 * scale))
         var ok = 0
-        for index in 0..<count {
-            let event = HandlerBenchmarks.authorizedEvent(.restUsage, user: "user-\(index % 100)", at: Date())
-            if case .response = await server.invoke(event.jsonBytes, timeout: 30) { ok += 1 }
+        var samples: [Double] = []
+        let perSample = count / 20
+        for batch in 0..<20 {
+            let events = (0..<perSample).map {
+                HandlerBenchmarks.authorizedEvent(
+                    .restUsage, user: "user-\((batch * perSample + $0) % 100)", at: Date()
+                )
+                .jsonBytes
+            }
+            let started = ContinuousClock.now
+            for event in events {
+                if case .response = await server.invoke(event, timeout: 30) { ok += 1 }
+            }
+            samples.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(perSample))
         }
+        report.add(
+            Measurement(
+                name: "bootstrap + local Runtime API, per invocation (checkUsage)", samples: samples.sorted(),
+                batch: perSample))
         let peak = child.peakResidentBytes() ?? 0
         child.signal(SIGTERM)
         child.wait()

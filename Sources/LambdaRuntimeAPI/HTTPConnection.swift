@@ -14,6 +14,16 @@ import HTTPText
 
 /// A blocking HTTP/1.1 client connection with keep-alive, just enough for the Lambda Runtime API
 /// on loopback: one request at a time, `Content-Length` or chunked bodies.
+///
+/// Why the runtime keeps this beside `OutboundHTTPClient`, the stack's one client for everything
+/// else (issue #38, item 3): `RuntimeClient` over `OutboundHTTPClient` was built and measured
+/// against this one by alternating release builds (BENCHMARKS.md, "One HTTP client, measured").
+/// It cost about 1 ms more from start to the first `/next` (1.9 → 2.9 ms at best), about 60 µs
+/// more per invocation through the real `bootstrap`, and 2.7 MB more resident memory: NIO's event
+/// loops start before the first poll, and each call hops between them and Swift's threads. It
+/// also read framing differently from what RuntimeLoopTests check: NIO's parser took
+/// `Transfer-Encoding: chunked, gzip` as read-until-close, named no field in its errors, and
+/// refused the chunked answer (with a chunk extension) that `chunkedAnswer` reads whole.
 final class HTTPConnection {
     /// A response.
     struct Response {
