@@ -221,15 +221,20 @@ package final class LocalServer: Sendable {
         guard let executable = configuration.runtimeExecutable else { return }
         runtimeAPI.expectRuntime()
         do {
-            let started = try LocalRuntime(
-                executable: executable, function: configuration.runtimeFunction, server: runtimeAPI,
-                options: stack.options, dynamoDBEndpoint: endpoints.dynamoDB ?? stack.options.dynamoDBEndpoint,
-                logLevel: configuration.runtimeLogLevel, debugger: configuration.runtimeDebugger)
-            runtime.withLock { $0 = started }
+            try launchRuntime(executable, endpoints)
         } catch {
             runtimeFailure.withLock { $0 = error }
             await shutdown()
         }
+    }
+
+    /// Starts a process of `executable` on the Runtime API, pointed at the endpoints' table.
+    private func launchRuntime(_ executable: URL, _ endpoints: ServeEndpoints) throws(EmulatorError) {
+        let started = try LocalRuntime(
+            executable: executable, function: configuration.runtimeFunction, server: runtimeAPI,
+            options: stack.options, dynamoDBEndpoint: endpoints.dynamoDB ?? stack.options.dynamoDBEndpoint,
+            logLevel: configuration.runtimeLogLevel, debugger: configuration.runtimeDebugger)
+        runtime.withLock { $0 = started }
     }
 
     /// Replaces `--bootstrap`'s runtime with a new process of the same executable (a new build,
@@ -248,11 +253,7 @@ package final class LocalServer: Sendable {
         if let old = runtime.withLock({ $0 }) { await old.stop(replacing: true) }
         await runtimeAPI.finishReplacement()
         do {
-            let started = try LocalRuntime(
-                executable: executable, function: configuration.runtimeFunction, server: runtimeAPI,
-                options: stack.options, dynamoDBEndpoint: endpoints.dynamoDB ?? stack.options.dynamoDBEndpoint,
-                logLevel: configuration.runtimeLogLevel, debugger: configuration.runtimeDebugger)
-            runtime.withLock { $0 = started }
+            try launchRuntime(executable, endpoints)
         } catch {
             runtime.withLock { $0 = nil }
             await runtimeAPI.failInitialization(type: "Runtime.StartError", message: error.message)
