@@ -1,10 +1,17 @@
 import InkraRuntime
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// `bootstrap`: the Lambda custom runtime (`provided.al2023`) serving the function `_HANDLER`
 /// names, from the Inkra API's list of functions.
 @main
 enum Bootstrap {
     static func main() async {
-        await LambdaRuntime.run(.standard)
+        // The composition root: the one place the runtime's real time is read.
+        await LambdaRuntime.run(.standard, clock: { Date() })
     }
 }

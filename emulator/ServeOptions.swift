@@ -198,7 +198,7 @@ struct ServeOptions: ParsableArguments {
     ) async throws -> (LocalServer, EmulatorStack, ServeConfiguration) {
         var options = try common.emulatorOptions()
         // A virtual clock starts at --now and flows from there, instead of --now's fixed instant.
-        let virtualClock = clock.value == .virtual ? VirtualClock(start: options.now) : nil
+        let virtualClock = clock.value == .virtual ? VirtualClock(start: options.now, real: options.clock) : nil
         if let virtualClock {
             options.now = nil
             options.clock = { virtualClock.now() }

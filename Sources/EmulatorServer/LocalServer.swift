@@ -60,8 +60,9 @@ package final class LocalServer: Sendable {
             runtimeAPI = try await RuntimeAPIServer(
                 host: configuration.host, port: configuration.runtimeAPIPort,
                 // Deadlines count real seconds, whatever the stack's clock says (a virtual clock moved
-                // ahead, or a fixed --now): the runtime measures them on its own clock.
-                functionName: configuration.runtimeFunction.rawValue, clock: { Date() })
+                // ahead): the runtime measures them on its own clock.
+                functionName: configuration.runtimeFunction.rawValue,
+                clock: configuration.virtualClock?.real ?? stack.options.clock)
         } catch {
             throw EmulatorError(
                 "cannot listen on \(configuration.host):\(configuration.runtimeAPIPort) (--runtime-api-port): "

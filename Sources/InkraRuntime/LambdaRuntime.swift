@@ -14,30 +14,33 @@ import Metrics
 /// The Lambda custom runtime (`provided.al2023`): serves the function `_HANDLER` names, built
 /// once at start-up from the environment, until the Runtime API says to stop.
 ///
-/// A `bootstrap` executable is its `@main` calling ``run(_:)`` with its functions:
+/// A `bootstrap` executable is its `@main` calling ``run(_:clock:)`` with its functions:
 ///
 /// ```swift
 /// @main
 /// enum Bootstrap {
-///     static func main() async { await LambdaRuntime.run(.standard) }
+///     static func main() async { await LambdaRuntime.run(.standard, clock: { Date() }) }
 /// }
 /// ```
 public enum LambdaRuntime {
-    /// The real time: the one place the runtime reads it; everything else is handed this clock.
-    static let systemClock: @Sendable () -> Date = { Date() }
-
     /// Serves the function of `functions` that `_HANDLER` names, and never returns: the process
     /// exits when start-up fails (reported to the Runtime API's `/init/error`) or when the Runtime
     /// API is unreachable or says to stop.
-    /// - Parameter functions: the functions the runtime can serve.
-    public static func run(_ functions: FunctionList) async -> Never {
-        await serve(functions)
+    /// - Parameters:
+    ///   - functions: the functions the runtime can serve.
+    ///   - clock: the real time, which the composition root (`bootstrap`'s `main`) reads and hands
+    ///     down; nothing in the runtime reads it otherwise.
+    public static func run(_ functions: FunctionList, clock: @escaping @Sendable () -> Date) async -> Never {
+        await serve(functions, clock: clock)
     }
 
     /// The runtime, off the main actor that `main` runs on: the package's async functions run on
     /// their caller's executor, and the main actor's would put every resumption through the main
     /// queue.
-    @concurrent private static func serve(_ functions: FunctionList) async -> Never {
+    @concurrent private static func serve(
+        _ functions: FunctionList, clock: @escaping @Sendable () -> Date
+    ) async -> Never {
+        let systemClock = clock
         let environment = ProcessInfo.processInfo.environment
         guard let address = environment["AWS_LAMBDA_RUNTIME_API"], !address.isEmpty else {
             Console.error(
@@ -96,7 +99,8 @@ public enum LambdaRuntime {
             try await loop.run { lambda, event in
                 let parsed = try? JSONParser.parse(event)
                 let context = invocationContext(
-                    lambda, event: parsed, configuration: configuration, logger: logger, requestClock: requestClock)
+                    lambda, event: parsed, configuration: configuration, logger: logger, requestClock: requestClock,
+                    systemClock: systemClock)
                 if let recorder {
                     return try await recorder.invoke(function, event, parsed: parsed, context: context)
                 }
@@ -123,7 +127,7 @@ public enum LambdaRuntime {
     /// event's recorded time.
     static func invocationContext(
         _ lambda: LambdaRuntimeAPI.InvocationContext, event: JSONValue?, configuration: Configuration,
-        logger: Logger, requestClock: Bool
+        logger: Logger, requestClock: Bool, systemClock: @Sendable () -> Date
     ) -> InkraHandlers.InvocationContext {
         let start = systemClock()
         let clock = ContinuousClock.now

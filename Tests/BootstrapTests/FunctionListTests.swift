@@ -59,7 +59,8 @@ struct FunctionListTests {
         let echo = try await Dependencies.function(
             named: "bootstrap.ECHO", in: functions, configuration: Configuration(), clock: { Date() },
             logger: Logger(label: "test"))
-        let answer = try await echo.handle(["n": 1], context: InvocationContext(requestID: "r-1"))
+        let answer = try await echo.handle(
+            ["n": 1], context: InvocationContext(requestID: "r-1", time: Date(timeIntervalSince1970: 1_800_000_000)))
         #expect(answer == ["event": ["n": 1], "requestID": "r-1"])
         let error = await #expect(throws: ConfigurationError.self) {
             _ = try await Dependencies.function(

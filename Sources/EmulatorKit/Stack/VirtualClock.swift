@@ -8,10 +8,11 @@ import Synchronization
 /// Everything the stack reads time from (``EmulatorOptions/clock``) reads this clock.
 package final class VirtualClock: Sendable {
     private let offset: Mutex<TimeInterval>
-    private let real: @Sendable () -> Date
+    /// The real time it flows with (the command line's clock), which deadlines in real seconds read.
+    package let real: @Sendable () -> Date
 
-    /// A clock that reads `start` now (the real time when `nil`), and flows from there.
-    package init(start: Date? = nil, real: @escaping @Sendable () -> Date = { Date() }) {
+    /// A clock that reads `start` now (the real time when `nil`), and flows from there with `real`.
+    package init(start: Date? = nil, real: @escaping @Sendable () -> Date) {
         self.real = real
         offset = Mutex(start.map { $0.timeIntervalSince(real()) } ?? 0)
     }

@@ -38,14 +38,15 @@ public struct InvocationContext: Sendable {
     /// Creates a context.
     /// - Parameters:
     ///   - requestID: the request's id.
-    ///   - time: the instant the request is counted at; by default, the real time now.
+    ///   - time: the instant the request is counted at (a test's clock, the runtime's start of the
+    ///     invocation): given, never read here.
     ///   - deadline: when the work must be over; by default none.
     ///   - cleanupDeadline: when clean-up must be over; by default a short budget past `deadline`.
     ///   - traceID: the trace header.
     ///   - logger: the invocation's logger.
     public init(
         requestID: String = "local",
-        time: Date = Date(),
+        time: Date,
         deadline: ContinuousClock.Instant? = nil,
         cleanupDeadline: ContinuousClock.Instant? = nil,
         traceID: String? = nil,
