@@ -183,6 +183,9 @@ package actor RuntimeQueue {
         for (_, continuation) in inFlight { continuation.resume(returning: outcome) }
         inFlight.removeAll()
         pending.removeAll()
+        // Nothing is with the runtime any more: a replacement waiting for it to finish goes on.
+        for waiter in idleWaiters { waiter.resume() }
+        idleWaiters.removeAll()
     }
 }
 
