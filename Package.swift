@@ -30,7 +30,8 @@ let package = Package(
     ],
     targets: [
         // What several layers need of time: the request's deadline, civil (UTC calendar) time, the
-        // backoff between attempts, racing work against a deadline. It imports nothing of the package.
+        // backoff between attempts, racing work against a deadline, and the trace of where a
+        // request's time went (X-Ray spans). It imports nothing of the package.
         .target(name: "InkraTime", swiftSettings: strictSettings),
         .target(name: "SingleTable", swiftSettings: strictSettings),
         .target(name: "InkraJSON", swiftSettings: strictSettings),

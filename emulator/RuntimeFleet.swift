@@ -29,6 +29,8 @@ struct RuntimeFleet {
 
     /// The runtimes, runtime `n` at `n - 1`.
     let runtimes: [Runtime]
+    /// Where the runtimes send their X-Ray segments, as Lambda's daemon would receive them.
+    let segments: SegmentCollector?
 
     /// Starts `count` runtimes of `executable`, one after another; when one cannot start, stops
     /// those already started and throws.
@@ -47,6 +49,15 @@ struct RuntimeFleet {
         timeout: Double, logLevel: String, debugger: DebugServer? = nil
     ) async throws -> RuntimeFleet {
         var runtimes: [Runtime] = []
+        let segments: SegmentCollector
+        do {
+            segments = try await SegmentCollector()
+        } catch {
+            throw UsageFailure("cannot listen for the runtimes' X-Ray segments on 127.0.0.1: \(error)")
+        }
+        func abandon() async {
+            await RuntimeFleet(runtimes: runtimes, segments: segments).stop()
+        }
         for number in 1...count {
             let name = Self.name(number, of: count)
             let server: RuntimeAPIServer
@@ -55,24 +66,26 @@ struct RuntimeFleet {
                     port: firstPort == 0 ? 0 : firstPort + number - 1, functionName: function.rawValue,
                     clock: options.clock)
             } catch {
-                await RuntimeFleet(runtimes: runtimes).stop()
+                await abandon()
                 throw UsageFailure("\(name): \(error)")
             }
             do {
                 let process = try LocalRuntime(
                     executable: executable, function: function, server: server, options: options,
-                    dynamoDBEndpoint: options.dynamoDBEndpoint, logLevel: logLevel, debugger: debugger)
+                    dynamoDBEndpoint: options.dynamoDBEndpoint, logLevel: logLevel, debugger: debugger,
+                    xrayDaemonAddress: segments.address)
                 runtimes.append(
                     Runtime(
                         number: number, count: count, server: server, process: process,
-                        invoker: RuntimeInvoker(server: server, timeout: timeout)))
+                        invoker: RuntimeInvoker(server: server, timeout: timeout, traces: segments, now: options.clock))
+                )
             } catch {
                 await server.shutdown()
-                await RuntimeFleet(runtimes: runtimes).stop()
+                await abandon()
                 throw UsageFailure("\(name): \(error.message)")
             }
         }
-        return RuntimeFleet(runtimes: runtimes)
+        return RuntimeFleet(runtimes: runtimes, segments: segments)
     }
 
     /// The invoker of each lane's runtime, lane `n` at `n`.
@@ -105,5 +118,6 @@ struct RuntimeFleet {
                 }
             }
         }
+        await segments?.shutdown()
     }
 }

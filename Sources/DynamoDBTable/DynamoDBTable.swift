@@ -159,7 +159,61 @@ package struct DynamoDBTable: Table {
     /// - Throws: ``TableError``; after an attempt whose outcome was never learned (a timeout, a
     ///   dropped connection, a 5xx, a transaction still in progress), its
     ///   ``TableError/followsUnknownOutcome`` is set.
+    ///
+    /// The call is a span of the invocation's trace (`DynamoDB`, namespace `aws`: the operation,
+    /// the table, the retries, whether it was throttled, the consumed capacity DynamoDB returned),
+    /// and each wait before a retry a `backoff` span inside it.
     func call(_ operation: String, _ body: JSONValue) async throws(TableError) -> JSONValue {
+        try await Trace.span("DynamoDB", namespace: .aws) { (span) async throws(TableError) -> JSONValue in
+            span.operation = operation
+            span.region = signer.region
+            span.tableName = Self.tableName(in: body)
+            do throws(TableError) {
+                let answer = try await attempts(operation, body, span: &span)
+                span.status = 200
+                span.consumedCapacity = Self.consumedCapacity(in: answer)
+                return answer
+            } catch {
+                if Self.throttlingCodes.contains(error.code) {
+                    span.throttle = true
+                    span.error = true
+                } else if [.internalServerError, .serviceUnavailable].contains(error.code) {
+                    span.fault = true
+                } else {
+                    span.error = true
+                }
+                span.cause = error.code.rawValue
+                throw error
+            }
+        }
+    }
+
+    /// The errors DynamoDB throttles with.
+    static let throttlingCodes: [TableError.Code] = [
+        .provisionedThroughputExceeded, .throttling, .requestLimitExceeded,
+    ]
+
+    /// The table a request names: `TableName`, or the first one of a batch or a transaction.
+    static func tableName(in body: JSONValue) -> String? {
+        if let name = body["TableName"]?.string { return name }
+        if let first = body["TransactItems"]?.array?.first?.object {
+            return first.keys.first.flatMap { first[$0]?["TableName"]?.string }
+        }
+        return body["RequestItems"]?.object?.keys.first
+    }
+
+    /// The capacity units an answer says the call consumed (`ConsumedCapacity`, one entry or a list).
+    static func consumedCapacity(in answer: JSONValue) -> Double? {
+        guard let consumed = answer["ConsumedCapacity"] else { return nil }
+        let entries = consumed.array ?? [consumed]
+        let units = entries.compactMap { $0["CapacityUnits"]?.double }
+        return units.isEmpty ? nil : units.reduce(0, +)
+    }
+
+    /// The attempts of one call; `span` learns the retries and whether any attempt was throttled.
+    private func attempts(_ operation: String, _ body: JSONValue, span: inout TraceSpan) async throws(TableError)
+        -> JSONValue
+    {
         let bytes = body.jsonBytes
         let started = now()
         let backoff = Backoff(base: .seconds(options.baseDelay), cap: .seconds(options.maximumDelay), jitter: jitter)
@@ -172,6 +226,7 @@ package struct DynamoDBTable: Table {
         }
         while true {
             attempt += 1
+            span.retries = attempt - 1
             let left = Self.secondsLeftInRequest()
             if let left, left <= 0 {
                 throw failure(
@@ -184,12 +239,13 @@ package struct DynamoDBTable: Table {
                 error = thrown
             }
             unknownOutcome = unknownOutcome || error.isOutcomeUnknown
+            if Self.throttlingCodes.contains(error.code) { span.throttle = true }
             let budget = min(
                 options.deadline - now().timeIntervalSince(started), Self.secondsLeftInRequest() ?? .infinity)
             guard error.isRetryable, attempt < options.maximumAttempts, budget > 0 else { throw failure(error) }
             let delay = min(Self.seconds(backoff.delay(after: attempt)), budget)
             do {
-                try await sleep(delay)
+                try await Trace.span("backoff") { _ in try await sleep(delay) }
             } catch {
                 throw failure(TableError(.serviceUnavailable, "cancelled while waiting to retry \(operation)"))
             }

@@ -77,13 +77,23 @@ package struct ChatCompletionsGenerator: Sendable {
         let outgoing = OutboundRequest(
             method: .POST, url: settings.baseURL.appendingPathComponent("chat/completions"), headers: headers,
             body: Self.body(for: request, model: settings.model).jsonBytes)
-        let response: OutboundResponse
-        do {
-            // The call gets what remains of the request's deadline, at most its own timeout.
-            let timeout = RequestDeadline.bounded(.milliseconds(Int64(settings.timeout * 1000)))
-            response = try await client.execute(outgoing, timeout: timeout, maximumResponseBytes: 1024 * 1024)
-        } catch {
-            throw GenerationFailure("the model endpoint did not answer: \(error)")
+        // A span of the invocation's trace: the endpoint, the status, the time; never the prompt or
+        // the answer.
+        let response = try await Trace.span("model", namespace: .remote) {
+            (span) async throws(GenerationFailure) -> OutboundResponse in
+            span.method = "POST"
+            span.url = TraceSpan.plainURL(outgoing.url)
+            do {
+                // The call gets what remains of the request's deadline, at most its own timeout.
+                let timeout = RequestDeadline.bounded(.milliseconds(Int64(settings.timeout * 1000)))
+                let response = try await client.execute(outgoing, timeout: timeout, maximumResponseBytes: 1024 * 1024)
+                span.record(status: response.status)
+                return response
+            } catch {
+                span.fault = true
+                span.cause = "the model endpoint did not answer"
+                throw GenerationFailure("the model endpoint did not answer: \(error)")
+            }
         }
         guard response.status == 200 else {
             throw GenerationFailure("the model endpoint answered HTTP \(response.status)")

@@ -3,6 +3,7 @@ import HTTPText
 import InkraAuth
 import InkraHandlers
 import InkraLLM
+import LambdaRuntimeAPI
 import Logging
 
 #if canImport(FoundationEssentials)
@@ -86,6 +87,9 @@ struct Configuration: Sendable, Hashable {
     var logFormat: LogFormat = .text
     /// `LOG_LEVEL` (or `AWS_LAMBDA_LOG_LEVEL`), default `info`.
     var logLevel: Logger.Level = .info
+    /// `AWS_XRAY_DAEMON_ADDRESS`: where Lambda's X-Ray daemon listens (UDP) when the function
+    /// traces; unset, no segment is sent.
+    var xrayDaemonAddress: String?
     /// `INKRA_LLM_BASE_URL`: the model endpoint; unset, `generateQuestions` uses the built-in generator.
     var modelBaseURL: URL?
     /// `INKRA_LLM_MODEL`: the model's name, required with a base URL.
@@ -186,6 +190,11 @@ struct Configuration: Sendable, Hashable {
                 throw ConfigurationError("AWS_LAMBDA_LOG_FORMAT", "must be Text or JSON, got \"\(format)\"")
             }
             logFormat = parsed
+        }
+        xrayDaemonAddress = value("AWS_XRAY_DAEMON_ADDRESS")
+        if let address = xrayDaemonAddress, XRayDaemonClient.udpAddress(in: address) == nil {
+            throw ConfigurationError(
+                "AWS_XRAY_DAEMON_ADDRESS", "must be host:port (or udp:host:port tcp:host:port), got \"\(address)\"")
         }
         for name in ["LOG_LEVEL", "AWS_LAMBDA_LOG_LEVEL"] {
             guard let text = value(name) else { continue }

@@ -12,6 +12,14 @@ import Logging
 
 /// Log lines as Lambda shows them: plain text, or one JSON object per line in Lambda's JSON log
 /// format (`timestamp`, `level`, `message`, `requestId`) when `AWS_LAMBDA_LOG_FORMAT=JSON`.
+///
+/// A line written during an invocation, by any logger of any module, carries its request id and
+/// trace id (``InvocationLogContext``, set by the runtime on the invocation's task): in the JSON
+/// format as `requestId` and `traceId`, as Lambda's JSON format names them ("Configuring JSON and
+/// plain text log formats",
+/// https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-logformat.html); in the
+/// Text format as the second, tab-separated column, after the timestamp, as Lambda's own runtimes
+/// print it (`2024-05-01T10:00:00.000Z\t8476a536-…\tINFO\t…`).
 struct LambdaLogHandler: LogHandler {
     var json: Bool
     var logLevel: Logger.Level
@@ -28,18 +36,26 @@ struct LambdaLogHandler: LogHandler {
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
         let timestamp = CivilTime.iso8601Milliseconds(now())
+        let invocation = InvocationLogContext.current
         var line: String
         if json {
             var fields: [(String, String)] = [
                 ("timestamp", timestamp), ("level", event.level.rawValue.uppercased()), ("message", "\(event.message)"),
                 ("logger", label),
             ]
-            if let trace = ProcessInfo.processInfo.environment["_X_AMZN_TRACE_ID"] { fields.append(("traceId", trace)) }
-            for (key, value) in merged.sorted(by: { $0.key < $1.key }) { fields.append((key, "\(value)")) }
+            if let invocation {
+                fields.append(("requestId", invocation.requestID))
+                if let trace = invocation.traceID { fields.append(("traceId", trace)) }
+            }
+            for (key, value) in merged.sorted(by: { $0.key < $1.key }) where !Self.reserved.contains(key) {
+                fields.append((key, "\(value)"))
+            }
             line = "{" + fields.map { "\(Self.quote($0.0)):\(Self.quote($0.1))" }.joined(separator: ",") + "}"
         } else {
+            let request = invocation.map { "\t\(Self.escaped($0.requestID))" } ?? ""
             line =
-                "\(timestamp) \(event.level.rawValue.uppercased()) \(Self.escaped(label)): \(Self.escaped("\(event.message)"))"
+                "\(timestamp)\(request)\t\(event.level.rawValue.uppercased())\t\(Self.escaped(label)): "
+                + Self.escaped("\(event.message)")
             if !merged.isEmpty {
                 line +=
                     " "
@@ -51,6 +67,9 @@ struct LambdaLogHandler: LogHandler {
         }
         Console.error(line)
     }
+
+    /// The JSON format's own fields, which metadata of the same name does not repeat.
+    static let reserved: Set<String> = ["timestamp", "level", "message", "logger", "requestId", "traceId"]
 
     static func quote(_ text: String) -> String { JSONValue.string(text).jsonString }
 

@@ -63,6 +63,7 @@ public enum LambdaRuntime {
         let configuration: Configuration
         let function: any EventHandler
         let logger: Logger
+        let daemon: XRayDaemonClient?
         do {
             configuration = try Configuration(environment: environment)
             let format = configuration.logFormat
@@ -80,6 +81,7 @@ public enum LambdaRuntime {
                 clock: systemClock,
                 logger: logger
             )
+            daemon = try configuration.xrayDaemonAddress.map { try XRayDaemonClient(address: $0) }
             Counter(label: MetricName.coldStart.rawValue).increment()
         } catch {
             let message = "\(error)"
@@ -96,15 +98,35 @@ public enum LambdaRuntime {
                     handler: environment["_HANDLER"], json: configuration.logFormat == .json, functions: functions,
                     clock: systemClock)
                 : nil
+            let name = "## \(environment["_HANDLER"] ?? "function")"
             try await loop.run { lambda, event in
                 let parsed = try? JSONParser.parse(event)
                 let context = invocationContext(
                     lambda, event: parsed, configuration: configuration, logger: logger, requestClock: requestClock,
                     systemClock: systemClock)
-                if let recorder {
-                    return try await recorder.invoke(function, event, parsed: parsed, context: context)
+                let header = lambda.traceID.flatMap(TraceHeader.init)
+                let traced = daemon != nil && header?.sampled == true && header?.parent != nil
+                let trace = traced ? header.map { TraceRecorder(header: $0, now: systemClock) } : nil
+                let identity = InvocationLogContext(requestID: lambda.requestID, traceID: header?.root)
+                return try await InvocationLogContext.$current.withValue(identity) {
+                    try await Trace.$recorder.withValue(trace) {
+                        defer {
+                            if let trace, let daemon, let document = XRaySegments.document(trace) {
+                                daemon.send(document.jsonBytes)
+                            }
+                        }
+                        return try await Trace.span(name) { span in
+                            let answer: [UInt8]
+                            if let recorder {
+                                answer = try await recorder.invoke(function, event, parsed: parsed, context: context)
+                            } else {
+                                answer = try await invoke(function, event, parsed: parsed, context: context)
+                            }
+                            if trace != nil { span.status = Self.statusCode(of: answer) }
+                            return answer
+                        }
+                    }
                 }
-                return try await invoke(function, event, parsed: parsed, context: context)
             }
         } catch {
             // A 500 from the Runtime API ("Non-recoverable state. Runtime should exit promptly"), or
@@ -146,6 +168,11 @@ public enum LambdaRuntime {
             traceID: lambda.traceID,
             logger: logger
         )
+    }
+
+    /// The `statusCode` of an API Gateway proxy answer, for the invocation's span.
+    static func statusCode(of answer: [UInt8]) -> Int? {
+        (try? JSONParser.parse(answer))?["statusCode"]?.int
     }
 
     /// Runs one invocation.

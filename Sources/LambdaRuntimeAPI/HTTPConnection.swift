@@ -222,7 +222,7 @@ final class HTTPConnection {
     }
 }
 
-private func systemClose(_ descriptor: Int32) -> Int32 {
+func systemClose(_ descriptor: Int32) -> Int32 {
     #if canImport(Glibc)
         Glibc.close(descriptor)
     #elseif canImport(Darwin)
@@ -230,7 +230,7 @@ private func systemClose(_ descriptor: Int32) -> Int32 {
     #endif
 }
 
-private func systemConnect(_ descriptor: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t)
+func systemConnect(_ descriptor: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t)
     -> Int32
 {
     #if canImport(Glibc)
@@ -242,7 +242,7 @@ private func systemConnect(_ descriptor: Int32, _ address: UnsafeMutablePointer<
 
 /// `send` that never raises SIGPIPE when the peer has gone: Linux asks per call (`MSG_NOSIGNAL`),
 /// Darwin per socket (`SO_NOSIGPIPE`).
-private func systemSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+func systemSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
         Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL))
     #elseif canImport(Darwin)

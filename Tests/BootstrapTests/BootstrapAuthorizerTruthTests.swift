@@ -159,7 +159,7 @@ struct BootstrapAuthorizerTruthTests {
                     #expect(object?["timestamp"] != nil && object?["_aws"] == nil, "not one log event: \(line)")
                 } else {
                     #expect(
-                        line.wholeMatch(of: /\d{4}-\d{2}-\d{2}T[0-9:.]+Z [A-Z]+ inkra\.[A-Za-z.]+: .*/) != nil,
+                        line.wholeMatch(of: /\d{4}-\d{2}-\d{2}T[0-9:.]+Z(\t[0-9a-f-]{36})?\t[A-Z]+\tinkra\.[A-Za-z.]+: .*/) != nil,
                         "not one log event: \(line)")
                     #expect(!line.contains("\u{2028}") && !line.contains("\r") && !line.contains("\u{1B}"), "\(line)")
                 }

@@ -269,16 +269,22 @@ final class FaultStack: Sendable {
             var raw: String
         }
 
-        func invoke(_ event: JSONValue) async throws -> Reply {
-            let answer = try await invokeRaw(event)
+        func invoke(_ event: JSONValue, traceHeader: String? = nil) async throws -> Reply {
+            let answer = try await invokeRaw(event, traceHeader: traceHeader)
             return Reply(
                 status: answer["statusCode"]?.int ?? 0,
                 body: (try? JSONParser.parse(answer["body"]?.string ?? "null")) ?? .null,
                 raw: answer.jsonString + "\n" + child.lines.joined(separator: "\n"))
         }
 
-        func invokeRaw(_ event: JSONValue) async throws -> JSONValue {
-            switch await server.invoke(event.jsonBytes, timeout: 30) {
+        func invokeRaw(_ event: JSONValue, traceHeader: String? = nil) async throws -> JSONValue {
+            let outcome =
+                if let traceHeader {
+                    await server.invoke(event.jsonBytes, timeout: 30, traceHeader: traceHeader)
+                } else {
+                    await server.invoke(event.jsonBytes, timeout: 30)
+                }
+            switch outcome {
             case .response(let bytes): return try JSONParser.parse(bytes)
             case let other: return ["outcome": .string("\(other)")]
             }

@@ -21,6 +21,9 @@ package struct Invocation: Sendable {
     /// ran in-process and did; `nil` otherwise (an answer from the cache, or from a runtime, which
     /// says only `Unauthorized`). Never the token or anything read from it.
     package var refusal: String?
+    /// The X-Ray segment document the runtime sent for this invocation (``RuntimeInvoker/traces``),
+    /// when it ran in a runtime that traced it.
+    package var trace: JSONValue?
 
     /// Creates a result.
     package init(outcome: Outcome, authorizer: AuthorizerStep? = nil) {

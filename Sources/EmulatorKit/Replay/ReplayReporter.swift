@@ -51,6 +51,7 @@ package enum ReplayReporter {
             }
         }
         if let refusal = record.invocation?.refusal { object.set(.string(refusal), at: ["refusal"]) }
+        if let trace = record.invocation?.trace { object.set(trace, at: ["trace"]) }
         if let problem = record.problem { object.set(.string(problem), at: ["problem"]) }
         if !record.mismatches.isEmpty {
             object.set(.array(record.mismatches.map(JSONValue.string)), at: ["mismatches"])

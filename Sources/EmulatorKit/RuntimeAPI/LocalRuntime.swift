@@ -36,6 +36,8 @@ package final class LocalRuntime: Sendable {
     ///   - logLevel: the runtime's `LOG_LEVEL`.
     ///   - debugger: a debug server to start the runtime under, stopped before its first
     ///     instruction until a debugger attaches; `nil` starts it directly.
+    ///   - xrayDaemonAddress: where the runtime sends X-Ray segments (a ``TraceSource``'s address);
+    ///     `nil`: none.
     /// - Throws: ``EmulatorError`` when the process cannot be started or the options name no pool.
     package init(
         executable: URL,
@@ -44,7 +46,8 @@ package final class LocalRuntime: Sendable {
         options: EmulatorOptions,
         dynamoDBEndpoint: URL?,
         logLevel: String = "warning",
-        debugger: DebugServer? = nil
+        debugger: DebugServer? = nil,
+        xrayDaemonAddress: String? = nil
     ) throws(EmulatorError) {
         process = Process()
         if let debugger {
@@ -64,6 +67,8 @@ package final class LocalRuntime: Sendable {
         // A runtime paused at a breakpoint must not run out of time: API Gateway's timeout as far
         // as the setting goes (Lambda's longest, 15 minutes); the invoker waits as long.
         if debugger != nil { environment["INKRA_GATEWAY_TIMEOUT"] = String(Int(DebugServer.timeout)) }
+        // Where the runtime sends its X-Ray segments: the emulator's listener, as Lambda's daemon.
+        if let xrayDaemonAddress { environment["AWS_XRAY_DAEMON_ADDRESS"] = xrayDaemonAddress }
         process.environment = environment
         process.standardOutput = FileHandle.standardError
         process.standardError = FileHandle.standardError

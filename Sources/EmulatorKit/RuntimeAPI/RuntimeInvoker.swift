@@ -10,10 +10,41 @@ package struct RuntimeInvoker: Sendable {
     /// The invocation timeout, as the function's configured timeout.
     package let timeout: TimeInterval
 
+    /// Where the runtime's segment documents arrive; with one, every invocation is sampled and its
+    /// ``Invocation/trace`` holds what the runtime sent.
+    package let traces: (any TraceSource)?
+    /// The clock of the trace ids' time, given with ``traces``.
+    let now: @Sendable () -> Date
+
     /// An invoker over a server.
-    package init(server: any RuntimeAPIEndpoint, timeout: TimeInterval = 3) {
+    /// - Parameters:
+    ///   - server: the Runtime API the runtime polls.
+    ///   - timeout: the function's timeout, in seconds.
+    ///   - traces: where the runtime's segments arrive; `nil`: invocations are not sampled.
+    ///   - now: the clock of the trace ids' time.
+    package init(
+        server: any RuntimeAPIEndpoint, timeout: TimeInterval = 3, traces: (any TraceSource)? = nil,
+        now: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 0) }
+    ) {
         self.server = server
         self.timeout = timeout
+        self.traces = traces
+        self.now = now
+    }
+
+    /// A new sampled trace header, as Lambda sends one with active tracing: a root of the current
+    /// time and 96 random bits, and the function segment's id as the parent.
+    package static func sampledTraceHeader(at time: Date) -> (header: String, root: String) {
+        func hex(_ value: UInt64, digits: Int) -> String {
+            let text = String(value, radix: 16)
+            return String(repeating: "0", count: max(0, digits - text.count)) + text
+        }
+        let root =
+            "1-\(hex(UInt64(max(0, time.timeIntervalSince1970)), digits: 8))-"
+            + hex(UInt64.random(in: 0...UInt64(UInt32.max)), digits: 8)
+            + hex(UInt64.random(in: 0...UInt64.max), digits: 16)
+        let parent = hex(UInt64.random(in: 1...UInt64.max), digits: 16)
+        return ("Root=\(root);Parent=\(parent);Sampled=1", root)
     }
 
     /// Runs one event. An event that carries no request time of its own (an authorizer's TOKEN
@@ -26,7 +57,24 @@ package struct RuntimeInvoker: Sendable {
             let milliseconds = Int((time.timeIntervalSince1970 * 1000).rounded())
             payload.set(.number(milliseconds), at: ["requestContext", "requestTimeEpoch"])
         }
-        switch await server.invoke(payload.jsonBytes, timeout: timeout) {
+        guard let traces else { return Self.invocation(await server.invoke(payload.jsonBytes, timeout: timeout)) }
+        let (header, root) = Self.sampledTraceHeader(at: now())
+        let outcome = await server.invoke(payload.jsonBytes, timeout: timeout, traceHeader: header)
+        var invocation = Self.invocation(outcome)
+        // A runtime that ran the invocation sends its document before it answers, and the datagram
+        // may still be on its way; one that failed to start, timed out or ended sent none.
+        let ran: Bool
+        switch outcome {
+        case .response, .error: ran = true
+        default: ran = false
+        }
+        invocation.trace = await traces.document(forTrace: root, within: ran ? .seconds(2) : .zero)
+        return invocation
+    }
+
+    /// A runtime's outcome as an invocation.
+    static func invocation(_ outcome: RuntimeOutcome) -> Invocation {
+        switch outcome {
         case .response(let body):
             guard let json = try? JSONParser.parse(body) else {
                 return Invocation(

@@ -108,7 +108,15 @@ package actor RuntimeQueue {
     }
 
     /// Hands an event to the runtime and waits for its outcome.
-    package func invoke(_ event: [UInt8], timeout: TimeInterval, functionARN: String) async -> RuntimeOutcome {
+    /// - Parameters:
+    ///   - event: the event's bytes.
+    ///   - timeout: how long the runtime has.
+    ///   - functionARN: the function's ARN, for its header.
+    ///   - traceHeader: the `Lambda-Runtime-Trace-Id` to send (`Root=…;Parent=…;Sampled=1` for a
+    ///     traced invocation); by default a new, unsampled trace.
+    package func invoke(
+        _ event: [UInt8], timeout: TimeInterval, functionARN: String, traceHeader: String? = nil
+    ) async -> RuntimeOutcome {
         if !held, let initFailure { return initFailure }
         if !held, let ended { return .runtimeExited(ended) }
         let requestID = RequestID.make()
@@ -118,8 +126,8 @@ package actor RuntimeQueue {
             event: event,
             deadline: start.addingTimeInterval(timeout),
             functionARN: functionARN,
-            traceID:
-                "Root=1-\(String(Int(start.timeIntervalSince1970), radix: 16))-\(requestID.filter { $0 != "-" }.prefix(24));Sampled=0"
+            traceID: traceHeader
+                ?? "Root=1-\(String(Int(start.timeIntervalSince1970), radix: 16))-\(requestID.filter { $0 != "-" }.prefix(24));Sampled=0"
         )
         let timer = Task {
             // Cancelled once the runtime answers: then it ends here, without a hop to the queue.

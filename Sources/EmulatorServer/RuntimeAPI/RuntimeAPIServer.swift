@@ -85,6 +85,12 @@ package final class RuntimeAPIServer: RuntimeAPIEndpoint {
         await queue.invoke(event, timeout: timeout, functionARN: functionARN)
     }
 
+    /// Hands an event to the runtime under the trace header `traceHeader` (`Root=…;Parent=…;Sampled=1`
+    /// for a traced invocation) and waits for its outcome.
+    package func invoke(_ event: [UInt8], timeout: TimeInterval, traceHeader: String) async -> RuntimeOutcome {
+        await queue.invoke(event, timeout: timeout, functionARN: functionARN, traceHeader: traceHeader)
+    }
+
     /// Tells waiting invocations that the runtime process ended.
     package func runtimeEnded(_ reason: String) async {
         await queue.runtimeEnded(reason)

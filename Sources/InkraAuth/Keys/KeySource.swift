@@ -129,7 +129,13 @@ package actor RemoteKeySource: KeySource {
         let timeout = self.timeout
         fetchCount += 1
         let task = Task { () async throws -> [String: JWKEntry] in
-            let data = try await Self.fetch(url, with: fetch, within: timeout)
+            // A span of the invocation's trace (the task inherits it): the pool's public URL, the time.
+            let data = try await Trace.span("JWKS", namespace: .remote) {
+                (span) async throws(KeySourceError) -> Data in
+                span.method = "GET"
+                span.url = TraceSpan.plainURL(url)
+                return try await Self.fetch(url, with: fetch, within: timeout)
+            }
             let parsed = try JWKEntry.parse(data, source: url.absoluteString)
             return Dictionary(parsed.map { ($0.kid, $0) }) { first, _ in first }
         }

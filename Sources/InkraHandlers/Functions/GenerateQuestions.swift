@@ -76,11 +76,14 @@ public struct GenerateQuestions: EventHandler {
         let callerLimits = caller.limits(in: limits)
         let outcome: ConsumeOutcome
         do {
-            outcome = try await store.consume(
-                ConsumeRequest(
-                    userID: caller.userID, instant: instant, limits: callerLimits, idempotencyKey: idempotencyKey,
-                    requestBody: idempotencyKey == nil ? [] : bodyBytes ?? [], tier: caller.tier.rawValue)
-            )
+            outcome = try await Trace.span("consume") { _ in
+                try await store.consume(
+                    ConsumeRequest(
+                        userID: caller.userID, instant: instant, limits: callerLimits,
+                        idempotencyKey: idempotencyKey, requestBody: idempotencyKey == nil ? [] : bodyBytes ?? [],
+                        tier: caller.tier.rawValue)
+                )
+            }
         } catch {
             guard let charged = (error as? UsageStoreError)?.charged else {
                 storeFailed("usage store failed; refusing rather than generating unmetered", error)
@@ -212,7 +215,7 @@ public struct GenerateQuestions: EventHandler {
     private func giveBack(_ consumption: Consumption, because reason: String) async -> Bool {
         logger.warning("giving the unit back", metadata: ["reason": "\(reason)"])
         do {
-            try await store.release(consumption)
+            try await Trace.span("give-back") { _ in try await store.release(consumption) }
             return true
         } catch {
             let fate = consumption.idempotencyKey == nil ? "lost" : "left for a retry or the repair"
