@@ -58,11 +58,12 @@ def wait_for(predicate, what, timeout=10.0, interval=0.02):
 class Serve:
     """One `inkra-emulator serve` on free ports."""
 
-    def __init__(self, emulator, state, now):
+    def __init__(self, emulator, state, now, extra=()):
         self.output = tempfile.NamedTemporaryFile("w+", suffix=".out", delete=False)
         self.process = subprocess.Popen(
             [emulator, "serve", "--port", "0", "--lambda-port", "0", "--runtime-api-port", "0",
-             "--dynamodb-port", "0", "--console-port", "0", "--no-access-log", "--state", state, "--now", now],
+             "--dynamodb-port", "0", "--console-port", "0", "--no-access-log", "--state", state, "--now", now,
+             *extra],
             stdout=self.output, stderr=subprocess.STDOUT, text=True)
         banner = wait_for(lambda: self.banner(), "serve's banner", timeout=30)
         self.api = re.search(r"API Gateway\s+(\S+)", banner).group(1)
@@ -299,6 +300,32 @@ def main():
         check(fired is None, f"no script of the markup user's id ran ({fired or 'no dialog, no console marker'})")
         check(browser.evaluate("document.scripts.length") == 1 and browser.evaluate("document.images.length") == 0,
               "the page holds only its own script and no element from the markup")
+        serve.stop()
+        serve = None
+
+        # A request's timeline: serve --bootstrap traces each invocation and the detail draws the
+        # X-Ray segments the real bootstrap sent.
+        bootstrap = os.path.join(os.path.dirname(args.emulator), "bootstrap")
+        serve = Serve(args.emulator, os.path.join(work, "traced.json"), second,
+                      ["--bootstrap", bootstrap, "--runtime-function", "generateQuestions"])
+        browser.open(serve.console + "#requests")
+        wait_for(lambda: browser.evaluate("document.getElementById('live').textContent") == "live",
+                 "the live list of serve --bootstrap to connect")
+        traced = token(args.emulator, "tracy", second)
+        through_live_list(browser, serve, "POST", "/questions", traced, 200, "tracy, through bootstrap", question)
+        browser.evaluate("document.querySelector('#requests tbody tr').click()")
+        rows = wait_for(lambda: browser.evaluate(
+            "[...document.querySelectorAll('#timeline tbody tr')].map(r => [...r.cells].map(c => c.textContent))")
+            or None, "the request's timeline")
+        names = [row[0].strip() for row in rows]
+        check(names[0] == "## generateQuestions" and "consume" in names,
+              f"the timeline shows the function's subsegment and its steps: {names}")
+        check(rows[0][1] == "status 200", f"the function's row shows its answer: {rows[0]}")
+        check(browser.evaluate("document.getElementById('timeline-empty').hidden"), "no 'no segments' note")
+        gateway = browser.evaluate("document.getElementById('timeline-gateway').textContent")
+        check("authorizer: invoked" in gateway, f"the timeline says the authorizer ran: {gateway}")
+        check(traced not in browser.evaluate("document.getElementById('timeline').textContent"), "no token in it")
+        browser.screenshot(os.path.join(args.screenshots, "console-timeline.png"))
         serve.stop()
         serve = None
     finally:

@@ -37,6 +37,8 @@ package final class LocalServer: Sendable {
     private let listening = Mutex<ServeEndpoints?>(nil)
     private let runtimeFailure = Mutex<EmulatorError?>(nil)
     private let stopRequested = Mutex(false)
+    /// Where `--bootstrap`'s runtime sends its X-Ray segments, for the console's timeline.
+    private let segments: SegmentCollector?
 
     /// Sets the stack up behind its endpoints and starts the Runtime API.
     /// - Parameters:
@@ -74,7 +76,12 @@ package final class LocalServer: Sendable {
         await runtimeAPI.observeFailures { [logger] outcome in
             logger.error("\(Self.failureLine(outcome, function: function))")
         }
-        let invoker = RuntimeInvoker(server: runtimeAPI, timeout: configuration.functionTimeout)
+        // A runtime serve starts traces every invocation, as Lambda does a sampled one, and the
+        // console shows the segments it sends beside the request.
+        let segments = configuration.runtimeExecutable == nil ? nil : try await SegmentCollector()
+        self.segments = segments
+        let invoker = RuntimeInvoker(
+            server: runtimeAPI, timeout: configuration.functionTimeout, traces: segments, now: stack.options.clock)
         let runtimeFunction = configuration.runtimeFunction
         let target: FunctionTarget = { function, event, time in
             guard function == runtimeFunction, runtimeAPI.takesInvocations else { return nil }
@@ -211,6 +218,7 @@ package final class LocalServer: Sendable {
         await lambda.finishEventInvocations()
         if let runtime = runtime.withLock({ $0 }) { await runtime.stop() }
         await runtimeAPI.shutdown()
+        await segments?.shutdown()
         try saveStateWithUserPool()
         try outcome.get()
         if let failure = runtimeFailure.withLock({ $0 }) { throw failure }
@@ -234,7 +242,8 @@ package final class LocalServer: Sendable {
         let started = try LocalRuntime(
             executable: executable, function: configuration.runtimeFunction, server: runtimeAPI,
             options: stack.options, dynamoDBEndpoint: endpoints.dynamoDB ?? stack.options.dynamoDBEndpoint,
-            logLevel: configuration.runtimeLogLevel, debugger: configuration.runtimeDebugger)
+            logLevel: configuration.runtimeLogLevel, debugger: configuration.runtimeDebugger,
+            xrayDaemonAddress: segments?.address)
         runtime.withLock { $0 = started }
     }
 

@@ -3,6 +3,7 @@ import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import NIOHTTP1
 import SingleTable
 import Testing
 
@@ -44,6 +45,31 @@ struct RuntimeServeTests {
             // The runtime asks for its next event after posting the answer, so the second call
             // may come just after the client has read it.
             #expect(try await Self.eventually { await served.server.runtimeAPI.nextCalls >= 2 })
+        }
+    }
+
+    @Test("--bootstrap with the console: a request's detail holds the runtime's segments and their timeline")
+    func timeline() async throws {
+        var configuration = Self.withBootstrap()
+        configuration.consolePort = 0
+        try await ServeFixture.run(configuration) { served in
+            let answer = try await served.generate(token: try ServeFixture.token("traced-user", tier: "premium"))
+            #expect(answer.status == 200)
+            let console = try #require(served.endpoints.console)
+            let detail = try await served.send(.GET, console, path: "api/requests/1").json
+            let trace = try #require(detail["trace"]?.object, "no segments in \(detail)")
+            #expect(trace["name"] == "## generateQuestions")
+            #expect(trace["type"] == "subsegment")
+            let rows = detail["timeline"]?.array ?? []
+            #expect(rows.first?["name"] == "## generateQuestions" && rows.first?["depth"] == 0)
+            #expect(rows.first?["status"] == 200)
+            #expect(rows.contains { $0["name"] == "consume" && $0["depth"] == 1 }, "\(rows)")
+            for row in rows {
+                #expect((row["offset"]?.double ?? -1) >= 0 && (row["duration"]?.double ?? -1) >= 0, "\(row)")
+            }
+            // The request's topic and caller stay out of the segments.
+            let text = JSONValue.object(trace).jsonString
+            #expect(!text.contains("grandmother") && !text.contains("traced-user"))
         }
     }
 

@@ -34,6 +34,8 @@ package struct GatewayExchange: Sendable {
     package var started: Date
     /// How long the answer took.
     package var duration: Duration
+    /// The X-Ray segment document the function's runtime sent, when it ran in one that traced it.
+    package var trace: JSONValue?
 
     /// Creates an exchange.
     package init(
@@ -67,5 +69,6 @@ package struct GatewayExchange: Sendable {
             response: served.response,
             unitsConsumed: served.function.map { $0 == .generateQuestions && served.response.status == 200 ? 1 : 0 },
             started: served.time, duration: served.duration)
+        trace = served.trace
     }
 }

@@ -101,7 +101,10 @@ package struct LocalAPIGateway: Sendable {
         let invocation = await chain.invoke(route.function, event: event, at: time)
         record.authorizer = invocation.authorizer.map { $0.cached ? .cached : .invoked } ?? .notCalled
         record.refusal = invocation.refusal
-        if !configuration.observers.isEmpty { record.authorizerStep = invocation.authorizer }
+        if !configuration.observers.isEmpty {
+            record.authorizerStep = invocation.authorizer
+            record.trace = invocation.trace
+        }
         return ProxyResponseReader.response(for: invocation.outcome, version: configuration.payload)
     }
 
@@ -184,6 +187,9 @@ package struct ServedRequest: Sendable {
     package var event: JSONValue?
     /// The authorizer's event and answer; kept only when the gateway has observers.
     package var authorizerStep: AuthorizerStep?
+    /// The X-Ray segment document the function's runtime sent; kept only when the gateway has
+    /// observers.
+    package var trace: JSONValue?
 
     /// The access-log line: `127.0.0.1 "POST /questions HTTP/1.1" 200 312 generateQuestions authorizer=cached 0.41ms id`.
     package func accessLogLine(for request: LocalHTTPRequest) -> String {

@@ -55,6 +55,8 @@ enum ConsoleJSON {
                 "headers": .array(headers),
                 "body": .string(String(decoding: exchange.response.body, as: UTF8.self)),
             ],
+            "trace": exchange.trace ?? .null,
+            "timeline": .array(exchange.trace.map(ConsoleTimeline.rows) ?? []),
         ]
     }
 

@@ -87,10 +87,47 @@ async function showDetail(id, tr) {
     try { body = JSON.stringify(JSON.parse(body), null, 2); } catch (_) { /* not JSON: shown as it is */ }
     $("detail-response").textContent =
       `${response.status}\n${response.headers.map(([name, value]) => `${name}: ${value}`).join("\n")}\n\n${body}`;
+    showTimeline(detail);
     $("detail").hidden = false;
     showError(null);
   } catch (error) {
     showError(error);
+  }
+}
+
+// The request's time: API Gateway's whole answer, whether the authorizer ran or was cached, then
+// each subsegment the runtime sent, indented by depth, as a bar over the function's own time.
+function showTimeline(detail) {
+  const rows = detail.timeline || [];
+  const summary = detail.summary;
+  $("timeline-gateway").textContent =
+    `API Gateway: ${summary.milliseconds} ms in all; authorizer: ${summary.authorizer === "none" ? "not called" : summary.authorizer}`;
+  const body = $("timeline").querySelector("tbody");
+  body.replaceChildren();
+  $("timeline-empty").hidden = rows.length > 0;
+  const total = rows.length ? Math.max(...rows.map((row) => row.offset + row.duration), 0.01) : 1;
+  for (const row of rows) {
+    const tr = document.createElement("tr");
+    const name = document.createElement("td");
+    name.textContent = row.name + (row.operation ? ` ${row.operation}` : "");
+    name.style.paddingLeft = `${8 + 16 * row.depth}px`;
+    const facts = document.createElement("td");
+    facts.textContent = [
+      row.status !== undefined ? `status ${row.status}` : null,
+      row.retries ? `${row.retries} retries` : null,
+      ...(row.flags || []),
+    ].filter(Boolean).join(", ");
+    const time = document.createElement("td");
+    time.textContent = `${row.duration.toFixed(2)} ms`;
+    const barCell = document.createElement("td");
+    barCell.className = "span-cell";
+    const bar = document.createElement("div");
+    bar.className = "span" + ((row.flags || []).length ? " flagged" : "");
+    bar.style.marginLeft = `${(100 * row.offset) / total}%`;
+    bar.style.width = `${Math.max((100 * row.duration) / total, 0.5)}%`;
+    barCell.append(bar);
+    tr.append(name, facts, time, barCell);
+    body.append(tr);
   }
 }
 
