@@ -63,6 +63,8 @@ public struct WindowUsage: Sendable, Codable, Equatable {
 }
 
 /// The caller's usage, as `GET /usage` answers it: the month, the day and the hour, read at once.
+///
+/// `Codable` in its own shape (not the API's), for an app that stores it.
 public struct Usage: Sendable, Codable, Equatable {
     /// The month's figures.
     public var monthly: MonthlyUsage

@@ -119,7 +119,8 @@ extension InkraClient {
     private func request(for call: Call, token: String) -> URLRequest {
         var request = URLRequest(url: baseURL.appendingPathComponent(call.path))
         request.httpMethod = call.method
-        request.timeoutInterval = Double(retryPolicy.attemptTimeout.components.seconds)
+        let (seconds, attoseconds) = retryPolicy.attemptTimeout.components
+        request.timeoutInterval = Double(seconds) + Double(attoseconds) / 1e18
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let body = call.body {

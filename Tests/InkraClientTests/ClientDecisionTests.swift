@@ -103,6 +103,19 @@ struct ClientDecisionTests {
         #expect(recorder.waits == [.seconds(2)])
     }
 
+    @Test("API Gateway's throttling (REST's code, or an HTTP API's bare 429) waits Retry-After and retries")
+    func throttled() async throws {
+        let host = StubProtocol.host([
+            .json(429, #"{"error":"Too Many Requests","code":"throttled"}"#, headers: ["Retry-After": "1"]),
+            .json(429, #"{"message":"Too Many Requests"}"#), .json(200, questionsBody),
+        ])
+        let recorder = Recorder()
+        _ = try await recorder.client(host).generateQuestions(topic: "t")
+        #expect(recorder.waits == [.seconds(1), .seconds(1)], "Retry-After, then the backoff's second wait")
+        let keys = StubProtocol.seen(host).compactMap { $0.headers["Idempotency-Key"] }
+        #expect(keys.count == 3 && Set(keys).count == 1)
+    }
+
     @Test("a Retry-After beyond the policy's longest wait ends the call at once with unavailable")
     func retryAfterTooLong() async throws {
         let host = StubProtocol.host([
