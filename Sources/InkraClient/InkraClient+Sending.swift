@@ -44,6 +44,11 @@ extension InkraClient {
             } catch let error as URLError {
                 if error.code == .cancelled { throw CancellationError() }
                 throw InkraClientError.network(code: error.code.rawValue)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                // Not a URLError (some platforms' sessions throw their own): no answer, not retried.
+                throw InkraClientError.network(code: URLError.Code.unknown.rawValue)
             }
             guard let http = response as? HTTPURLResponse else {
                 throw InkraClientError.unexpected(status: 0, code: nil)

@@ -201,6 +201,26 @@ struct ClientDecisionTests {
         #expect(other.refreshes == [false])
     }
 
+    @Test("cancelling a call while it waits ends it with CancellationError, and nothing more is sent")
+    func cancelledWhileWaiting() async throws {
+        let host = StubProtocol.host([
+            .json(503, #"{"error":"x","code":"unavailable"}"#, headers: ["Retry-After": "1"]),
+            .json(200, questionsBody),
+        ])
+        let (waiting, waits) = AsyncStream.makeStream(of: Void.self)
+        let client = InkraClient(
+            baseURL: URL(string: "https://\(host)")!, session: StubProtocol.session(),
+            sleep: { _ in
+                waits.yield()
+                try await Task.sleep(for: .seconds(3600))
+            }, token: { _ in "token" })
+        let call = Task { try await client.generateQuestions(topic: "t") }
+        for await _ in waiting { break }
+        call.cancel()
+        await #expect(throws: CancellationError.self) { try await call.value }
+        #expect(StubProtocol.seen(host).count == 1)
+    }
+
     @Test("the token provider's own error ends the call unchanged, before any request")
     func tokenProviderFails() async throws {
         struct NotSignedIn: Error {}
