@@ -23,102 +23,103 @@ struct ClientServeTests {
         "a free user's day: two calls, the hour's 429, the next hour's call, the day's 429; the next day admitted",
         .timeLimit(.minutes(3)), arguments: payloads)
     func freeUsersDay(payload: String) async throws {
-        let stack = try await ServedStack.start(payload: payload, now: "2026-11-17T09:00:00Z")
-        defer { Task { await stack.stop() } }
-        let minter = stack.tokens(for: "day-\(payload)")
-        let recorder = Recorder()
-        let client = Self.client(stack.api, minter, recorder)
+        try await ServedStack.with(payload: payload, now: "2026-11-17T09:00:00Z") { stack in
+            let minter = stack.tokens(for: "day-\(payload)")
+            let recorder = Recorder()
+            let client = Self.client(stack.api, minter, recorder)
 
-        let fresh = try await client.usage()
-        #expect(fresh.tier == "free")
-        #expect(fresh.monthly == MonthlyUsage(used: 0, limit: 5, remaining: 5))
-        #expect(fresh.daily.limit == 3 && fresh.hourly.limit == 2)
+            let fresh = try await client.usage()
+            #expect(fresh.tier == "free")
+            #expect(fresh.monthly == MonthlyUsage(used: 0, limit: 5, remaining: 5))
+            #expect(fresh.daily.limit == 3 && fresh.hourly.limit == 2)
 
-        for used in 1...2 {
-            let answer = try await client.generateQuestions(topic: "my first job", length: .short)
-            #expect(answer.questions.count == 3)
-            #expect(answer.usage == MonthlyUsage(used: used, limit: 5, remaining: 5 - used))
-        }
-        let hourFull = await #expect(throws: InkraClientError.self) {
-            try await client.generateQuestions(topic: "my first job")
-        }
-        guard case .rateLimited(.hour, 2, let untilNextHour)? = hourFull else {
-            Issue.record("expected the hour's 429, got \(String(describing: hourFull))")
-            return
-        }
-        #expect((1...3600).contains(untilNextHour))
+            for used in 1...2 {
+                let answer = try await client.generateQuestions(topic: "my first job", length: .short)
+                #expect(answer.questions.count == 3)
+                #expect(answer.usage == MonthlyUsage(used: used, limit: 5, remaining: 5 - used))
+            }
+            let hourFull = await #expect(throws: InkraClientError.self) {
+                try await client.generateQuestions(topic: "my first job")
+            }
+            guard case .rateLimited(.hour, 2, let untilNextHour)? = hourFull else {
+                Issue.record("expected the hour's 429, got \(String(describing: hourFull))")
+                return
+            }
+            #expect((1...3600).contains(untilNextHour))
 
-        try await stack.advance("PT1H")
-        let third = try await client.generateQuestions(topic: "my first job", count: 2)
-        #expect(third.usage.used == 3 && third.questions.count == 2)
-        let dayFull = await #expect(throws: InkraClientError.self) {
-            try await client.generateQuestions(topic: "my first job")
-        }
-        guard case .rateLimited(.day, 3, let untilMidnight)? = dayFull else {
-            Issue.record("expected the day's 429, got \(String(describing: dayFull))")
-            return
-        }
-        // From 10:00 and a few seconds to midnight: 14 hours, less what the test took.
-        #expect((13 * 3600...14 * 3600).contains(untilMidnight))
-        #expect(await client.usageTracker.snapshot?.daily?.used == 3)
-        #expect(await client.usageTracker.snapshot?.monthly?.used == 3)
+            try await stack.advance("PT1H")
+            let third = try await client.generateQuestions(topic: "my first job", count: 2)
+            #expect(third.usage.used == 3 && third.questions.count == 2)
+            let dayFull = await #expect(throws: InkraClientError.self) {
+                try await client.generateQuestions(topic: "my first job")
+            }
+            guard case .rateLimited(.day, 3, let untilMidnight)? = dayFull else {
+                Issue.record("expected the day's 429, got \(String(describing: dayFull))")
+                return
+            }
+            // From 10:00 and a few seconds to midnight: 14 hours, less what the test took.
+            #expect((13 * 3600...14 * 3600).contains(untilMidnight))
+            #expect(await client.usageTracker.snapshot?.daily?.used == 3)
+            #expect(await client.usageTracker.snapshot?.monthly?.used == 3)
 
-        // The next day: the token minted yesterday has expired, so the authorizer refuses it and
-        // the client asks the provider for a fresh one, once.
-        try await stack.advance("PT15H")
-        let mintedBefore = minter.minted
-        let nextDay = try await client.generateQuestions(topic: "my first job")
-        #expect(nextDay.usage == MonthlyUsage(used: 4, limit: 5, remaining: 1))
-        #expect(minter.minted == mintedBefore + 1, "the expired token was replaced once")
-        let usage = try await client.usage()
-        #expect(usage.daily.used == 1 && usage.hourly.used == 1 && usage.monthly.used == 4)
-        #expect(recorder.waits.isEmpty, "nothing in a normal day is retried")
+            // The next day: the token minted yesterday has expired, so the authorizer refuses it and
+            // the client asks the provider for a fresh one, once.
+            try await stack.advance("PT15H")
+            let mintedBefore = minter.minted
+            let nextDay = try await client.generateQuestions(topic: "my first job")
+            #expect(nextDay.usage == MonthlyUsage(used: 4, limit: 5, remaining: 1))
+            #expect(minter.minted == mintedBefore + 1, "the expired token was replaced once")
+            let usage = try await client.usage()
+            #expect(usage.daily.used == 1 && usage.hourly.used == 1 && usage.monthly.used == 4)
+            #expect(recorder.waits.isEmpty, "nothing in a normal day is retried")
+        }
     }
 
     @Test(
         "a lost answer is retried with the same key: one unit charged, the recorded answer replayed",
         .timeLimit(.minutes(3)), arguments: payloads)
     func lostAnswer(payload: String) async throws {
-        let stack = try await ServedStack.start(payload: payload, now: "2026-11-17T09:00:00Z")
-        defer { Task { await stack.stop() } }
-        let proxy = try FaultyProxy(upstream: stack.api) { number in number == 1 ? .loseAnswer : .forward }
-        defer { proxy.shutdown() }
-        let recorder = Recorder()
-        let client = Self.client(proxy.url, stack.tokens(for: "lost-\(payload)"), recorder)
+        try await ServedStack.with(payload: payload, now: "2026-11-17T09:00:00Z") { stack in
+            let proxy = try FaultyProxy(upstream: stack.api) { number in number == 1 ? .loseAnswer : .forward }
+            defer { proxy.shutdown() }
+            let recorder = Recorder()
+            let client = Self.client(proxy.url, stack.tokens(for: "lost-\(payload)"), recorder)
 
-        let answer = try await client.generateQuestions(topic: "the harbour", length: .short)
-        #expect(answer.replayed, "the second attempt got the first one's recorded answer")
-        #expect(answer.questions == proxy.lostAnswerQuestions)
-        let posts = proxy.requests.filter { $0.method == "POST" }
-        #expect(posts.count == 2)
-        let keys = posts.compactMap { $0.header("Idempotency-Key") }
-        #expect(keys.count == 2 && Set(keys).count == 1)
-        #expect(posts[0].body == posts[1].body)
-        #expect(recorder.waits == [RetryPolicy.standard.initialBackoff], "the client's own retry, after its backoff")
-        let usage = try await client.usage()
-        #expect(usage.monthly.used == 1 && usage.daily.used == 1 && usage.hourly.used == 1, "charged once")
+            let answer = try await client.generateQuestions(topic: "the harbour", length: .short)
+            #expect(answer.replayed, "the second attempt got the first one's recorded answer")
+            #expect(answer.questions == proxy.lostAnswerQuestions)
+            let posts = proxy.requests.filter { $0.method == "POST" }
+            #expect(posts.count == 2)
+            let keys = posts.compactMap { $0.header("Idempotency-Key") }
+            #expect(keys.count == 2 && Set(keys).count == 1)
+            #expect(posts[0].body == posts[1].body)
+            #expect(
+                recorder.waits == [RetryPolicy.standard.initialBackoff], "the client's own retry, after its backoff")
+            let usage = try await client.usage()
+            #expect(usage.monthly.used == 1 && usage.daily.used == 1 && usage.hourly.used == 1, "charged once")
+        }
     }
 
     @Test(
         "a 503 with Retry-After is waited out, then the same call is answered and charged once",
         .timeLimit(.minutes(3)), arguments: payloads)
     func unavailableHonoured(payload: String) async throws {
-        let stack = try await ServedStack.start(payload: payload, now: "2026-11-17T09:00:00Z")
-        defer { Task { await stack.stop() } }
-        let proxy = try FaultyProxy(upstream: stack.api) { number in
-            number == 1 ? .unavailable(retryAfter: 7) : .forward
-        }
-        defer { proxy.shutdown() }
-        let recorder = Recorder()
-        let client = Self.client(proxy.url, stack.tokens(for: "busy-\(payload)"), recorder)
+        try await ServedStack.with(payload: payload, now: "2026-11-17T09:00:00Z") { stack in
+            let proxy = try FaultyProxy(upstream: stack.api) { number in
+                number == 1 ? .unavailable(retryAfter: 7) : .forward
+            }
+            defer { proxy.shutdown() }
+            let recorder = Recorder()
+            let client = Self.client(proxy.url, stack.tokens(for: "busy-\(payload)"), recorder)
 
-        let answer = try await client.generateQuestions(topic: "the harbour")
-        #expect(!answer.replayed)
-        #expect(answer.usage.used == 1)
-        #expect(recorder.waits == [.seconds(7)])
-        let keys = proxy.requests.filter { $0.method == "POST" }.compactMap { $0.header("Idempotency-Key") }
-        #expect(keys.count == 2 && Set(keys).count == 1)
-        #expect(try await client.usage().monthly.used == 1)
+            let answer = try await client.generateQuestions(topic: "the harbour")
+            #expect(!answer.replayed)
+            #expect(answer.usage.used == 1)
+            #expect(recorder.waits == [.seconds(7)])
+            let keys = proxy.requests.filter { $0.method == "POST" }.compactMap { $0.header("Idempotency-Key") }
+            #expect(keys.count == 2 && Set(keys).count == 1)
+            #expect(try await client.usage().monthly.used == 1)
+        }
     }
 }
 

@@ -44,6 +44,19 @@ final class ServedStack: Sendable {
         _ = await server.stop()
     }
 
+    /// Runs `body` with a `serve` started as ``start(payload:now:)``, and stops it afterwards,
+    /// whether `body` returns or throws.
+    static func with(payload: String, now: String, _ body: (ServedStack) async throws -> Void) async throws {
+        let stack = try await start(payload: payload, now: now)
+        do {
+            try await body(stack)
+        } catch {
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
+    }
+
     /// The stack's time (`GET /_inkra/clock`), as ISO 8601.
     func now() async throws -> String {
         try await clock(nil)
