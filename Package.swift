@@ -10,10 +10,13 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "inkra-server",
-    platforms: [.macOS(.v15)],
+    // iOS for InkraClient, the app's client (the rest of the package builds for macOS and Linux).
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .library(name: "InkraHandlers", targets: ["InkraHandlers", "InkraRuntime"]),
         .library(name: "InkraTesting", targets: ["InkraTesting"]),
+        // The app's client of the API: Foundation only, nothing of the server's modules.
+        .library(name: "InkraClient", targets: ["InkraClient"]),
         .executable(name: "inkra-emulator", targets: ["inkra-emulator"]),
         .executable(name: "bootstrap", targets: ["Bootstrap"]),
     ],
@@ -33,6 +36,8 @@ let package = Package(
         // backoff between attempts, racing work against a deadline, and the trace of where a
         // request's time went (X-Ray spans). It imports nothing of the package.
         .target(name: "InkraTime", swiftSettings: strictSettings),
+        // The app's client (iOS, macOS, Linux): URLSession, the API's rules, its own types.
+        .target(name: "InkraClient", swiftSettings: strictSettings),
         .target(name: "SingleTable", swiftSettings: strictSettings),
         .target(name: "InkraJSON", swiftSettings: strictSettings),
         // The text rules of HTTP fields (ASCII case-insensitive names, optional whitespace), for this
@@ -273,6 +278,15 @@ let package = Package(
         .testTarget(
             name: "InkraUsageTests", dependencies: ["InkraUsage", "InkraTime", "InkraTesting", "InkraTestSupport"],
             swiftSettings: strictSettings),
+        .testTarget(
+            // The client against URLProtocol stubs, and against the built inkra-emulator's serve.
+            name: "InkraClientTests",
+            dependencies: [
+                "InkraClient", "InkraTestSupport", "OutboundHTTP", "inkra-emulator",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "InkraTimeTests", dependencies: ["InkraTime"], swiftSettings: strictSettings),
         .testTarget(name: "InkraJSONTests", dependencies: ["InkraJSON"], swiftSettings: strictSettings),
         .testTarget(

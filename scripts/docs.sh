@@ -21,12 +21,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(InkraTime SingleTable InkraUsage InkraAuth InkraHandlers InkraRuntime AWSServices DynamoDBTable InkraTesting)
+modules=(InkraTime SingleTable InkraUsage InkraAuth InkraHandlers InkraRuntime AWSServices DynamoDBTable InkraTesting InkraClient)
 if [ $# -gt 0 ]; then modules=("$@"); fi
 # The library products' modules are documented as their users see them (public declarations); the
 # others, which are targets and not products, as the package's own developers use them (`package`
 # declarations too).
-products=(InkraHandlers InkraTesting)
+products=(InkraHandlers InkraTesting InkraClient)
 
 docc=$(command -v docc || true)
 if [ -z "$docc" ]; then

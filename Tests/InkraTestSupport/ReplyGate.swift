@@ -29,6 +29,14 @@ final class ReplyGate: Sendable {
         }
     }
 
+    /// Closes the handler's connection without a reply, unless the server has shut down.
+    func drop(_ context: NIOLoopBound<ChannelHandlerContext>, on loop: any EventLoop) {
+        open.withLock { open in
+            guard open else { return }
+            loop.execute { context.value.close(promise: nil) }
+        }
+    }
+
     /// Refuses every later reply.
     func close() {
         open.withLock { $0 = false }

@@ -19,12 +19,21 @@ package final class StubHTTPServer: @unchecked Sendable {
         package var status: Int
         package var headers: [(String, String)]
         package var body: String
+        /// Whether the connection is closed instead of answering: an answer lost on the way back.
+        package var dropsConnection = false
 
         package init(status: Int, headers: [(String, String)], body: String) {
             self.status = status
             self.headers = headers
             self.body = body
         }
+
+        /// No answer: the connection is closed, as a network that loses the answer leaves it.
+        package static let dropped: Answer = {
+            var answer = Answer(status: 0, headers: [], body: "")
+            answer.dropsConnection = true
+            return answer
+        }()
 
         /// A JSON answer.
         package static func json(_ status: Int, _ body: String) -> Answer {
@@ -112,6 +121,7 @@ package final class StubHTTPServer: @unchecked Sendable {
             let bound = NIOLoopBound(context, eventLoop: loop)
             Task {
                 let answer = await responder(request)
+                if answer.dropsConnection { return replies.drop(bound, on: loop) }
                 replies.respond(answer.status, answer.headers, Array(answer.body.utf8), to: bound, on: loop)
             }
         }
