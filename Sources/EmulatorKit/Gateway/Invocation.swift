@@ -21,6 +21,9 @@ package struct Invocation: Sendable {
     /// ran in-process and did; `nil` otherwise (an answer from the cache, or from a runtime, which
     /// says only `Unauthorized`). Never the token or anything read from it.
     package var refusal: String?
+    /// Whether API Gateway's request validator refused the body (400 `Invalid request body`), so
+    /// the function was never invoked.
+    package var bodyRefused = false
 
     /// Creates a result.
     package init(outcome: Outcome, authorizer: AuthorizerStep? = nil) {

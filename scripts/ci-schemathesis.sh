@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Points Schemathesis (pinned in .ci/requirements.txt) at a real `inkra-emulator serve` (REST
+# flavour, request validation on) with openapi.yaml and a development token: a bounded number of
+# generated requests per route, valid and hostile. It fails on
+#   - a 500 from a function (not_a_server_error),
+#   - an answer the document does not describe: status, body schema, Content-Type, headers,
+#   - a body the document calls invalid that is not refused with a 4xx (negative_data_rejection),
+#   - a unit charged by anything but a 200 from generateQuestions: the user's `used`, read back at
+#     the end, must equal the 200 answers it got that were not replays (Idempotent-Replayed).
+# DELETE /account runs on its own, with another user, so it cannot erase the usage being counted.
+# Usage: scripts/ci-schemathesis.sh [EXAMPLES_PER_ROUTE]   (default 40; the seed is printed)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+examples=${1:-40}
+seed=${INKRA_SCHEMATHESIS_SEED:-$RANDOM}
+swift build --product inkra-emulator > /dev/null
+emulator=$(swift build --show-bin-path)/inkra-emulator
+work=$(mktemp -d)
+pid=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+echo "== schemathesis against inkra-emulator serve (seed $seed, $examples examples per route;" \
+    "INKRA_SCHEMATHESIS_SEED=$seed replays it)"
+"$emulator" serve --port 0 --lambda-port 0 --runtime-api-port 0 --dynamodb-port 0 --no-console --no-cognito \
+    --no-throttle > "$work/serve.out" 2> "$work/serve.err" &
+pid=$!
+for _ in $(seq 1 100); do grep -q "Press Ctrl-C" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+grep -q "Press Ctrl-C" "$work/serve.out" || { echo "serve did not start"; cat "$work/serve.out" "$work/serve.err"; exit 1; }
+api=$(awk '/API Gateway/ {print $3}' "$work/serve.out")
+
+# Premium: 20 an hour, so the run meets the hourly 429 too.
+token=$("$emulator" token --sub schemathesis-user --tier premium)
+other=$("$emulator" token --sub schemathesis-deleter --tier premium)
+checks=not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance
+checks=$checks,response_schema_conformance,negative_data_rejection
+common=(--url "$api" --checks "$checks" --max-examples "$examples" --seed "$seed" --workers 1
+    --phases examples,coverage,fuzzing --generation-deterministic --request-timeout 30 --no-color)
+
+st run openapi.yaml "${common[@]}" --exclude-path /account -H "Authorization: Bearer $token" \
+    --report har --report-har-path "$work/run.har" | tail -n 25
+st run openapi.yaml "${common[@]}" --include-path /account -H "Authorization: Bearer $other" | tail -n 8
+
+echo "== nothing charged by a refused request"
+curl -s -H "Authorization: Bearer $token" "$api/usage" > "$work/usage.json"
+python3 - "$work/run.har" "$work/usage.json" <<'PY'
+import json, sys
+har, usage = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+answered = replayed = refused = 0
+for entry in har["log"]["entries"]:
+    request, response = entry["request"], entry["response"]
+    if request["method"] != "POST" or not request["url"].split("?")[0].endswith("/questions"):
+        continue
+    headers = {h["name"].lower(): h["value"] for h in response["headers"]}
+    if response["status"] != 200:
+        refused += 1
+    elif headers.get("idempotent-replayed") == "true":
+        replayed += 1
+    else:
+        answered += 1
+print(f"POST /questions: {answered} answered 200, {replayed} replayed, {refused} refused; usage says used {usage['used']}")
+assert usage["used"] == answered, f"charged {usage['used']} units for {answered} answers"
+PY
+kill -TERM "$pid"
+wait "$pid" || true
+pid=
+echo "bodies refused by the request model, no function invoked: $(grep -c "validation=refused" "$work/serve.out" || true)"
