@@ -209,7 +209,7 @@ package struct GatewayChain: Sendable {
         let code: ErrorCode
         switch status {
         case 400:
-            // BAD_REQUEST_BODY, answered through template.yaml's DEFAULT_4XX.
+            // template.yaml's BAD_REQUEST_BODY: a body the request model refused.
             headers.append(("x-amzn-ErrorType", "BadRequestException"))
             code = .requestRejected
         case 401:
