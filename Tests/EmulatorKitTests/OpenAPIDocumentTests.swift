@@ -103,6 +103,71 @@ struct OpenAPIDocumentTests {
         #expect(Set(found.keys) == Set(all.map(\.rawValue)), "codes in openapi.yaml that ErrorCode does not have")
     }
 
+    /// The document's codes for a route's status.
+    static func codes(_ route: LocalAPIGateway.Route, _ status: Int, in document: JSONValue) -> [String] {
+        let operation = document["paths"]?[route.resource]?[route.method.lowercased()]
+        let response = resolve(operation?["responses"]?[String(status)] ?? .null, in: document)
+        return codes(in: response["content"]?["application/json"]?["schema"] ?? .null, document: document)
+    }
+
+    @Test("API Gateway's own answers, as serve gives them on every route, are in it with their status and code")
+    func gatewayAnswers() async throws {
+        let document = try Self.document()
+        let when = Date(timeIntervalSince1970: 1_800_000_000)
+        func token(_ groups: [String]? = nil) throws -> String {
+            try DevelopmentTokens.mint(
+                with: Repository.developmentKey, claims: .init(sub: "described", tier: "premium", groups: groups),
+                at: when)
+        }
+        // The functions (and, for one case, the authorizer) fail as a broken deployment would.
+        func gateway(failing: FunctionName? = nil, throttled: Bool = false) throws -> LocalAPIGateway {
+            var options = Repository.options()
+            options.now = when
+            var configuration = LocalAPIGateway.Configuration()
+            configuration.validatesBodies = true
+            configuration.authorizerCacheTTL = 0
+            if throttled { configuration.throttle = StageThrottle.Limits(rate: 0.001, burst: 1) }
+            return LocalAPIGateway(stack: try EmulatorStack(options: options), configuration: configuration) {
+                function, _, _ in
+                guard function == failing else { return nil }
+                return Invocation(outcome: .failure(FunctionError(errorType: "Boom", errorMessage: "boom")))
+            }
+        }
+        for route in LocalAPIGateway.routes {
+            func send(_ gateway: LocalAPIGateway, token: String?, body: String = "[]") async -> LocalHTTPResponse {
+                var headers = [("Host", "localhost"), ("Content-Type", "application/json")]
+                if let token { headers.append(("Authorization", "Bearer \(token)")) }
+                let request = LocalHTTPRequest(
+                    method: route.method, path: route.resource, query: "", headers: headers, body: Array(body.utf8),
+                    sourceIP: "127.0.0.1")
+                return await gateway.respond(request).response
+            }
+            var answers: [(String, LocalHTTPResponse)] = [
+                ("no token", await send(try gateway(), token: nil)),
+                ("blocked", await send(try gateway(), token: try token(["blocked"]))),
+                ("function failed", await send(try gateway(failing: route.function), token: try token())),
+                ("authorizer failed", await send(try gateway(failing: .authorizer), token: try token())),
+                ("too large", try gateway().requestTooLarge()),
+            ]
+            let throttled = try gateway(throttled: true)
+            _ = await send(throttled, token: try token())
+            answers.append(("throttled", await send(throttled, token: try token())))
+            if RequestModel.byFunction[route.function] != nil {
+                answers.append(("invalid body", await send(try gateway(), token: try token())))
+            }
+            for (name, answer) in answers {
+                let code = try JSONParser.parse(answer.body)["code"]?.string ?? "none"
+                if name == "too large" && route.method != "POST" { continue }  // no body to send
+                #expect(
+                    Self.codes(route, answer.status, in: document).contains(code),
+                    "\(route.method) \(route.resource), \(name): \(answer.status) \(code) is not in openapi.yaml")
+                if [429, 504].contains(answer.status) || code == "authorizer_unavailable" {
+                    #expect(answer.header("Retry-After") != nil, "\(name)")
+                }
+            }
+        }
+    }
+
     @Test("Its limits are the code's constants")
     func limits() throws {
         let document = try Self.document()
