@@ -34,6 +34,8 @@ package struct GatewayExchange: Sendable {
     package var started: Date
     /// How long the answer took.
     package var duration: Duration
+    /// Whether the request validator refused the body, so no function ran.
+    package var bodyRefused = false
 
     /// Creates an exchange.
     package init(
@@ -67,5 +69,6 @@ package struct GatewayExchange: Sendable {
             response: served.response,
             unitsConsumed: served.function.map { $0 == .generateQuestions && served.response.status == 200 ? 1 : 0 },
             started: served.time, duration: served.duration)
+        bodyRefused = served.bodyRefused
     }
 }
