@@ -14,7 +14,10 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the stack on loopback: API Gateway, the Lambda Invoke and Runtime APIs, and DynamoDB.",
         discussion: """
             API Gateway (--port): POST /questions -> generateQuestions, GET /usage -> checkUsage, \
-            DELETE /account -> deleteAccount, the authorizer in front with its answers cached per token. \
+            DELETE /account -> deleteAccount, the authorizer in front with its answers cached per token; \
+            with --payload v1 (REST) a JSON body of POST /questions that template.yaml's request model \
+            QuestionsRequest refuses gets 400 request_rejected and invokes nothing (openapi.yaml describes \
+            every answer). \
             Lambda (--lambda-port): the Invoke API, \
             for aws lambda invoke --endpoint-url and boto3. Runtime API (--runtime-api-port): a real bootstrap \
             (started by --bootstrap, or by you with AWS_LAMBDA_RUNTIME_API pointing here) serves \

@@ -230,6 +230,8 @@ struct ServeOptions: ParsableArguments {
         configuration.virtualClock = virtualClock
         configuration.gateway.throttle =
             noThrottle ? nil : StageThrottle.Limits(rate: throttleRate, burst: throttleBurst)
+        // As template.yaml's request validator: a REST API refuses a body its model refuses.
+        configuration.gateway.validatesBodies = true
         configuration.gateway.cors = CORSPolicy(allowedOrigins: noCORS ? [] : corsOrigins.isEmpty ? ["*"] : corsOrigins)
         configuration.runtimeFunction = runtimeFunction.value
         configuration.functionTimeout = debug ? DebugServer.timeout : timeout

@@ -89,7 +89,9 @@ package struct ServeEndpoints: Sendable, Hashable {
         var lines = [
             "inkra-emulator serve",
             "  API Gateway   \(api.absoluteString)  (\(payload), \(cache), \(throttle))",
-            "                POST \(prefix)/questions -> generateQuestions",
+            "                POST \(prefix)/questions -> generateQuestions"
+                + (configuration.gateway.validatesBodies && configuration.gateway.payload == .v1
+                    ? "  (body checked against QuestionsRequest first)" : ""),
             "                GET  \(prefix)/usage     -> checkUsage",
             "                DELETE \(prefix)/account -> deleteAccount",
             "  Lambda        \(lambda.absoluteString)  (aws lambda invoke --endpoint-url \(lambda.absoluteString) …)",

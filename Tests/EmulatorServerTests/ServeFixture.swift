@@ -70,9 +70,10 @@ struct ServeFixture: Sendable {
     /// Ephemeral ports and an API set up so.
     static func settings(
         payload: ProxyRequest.Version = .v1, stage: String? = nil, authorizerCacheTTL: TimeInterval = 300,
-        cors: CORSPolicy = CORSPolicy()
+        cors: CORSPolicy = CORSPolicy(), validatesBodies: Bool = false
     ) -> ServeConfiguration {
         var configuration = ServeConfiguration.ephemeral
+        configuration.gateway.validatesBodies = validatesBodies
         configuration.gateway.payload = payload
         configuration.gateway.stage = stage
         configuration.gateway.authorizerCacheTTL = authorizerCacheTTL

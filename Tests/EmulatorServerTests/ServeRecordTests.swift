@@ -70,6 +70,28 @@ struct ServeRecordTests {
         #expect(records.compactMap { $0.invocation?.statusCode } == Array(statuses.prefix(8)))
     }
 
+    @Test("A body the request model refused is not recorded: no function ran, so there is nothing to replay")
+    func refusedBodyNotRecorded() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-record-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var settings = ServeFixture.settings(validatesBodies: true)
+        let recorder = try ServeRecorder(directory: folder)
+        settings.gateway.observers.append { recorder.record($0) }
+        try await ServeFixture.run(settings) { served in
+            let token = try ServeFixture.token("rec-refused")
+            #expect(try await served.generate(token: token, body: #"{"count":3}"#).status == 400)
+            #expect(try await served.generate(token: token).status == 200)
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(files.count == 2, "\(files)")
+        #expect(files.allSatisfy { $0.contains("generateQuestions") })
+        var options = EmulatorOptions(clock: { Date() })
+        options.developmentKey = ServeFixture.developmentKey
+        let records = await Replayer(stack: try EmulatorStack(options: options)).replay([folder])
+        #expect(records.map { $0.invocation?.statusCode } == [200])
+        #expect(records.allSatisfy { $0.ok })
+    }
+
     @Test("A recorded answer that no longer holds is a mismatch on replay")
     func changedAnswerMismatches() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-record-\(UUID().uuidString)")

@@ -17,11 +17,23 @@ package struct GatewayChain: Sendable {
     var recordedTime: Date?
     /// API Gateway's authorizer cache, when answers are cached per token.
     var authorizerCache: AuthorizerCache?
+    /// Whether a REST API's request models (``RequestModel/byFunction``) are checked after the
+    /// authorizer allowed the caller, as template.yaml's request validator checks them.
+    var validatesBodies = false
 
     /// The chain with its authorizer's answers cached per token, as a deployed API caches them.
     package func caching(in cache: AuthorizerCache) -> GatewayChain {
         var chain = self
         chain.authorizerCache = cache
+        return chain
+    }
+
+    /// The chain with API Gateway's request validator in front of the functions: on a REST API
+    /// (payload 1.0; an HTTP API has no request validation) a body its route's model refuses is
+    /// answered 400 without invoking the function.
+    package func validatingBodies() -> GatewayChain {
+        var chain = self
+        chain.validatesBodies = true
         return chain
     }
 
@@ -113,6 +125,18 @@ package struct GatewayChain: Sendable {
         }
         switch decision {
         case .allow(let context, let principal):
+            // API Gateway validates the request once the authorizer let it through, before the
+            // integration ("Request validation for REST APIs in API Gateway").
+            if validatesBodies, proxy.version == .v1, let model = RequestModel.byFunction[function],
+                !model.accepts(body: (try? proxy.bodyBytes()) ?? [], contentType: proxy.header("Content-Type"))
+            {
+                var result = Invocation(
+                    outcome: .success(Self.gatewayResponse(400, "Invalid request body", proxy.version)),
+                    authorizer: step)
+                result.refusal = refusal
+                result.bodyRefused = true
+                return result
+            }
             let injected = Self.inject(context, principal: principal, into: event, version: proxy.version)
             var result = await run(function, injected, at: time)
             result.authorizer = step
@@ -184,6 +208,10 @@ package struct GatewayChain: Sendable {
         var headers: [(String, String)] = []
         let code: ErrorCode
         switch status {
+        case 400:
+            // template.yaml's BAD_REQUEST_BODY: a body the request model refused.
+            headers.append(("x-amzn-ErrorType", "BadRequestException"))
+            code = .requestRejected
         case 401:
             headers.append(("x-amzn-ErrorType", "UnauthorizedException"))
             code = .unauthorized

@@ -24,6 +24,9 @@ package struct Invocation: Sendable {
     /// The X-Ray segment document the runtime sent for this invocation (``RuntimeInvoker/traces``),
     /// when it ran in a runtime that traced it.
     package var trace: JSONValue?
+    /// Whether API Gateway's request validator refused the body (400 `Invalid request body`), so
+    /// the function was never invoked.
+    package var bodyRefused = false
 
     /// Creates a result.
     package init(outcome: Outcome, authorizer: AuthorizerStep? = nil) {

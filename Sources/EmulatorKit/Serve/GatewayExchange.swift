@@ -36,6 +36,8 @@ package struct GatewayExchange: Sendable {
     package var duration: Duration
     /// The X-Ray segment document the function's runtime sent, when it ran in one that traced it.
     package var trace: JSONValue?
+    /// Whether the request validator refused the body, so no function ran.
+    package var bodyRefused = false
 
     /// Creates an exchange.
     package init(
@@ -70,5 +72,6 @@ package struct GatewayExchange: Sendable {
             unitsConsumed: served.function.map { $0 == .generateQuestions && served.response.status == 200 ? 1 : 0 },
             started: served.time, duration: served.duration)
         trace = served.trace
+        bodyRefused = served.bodyRefused
     }
 }

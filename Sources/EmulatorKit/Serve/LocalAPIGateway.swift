@@ -23,19 +23,26 @@ package struct LocalAPIGateway: Sendable {
         /// The stage's throttling per method; `nil` (the default here) turns it off. `serve` sets
         /// template.yaml's limits unless told otherwise.
         package var throttle: StageThrottle.Limits?
+        /// Whether the REST API checks request bodies against template.yaml's request models
+        /// (``RequestModel``) before invoking a function; off by default here, on under `serve`.
+        package var validatesBodies = false
 
         /// The default setup: REST payloads at the root, a 300 s authorizer cache, CORS for any origin.
         package init() {}
     }
 
     /// One route of the API.
-    struct Route: Sendable {
-        var method: String
-        var resource: String
-        var function: FunctionName
+    package struct Route: Sendable {
+        /// The HTTP method.
+        package var method: String
+        /// The resource path (`/questions`).
+        package var resource: String
+        /// The function behind it.
+        package var function: FunctionName
     }
 
-    static let routes = [
+    /// The routes the API answers (template.yaml's `Api` events; openapi.yaml's paths).
+    package static let routes = [
         Route(method: "POST", resource: "/questions", function: .generateQuestions),
         Route(method: "GET", resource: "/usage", function: .checkUsage),
         Route(method: "DELETE", resource: "/account", function: .deleteAccount),
@@ -61,6 +68,7 @@ package struct LocalAPIGateway: Sendable {
         authorizerCache = AuthorizerCache(timeToLive: configuration.authorizerCacheTTL, now: stack.options.clock)
         var chain = stack.gateway.caching(in: authorizerCache)
         if let target { chain = chain.running(on: target) }
+        if configuration.validatesBodies { chain = chain.validatingBodies() }
         self.chain = chain
         throttle = configuration.throttle.map { StageThrottle($0) }
         let defaultStage = configuration.payload == .v1 ? "prod" : "$default"
@@ -101,6 +109,7 @@ package struct LocalAPIGateway: Sendable {
         let invocation = await chain.invoke(route.function, event: event, at: time)
         record.authorizer = invocation.authorizer.map { $0.cached ? .cached : .invoked } ?? .notCalled
         record.refusal = invocation.refusal
+        record.bodyRefused = invocation.bodyRefused
         if !configuration.observers.isEmpty {
             record.authorizerStep = invocation.authorizer
             record.trace = invocation.trace
@@ -179,6 +188,8 @@ package struct ServedRequest: Sendable {
     package var authorizer = AuthorizerUse.notCalled
     /// Why the authorizer refused or denied, when it ran in-process and did (``Invocation/refusal``).
     package var refusal: String?
+    /// Whether the request validator refused the body, so the function was not invoked.
+    package var bodyRefused = false
     /// How long the answer took.
     package var duration = Duration.zero
     /// Whether this was a CORS preflight, answered by API Gateway itself.
@@ -200,6 +211,7 @@ package struct ServedRequest: Sendable {
             "- [\(APIGatewayTime.format(time))] \"\(request.method) \(target) \(request.httpVersion)\" "
             + "\(response.status) \(response.body.count) \(function?.rawValue ?? "-") authorizer=\(authorizer.rawValue) "
             + (refusal.map { "refused=\($0) " } ?? "")
+            + (bodyRefused ? "validation=refused " : "")
             + String(format: "%.2fms", milliseconds) + " \(requestID)"
     }
 }

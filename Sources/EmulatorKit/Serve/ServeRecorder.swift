@@ -16,8 +16,8 @@ import Synchronization
 /// `.expected.json`: the status, the headers a client acts on (`Retry-After`, `x-amzn-ErrorType`,
 /// `Idempotent-Replayed`) and the body. The files sit in one folder so that name order is the
 /// order the requests were answered in, across functions: a `GET /usage` after two
-/// `POST /questions` replays after them. Requests no route matched and CORS preflights are not
-/// recorded: API Gateway answers them without a function.
+/// `POST /questions` replays after them. Requests no route matched, CORS preflights and bodies
+/// the request model refused are not recorded: API Gateway answers them without a function.
 package final class ServeRecorder: Sendable {
     /// The folder written to.
     package let directory: URL
@@ -45,7 +45,9 @@ package final class ServeRecorder: Sendable {
     /// Writes one exchange; one that no function answered is skipped. A file that cannot be
     /// written is logged (naming it) and serving goes on.
     package func record(_ exchange: GatewayExchange) {
-        guard let function = exchange.function, let event = Self.event(of: exchange) else { return }
+        guard let function = exchange.function, !exchange.bodyRefused, let event = Self.event(of: exchange) else {
+            return
+        }
         let number = sequence.withLock { value in
             value += 1
             return value

@@ -55,7 +55,8 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     public static let throttled = ErrorCode("throttled", 429)
     /// 504, `INTEGRATION_TIMEOUT`: the function did not answer in time; retry later.
     public static let timeout = ErrorCode("timeout", 504)
-    /// 4XX, `DEFAULT_4XX`: any other refusal by API Gateway (an unknown path, a body too large).
+    /// 400, `BAD_REQUEST_BODY`: a body the request model refused; 4XX, `DEFAULT_4XX`: any other
+    /// refusal by API Gateway (an unknown path, a body too large).
     public static let requestRejected = ErrorCode("request_rejected", 400)
     /// 5XX, `DEFAULT_5XX`: any other failure in API Gateway.
     public static let gatewayError = ErrorCode("gateway_error", 500)
@@ -75,6 +76,7 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         ("AUTHORIZER_CONFIGURATION_ERROR", .authorizerUnavailable),
         ("THROTTLED", .throttled),
         ("INTEGRATION_TIMEOUT", .timeout),
+        ("BAD_REQUEST_BODY", .requestRejected),
         ("DEFAULT_4XX", .requestRejected),
         ("DEFAULT_5XX", .gatewayError),
     ]

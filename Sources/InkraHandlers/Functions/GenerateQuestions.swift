@@ -225,10 +225,14 @@ public struct GenerateQuestions: EventHandler {
         }
     }
 
+    /// The characters an `Idempotency-Key` may have.
+    package static let idempotencyKeyLength = 1...128
+
     /// The `Idempotency-Key` header, 1–128 characters, when present.
     private static func idempotencyKey(_ request: ProxyRequest) throws(HTTPError) -> String? {
         guard let key = request.header("Idempotency-Key") else { return nil }
-        guard (1...128).contains(key.count), key.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        guard idempotencyKeyLength.contains(key.count),
+            key.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
         else {
             throw HTTPError.badRequest("Idempotency-Key header must be 1 to 128 printable characters")
         }

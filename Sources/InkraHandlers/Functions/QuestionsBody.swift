@@ -1,11 +1,15 @@
 import InkraJSON
 
 /// The body of `generateQuestions`, validated: every refusal names the field.
-struct QuestionsBody {
-    /// The most characters (grapheme clusters) a topic may have.
-    static let maximumTopicCharacters = 500
-    /// The most UTF-8 bytes a topic may have: 500 characters of up to four bytes each.
-    static let maximumTopicBytes = 2_000
+package struct QuestionsBody {
+    /// The most characters (grapheme clusters) a topic may have, after trimming.
+    package static let maximumTopicCharacters = 500
+    /// The most UTF-8 bytes a topic may have, after trimming: 500 characters of up to four bytes each.
+    package static let maximumTopicBytes = 2_000
+    /// The questions one request may ask for.
+    package static let countRange = 1...20
+    /// The characters a language tag may have, after trimming.
+    package static let languageCharacters = 1...35
 
     var topic: String
     var count: Int
@@ -16,7 +20,9 @@ struct QuestionsBody {
         QuestionRequest(topic: topic, count: count, length: length, language: language)
     }
 
-    init(_ bytes: [UInt8]?) throws(HTTPError) {
+    /// Checks a request's body.
+    /// - Throws: 400 `invalid_request` naming the member that is wrong.
+    package init(_ bytes: [UInt8]?) throws(HTTPError) {
         guard let bytes, !bytes.isEmpty else {
             throw HTTPError.badRequest("body is required: a JSON object with topic")
         }
@@ -76,7 +82,10 @@ struct QuestionsBody {
             count = length.defaultCount
         case let value? where value.typeName == "number":
             guard let number = value.int else { throw HTTPError.badRequest("count must be an integer") }
-            guard (1...20).contains(number) else { throw HTTPError.badRequest("count must be between 1 and 20") }
+            guard Self.countRange.contains(number) else {
+                throw HTTPError.badRequest(
+                    "count must be between \(Self.countRange.lowerBound) and \(Self.countRange.upperBound)")
+            }
             count = number
         case let other?:
             throw HTTPError.badRequest("count must be an integer, not \(other.typeName)")
@@ -87,7 +96,7 @@ struct QuestionsBody {
             language = nil
         case .string(let text)?:
             let trimmed = text.trimmingWhitespace()
-            guard (1...35).contains(trimmed.count) else {
+            guard Self.languageCharacters.contains(trimmed.count) else {
                 throw HTTPError.badRequest("language must be a language tag such as en or es-MX")
             }
             language = trimmed
