@@ -31,6 +31,7 @@ struct WatchLoop: Sendable {
             let shown = changed.prefix(3).map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", ")
             let more = changed.count > 3 ? " and \(changed.count - 3) more" : ""
             Output.err("inkra-emulator: \(shown)\(more) changed; building (\(build))…")
+            note(.started, "\(shown)\(more) changed; building")
             let started = ContinuousClock.now
             let (status, output) = await Self.runBuild(build)
             let took = (ContinuousClock.now - started).formatted(
@@ -40,15 +41,32 @@ struct WatchLoop: Sendable {
                 Output.err(
                     "inkra-emulator: the build failed (exit \(status), \(took)); still serving the last good build:\n"
                         + lines.joined(separator: "\n"))
+                note(
+                    .failed, "the build failed (exit \(status), \(took)); still serving the last good build",
+                    lines: Self.firstErrors(output))
                 continue
             }
             do {
                 try await server.replaceRuntime()
                 Output.err("inkra-emulator: built in \(took); the next invocation runs the new build")
+                note(.succeeded, "built in \(took); the next invocation runs the new build")
             } catch {
                 Output.err("inkra-emulator: built in \(took), but the new runtime did not start: \(error)")
+                note(.failed, "built in \(took), but the new runtime did not start: \(error)")
             }
         }
+    }
+
+    /// Shows a rebuild line in the console's feed, when the console is on.
+    private func note(_ stage: ConsoleFeed.Rebuild.Stage, _ message: String, lines: [String] = []) {
+        server.console?.feed.note(ConsoleFeed.Rebuild(stage: stage, message: message, lines: lines))
+    }
+
+    /// The compiler's first lines: from its first `error:` line on, at most 12; else the last 12.
+    static func firstErrors(_ output: String) -> [String] {
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        guard let first = lines.firstIndex(where: { $0.contains("error:") }) else { return Array(lines.suffix(12)) }
+        return Array(lines[first...].prefix(12))
     }
 
     /// Runs the build, its standard output and error together.

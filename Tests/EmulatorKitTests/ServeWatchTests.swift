@@ -1,4 +1,5 @@
 import Foundation
+import InkraJSON
 import InkraTestSupport
 import Testing
 
@@ -56,11 +57,13 @@ struct ServeWatchTests {
             Repository.emulatorBinary,
             [
                 "serve", "--port", "0", "--lambda-port", "0", "--runtime-api-port", "0", "--dynamodb-port", "0",
-                "--no-console", "--no-cognito", "--no-access-log", "--runtime-function", "checkUsage",
+                "--console-port", "0", "--no-cognito", "--no-access-log", "--runtime-function", "checkUsage",
                 "--bootstrap", "out/runtime.py", "--watch", "--watch-path", "src", "--watch-build", Self.build,
             ], directory: folder, includingStandardError: true)
         guard let banner = await serve.line(containing: "API Gateway"),
             let api = banner.split(separator: " ").first(where: { $0.hasPrefix("http://") }).map(String.init),
+            let consoleLine = await serve.line(containing: "Console "),
+            let console = consoleLine.split(separator: " ").first(where: { $0.hasPrefix("http://") }).map(String.init),
             await serve.line(containing: "watching src") != nil
         else {
             _ = await serve.stop(with: SIGKILL)
@@ -80,6 +83,13 @@ struct ServeWatchTests {
         #expect(failed != nil, "\(serve.lines)")
         #expect(serve.lines.contains { $0.contains("src/runtime.py:3: error: expected expression") })
         #expect(try await Self.usage(api, token: token) == "v2 200")
+        // The console's feed has the same rebuild lines, the failure with the compiler's first lines.
+        let rebuilds = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["curl", "-s", "\(console)api/rebuilds"]
+        ).standardOutput
+        let lines = try JSONParser.parse(Array(rebuilds.utf8))["rebuilds"]?.array ?? []
+        #expect(lines.map { $0["stage"]?.string } == ["started", "succeeded", "started", "failed"], "\(rebuilds)")
+        #expect(lines.last?["lines"]?.array?.first?.string == "src/runtime.py:3: error: expected expression")
         // No runtime died on the way: nothing was reported as a runtime's end.
         #expect(!serve.lines.contains { $0.contains("the runtime exited") }, "\(serve.lines)")
         #expect(await serve.stop() == 0)
