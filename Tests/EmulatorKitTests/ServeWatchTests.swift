@@ -95,6 +95,54 @@ struct ServeWatchTests {
         #expect(await serve.stop() == 0)
     }
 
+    @Test("run-runtime --watch: replays, then replays again with each good build; a failed build waits")
+    func runRuntimeWatch() async throws {
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["src", "out", "events/checkUsage"] {
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent(name), withIntermediateDirectories: true)
+        }
+        let event: JSONValue = [
+            "resource": "/usage", "path": "/usage", "httpMethod": "GET", "headers": [:], "body": nil,
+            "requestContext": [
+                "requestTimeEpoch": 1_794_819_600_000, "requestId": "watch-1",
+                "authorizer": ["principalId": "ada", "sub": "ada", "tier": "free"],
+            ],
+        ]
+        try Data(event.jsonString.utf8).write(to: folder.appendingPathComponent("events/checkUsage/01-usage.json"))
+        try Data(#"{"statusCode": 200, "body": "v1"}"#.utf8).write(
+            to: folder.appendingPathComponent("events/checkUsage/01-usage.expected.json"))
+        let source = folder.appendingPathComponent("src/runtime.py")
+        try Data(Self.runtime(version: "v1").utf8).write(to: source)
+        let first = try await ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", Self.build], directory: folder)
+        try #require(first.status == 0, "\(first.standardError)")
+
+        let watching = try RunningChild(
+            Repository.emulatorBinary,
+            [
+                "run-runtime", "out/runtime.py", "--function", "checkUsage", "events", "--jobs", "1", "--watch",
+                "--watch-path", "src", "--watch-build", Self.build,
+            ], directory: folder, includingStandardError: true)
+        let passed = await watching.line(containing: "1 events: 1 passed, 0 failed")
+        #expect(passed != nil, "\(watching.lines)")
+        #expect(await watching.line(containing: "watching src") != nil, "\(watching.lines)")
+
+        try Data(Self.runtime(version: "v2").utf8).write(to: source)
+        let failed = await watching.line(containing: "1 events: 0 passed, 1 failed")
+        #expect(failed != nil, "\(watching.lines)")
+        #expect(watching.lines.contains { $0.contains("replaying the events with the new build") })
+        #expect(watching.lines.contains(#"    body: expected "v1", got "v2""#), "\(watching.lines)")
+        #expect(await watching.line(containing: "replayed the events with the new build") != nil)
+
+        try Data((Self.runtime(version: "v3") + "\nBROKEN\n").utf8).write(to: source)
+        #expect(await watching.line(containing: "the build failed (exit 1") != nil, "\(watching.lines)")
+        #expect(watching.lines.contains { $0.contains("src/runtime.py:3: error: expected expression") })
+        // The failed build replayed nothing: two summaries, the first run's and the good rebuild's.
+        #expect(watching.lines.filter { $0.hasPrefix("1 events: ") }.count == 2, "\(watching.lines)")
+        _ = await watching.stop(with: SIGINT)
+    }
+
     @Test("--watch needs --bootstrap; --watch-path and --watch-build need --watch")
     func refusals() async throws {
         let alone = try await runEmulator(["serve", "--watch"])
