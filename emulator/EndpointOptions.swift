@@ -26,7 +26,7 @@ struct EndpointOptions: ParsableArguments {
 
     @Option(
         name: .customLong("password-env"),
-        help: "With --user: the environment variable holding the password (default INKRA_PASSWORD).")
+        help: "With --user: the environment variable holding the password.")
     var passwordEnv = "INKRA_PASSWORD"
 
     @Option(

@@ -43,10 +43,10 @@ struct ReplayCommand: AsyncParsableCommand {
             another user's events, a recorded token expected to be refused) are listed as not checkable \
             and fail nothing. After --storm-limit (default 5) answers of 5xx in a row, or no answer, the \
             run stops with exit status 3.
-              INKRA_PASSWORD=… swift run inkra-emulator replay events/smoke --endpoint "$API_URL" \\
+              INKRA_PASSWORD=… swift run inkra-emulator replay scripts/endpoint-events/rest --endpoint "$API_URL" \\
                   --user tester@example.com --user-pool-id us-east-1_AbCdEf123 --client-id 1h2j3k4l5m6n7o8p9q
-              swift run inkra-emulator replay events/smoke --endpoint "$API_URL" --token-file token.txt --json
-              swift run inkra-emulator replay events/smoke --endpoint http://127.0.0.1:3000 --token "$TOKEN" \\
+              swift run inkra-emulator replay scripts/endpoint-events/rest --endpoint "$API_URL" --token-file token.txt --json
+              swift run inkra-emulator replay scripts/endpoint-events/rest --endpoint http://127.0.0.1:3000 --token "$TOKEN" \\
                   --storm-limit 3
             """
     )
