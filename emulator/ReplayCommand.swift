@@ -33,6 +33,21 @@ struct ReplayCommand: AsyncParsableCommand {
             outcomes change.
               swift run inkra-emulator replay recorded/ --limits new-limits.json --report
               swift run inkra-emulator replay recorded/ --limits new-limits.json --report --json
+
+            Against a deployed stack: --endpoint URL sends each event, in turn, as the HTTP request it \
+            describes (method, path after the stage in URL, query, headers, body) and checks the answer \
+            against its expectation, with the same output. A recorded Authorization header is never sent: \
+            an event that carried one goes with the test user's id token (--token, --token-file, or --user \
+            signed in through the pool with USER_SRP_AUTH, the password in $INKRA_PASSWORD or --password-env); \
+            one without goes without. Events that cannot be checked as one test user (authorizer events, \
+            another user's events, a recorded token expected to be refused) are listed as not checkable \
+            and fail nothing. After --storm-limit (default 5) answers of 5xx in a row, or no answer, the \
+            run stops with exit status 3.
+              INKRA_PASSWORD=… swift run inkra-emulator replay scripts/endpoint-events/rest --endpoint "$API_URL" \\
+                  --user tester@example.com --user-pool-id us-east-1_AbCdEf123 --client-id 1h2j3k4l5m6n7o8p9q
+              swift run inkra-emulator replay scripts/endpoint-events/rest --endpoint "$API_URL" --token-file token.txt --json
+              swift run inkra-emulator replay scripts/endpoint-events/rest --endpoint http://127.0.0.1:3000 --token "$TOKEN" \\
+                  --storm-limit 3
             """
     )
 
@@ -61,9 +76,19 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "How many events run at once (default: the cores); 1 runs them in turn.")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    @OptionGroup(title: "Against a deployed stack") var remote: EndpointOptions
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
+        if remote.endpoint != nil {
+            if update { throw ValidationError("--update writes expectations from local results; not with --endpoint") }
+            if report { throw ValidationError("--report replays here; not with --endpoint") }
+            if stateFromScan != nil {
+                throw ValidationError("--state-from-scan seeds the local table; not with --endpoint")
+            }
+            try remote.validate(poolID: common.userPoolID, clientIDs: common.clientIDs, region: common.region)
+        }
         if report && update { throw ValidationError("give --report or --update, not both") }
         if jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
         if recordedLimits != nil && !report { throw ValidationError("--recorded-limits goes with --report") }
@@ -71,6 +96,10 @@ struct ReplayCommand: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap(level: common.logLevel.value)
+        if let endpoint = remote.endpoint.flatMap(URL.init(string:)) {
+            try await runAgainst(endpoint)
+            return
+        }
         let stack = try EmulatorStack(options: try common.emulatorOptions())
         if let stateFromScan {
             let scan = try TableScan(contentsOf: URL(fileURLWithPath: stateFromScan))
@@ -121,5 +150,35 @@ extension ReplayCommand {
             throw ExitCode(2)
         }
         Output.out(json ? report.json.jsonString : report.text)
+    }
+}
+
+extension ReplayCommand {
+    /// `--endpoint`: every event sent to a deployed stage in turn and its answer checked; exit 1
+    /// when one fails, 2 when there was nothing to replay, 3 when a 5xx storm stopped the run.
+    fileprivate func runAgainst(_ endpoint: URL) async throws {
+        var replayer = EndpointReplayer(
+            endpoint: endpoint,
+            token: try await remote.resolveToken(
+                poolID: common.userPoolID, clientID: common.clientIDs.first, region: common.region))
+        replayer.stormLimit = remote.stormLimit
+        replayer.timeout = .milliseconds(Int64(remote.endpointTimeout * 1000))
+        let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
+        let progress = Progress()
+        let started = ContinuousClock.now
+        let outcome = await replayer.replay(targets) { record, total in
+            progress.print(record, json: json, total: total)
+        }
+        progress.clear()
+        if !json { Output.out(ReplayReporter.summary(outcome.tally, elapsed: ContinuousClock.now - started)) }
+        if let stopped = outcome.stopped {
+            Output.err("replay: \(stopped)")
+            throw ExitCode(3)
+        }
+        if outcome.tally.events == 0 {
+            Output.err("no events found in \(targets.map(\.relativePath).joined(separator: ", "))")
+            throw ExitCode(2)
+        }
+        if outcome.tally.failed > 0 { throw ExitCode(1) }
     }
 }

@@ -40,6 +40,12 @@ struct RunRuntimeCommand: AsyncParsableCommand {
             --debug starts the runtime under gdbserver (or lldb-server) and waits for a debugger; with a \
             debug build, in another terminal:
               gdb -ex 'target remote 127.0.0.1:2345' .build/debug/bootstrap
+
+            --watch replays the events, then waits: when a file under --watch-path changes it runs \
+            --watch-build and, when the build succeeds, replays the events again with the new runtime \
+            (a fresh table each time), printing each replay's lines and summary; a build that fails prints \
+            the compiler's output and waits for the next change. Ctrl-C stops it.
+              swift run inkra-emulator run-runtime .build/debug/bootstrap --function checkUsage events --watch
             """
     )
 
@@ -79,9 +85,33 @@ struct RunRuntimeCommand: AsyncParsableCommand {
     @Option(name: .customLong("debug-server"), help: "The debug server (gdbserver or lldb-server), with --debug.")
     var debugServer: String?
 
+    @Flag(
+        help: """
+            Replay again with a new build whenever a watched file changes (rebuilding with --watch-build); \
+            a failed build waits for the next change. Ctrl-C stops it.
+            """)
+    var watch = false
+
+    @Option(
+        name: .customLong("watch-path"),
+        help: "A file or folder --watch watches (repeatable; default Sources, bootstrap and Package.swift).")
+    var watchPaths: [String] = []
+
+    @Option(
+        name: .customLong("watch-build"),
+        help: """
+            The command --watch runs (with /bin/sh) after a change (default swift build --product bootstrap, \
+            with -c release for a runtime under .build/release).
+            """)
+    var watchBuild: String?
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
+        if !watch && (!watchPaths.isEmpty || watchBuild != nil) {
+            throw ValidationError("--watch-path and --watch-build go with --watch")
+        }
+        if watch && debug { throw ValidationError("give --watch or --debug, not both") }
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ValidationError("\(executable) is not an executable file")
         }
@@ -108,6 +138,37 @@ struct RunRuntimeCommand: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap(level: common.logLevel.value)
+        guard watch else {
+            let status = try await replayOnce()
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
+        do {
+            _ = try await replayOnce()
+        } catch {
+            Output.err("inkra-emulator: the replay could not run: \(error)")
+        }
+        let paths = watchPaths.isEmpty ? ["Sources", "bootstrap", "Package.swift"] : watchPaths
+        let command = self
+        let loop = WatchLoop(
+            watcher: SourceWatcher(roots: paths.map { URL(fileURLWithPath: $0) }),
+            build: watchBuild ?? WatchLoop.defaultBuild(for: executable),
+            done: "replayed the events with the new build"
+        ) {
+            Output.err("inkra-emulator: replaying the events with the new build")
+            do {
+                _ = try await command.replayOnce()
+            } catch {
+                Output.err("inkra-emulator: the replay could not run: \(error)")
+            }
+        }
+        await loop.run()
+    }
+
+    /// Starts the runtimes, replays the events through them, stops them.
+    /// - Returns: the exit status the replay calls for: 0, 1 (a failure, a mismatch, a runtime's
+    ///   problem, a stopped replay) or 2 (no events).
+    func replayOnce() async throws -> Int32 {
         let name = function.value
         let options = try common.emulatorOptions()
         let stack = try EmulatorStack(options: options)
@@ -159,14 +220,14 @@ struct RunRuntimeCommand: AsyncParsableCommand {
                 runtime keeps its own table, so no runtime can run it as a sequential replay would; \
                 replay with --jobs 1, or share one table with --dynamodb-endpoint
                 """)
-            throw ExitCode(1)
+            return 1
         }
-        if !problems.isEmpty { throw ExitCode(1) }
+        if !problems.isEmpty { return 1 }
         if tally.events == 0 {
             Output.err("no events for \(name.rawValue) in \(targets.map(\.relativePath).joined(separator: ", "))")
-            throw ExitCode(2)
+            return 2
         }
-        if tally.failed > 0 { throw ExitCode(1) }
+        return tally.failed > 0 ? 1 : 0
     }
 }
 

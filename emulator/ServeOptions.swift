@@ -45,6 +45,15 @@ struct ServeOptions: ParsableArguments {
     @Flag(name: .customLong("no-throttle"), help: "Throttle nothing: no 429 throttled from API Gateway.")
     var noThrottle = false
 
+    @Option(
+        name: .customLong("integration-timeout"),
+        help: """
+            Seconds API Gateway waits for a function before it answers 504 (REST API, template.yaml's \
+            INTEGRATION_TIMEOUT) or 503 (HTTP API) (default 29, HTTP API 30; lifted under --debug); \
+            e.g. --integration-timeout 5.
+            """)
+    var integrationTimeout: Double?
+
     /// Which clock the stack runs on.
     enum ClockKind: String, CaseIterable, Sendable {
         case real, virtual
@@ -153,6 +162,9 @@ struct ServeOptions: ParsableArguments {
             throw ValidationError("--authorizer-cache-ttl must be from 0 to 3600 seconds, as API Gateway allows")
         }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        if let integrationTimeout, !(integrationTimeout > 0 && integrationTimeout.isFinite) {
+            throw ValidationError("--integration-timeout must be a positive number of seconds")
+        }
         guard throttleRate > 0, throttleRate.isFinite else {
             throw ValidationError(
                 "--throttle-rate must be a positive number of requests a second (or use --no-throttle)")
@@ -235,6 +247,10 @@ struct ServeOptions: ParsableArguments {
         configuration.gateway.cors = CORSPolicy(allowedOrigins: noCORS ? [] : corsOrigins.isEmpty ? ["*"] : corsOrigins)
         configuration.runtimeFunction = runtimeFunction.value
         configuration.functionTimeout = debug ? DebugServer.timeout : timeout
+        // API Gateway's integration timeout: 29 s on a REST API, 30 s on an HTTP API; none while a
+        // debugger may hold the runtime at a breakpoint.
+        let integrationSeconds = integrationTimeout ?? (payload.version == .v1 ? 29 : 30)
+        configuration.gateway.integrationTimeout = debug ? nil : .milliseconds(Int64(integrationSeconds * 1000))
         if debug, let bootstrap, let debugger = DebugServer.onPath(port: debugPort) {
             configuration.runtimeDebugger = debugger
             Output.err(debugger.attachHint(runtime: URL(fileURLWithPath: bootstrap)))

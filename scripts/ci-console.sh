@@ -2,8 +2,9 @@
 # The console of `inkra-emulator serve` in a real browser: headless Chromium from Debian's packages,
 # driven through its DevTools protocol by scripts/console_browser.py (the free-tier story through
 # serve with curl and development tokens; the live list within a second; the users' bars; the
-# table; a user id holding <script> shown as text and run nowhere; a request's X-Ray timeline
-# through serve --bootstrap). Saves a screenshot of each page
+# table; a user id holding <script> shown as text and run nowhere; the +1 hour button under
+# --clock virtual admitting a user whose hour was full; a request's X-Ray timeline through
+# serve --bootstrap). Saves a screenshot of each page
 # to docs/images/console-*.png (README shows one).
 # Usage: scripts/ci-console.sh [SCREENSHOT_DIR]
 set -euo pipefail

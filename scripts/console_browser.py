@@ -4,7 +4,9 @@
 The free-tier story of docs/limits.md, told through `serve` with curl and development tokens:
   run 1, --now 2026-03-10T10:00:00Z: alice 200, 200, then 429 (the hour is full); a caller with no
          token (401); a user whose id holds <script> markup (200);
-  run 2, the same --state, --now 2026-03-10T11:00:00Z: alice 200 (the day is full now), then 429.
+  run 2, the same --state, --now 2026-03-10T11:00:00Z: alice 200 (the day is full now), then 429;
+  run 3, --clock virtual from 2026-03-12T09:00:00Z: bob 200, 200, 429; the page's +1 hour button
+         moves the clock to 10:00 and bob is admitted again.
 Checks, in a real browser:
   - each request appears in the Requests page's live list within a second of its answer;
   - the Users page shows alice's bars (month 3/5, day 3/3, hour 1/2) and, for 2026-03-10, alice
@@ -326,6 +328,34 @@ def main():
         check("authorizer: invoked" in gateway, f"the timeline says the authorizer ran: {gateway}")
         check(traced not in browser.evaluate("document.getElementById('timeline').textContent"), "no token in it")
         browser.screenshot(os.path.join(args.screenshots, "console-timeline.png"))
+        serve.stop()
+        serve = None
+
+        # The clock button under --clock virtual: bob fills his hour, +1 hour in the page, admitted again.
+        start = "2026-03-12T09:00:00Z"
+        serve = Serve(args.emulator, os.path.join(work, "clock-state.json"), start, ("--clock", "virtual"))
+        browser.open(serve.console + "#requests")
+        wait_for(lambda: browser.evaluate("document.getElementById('live').textContent") == "live",
+                 "the live list to connect under --clock virtual")
+        check(browser.evaluate("document.getElementById('clock-advance').hidden") is False,
+              "the +1 hour button is shown under --clock virtual")
+        bob = token(args.emulator, "bob", start)
+        through_live_list(browser, serve, "POST", "/questions", bob, 200, "bob (1)", question)
+        through_live_list(browser, serve, "POST", "/questions", bob, 200, "bob (2)", question)
+        through_live_list(browser, serve, "POST", "/questions", bob, 429, "bob, hour full", question)
+        before = browser.evaluate("document.body.dataset.clock")
+        browser.evaluate("document.getElementById('clock-advance').click()")
+        after = wait_for(lambda: (lambda t: t if t and t.startswith("2026-03-12T10:00:") else None)(
+            browser.evaluate("document.body.dataset.clock")),
+            "the clock to move one hour (shown: %s, error: %s)" % (
+                browser.evaluate("document.body.dataset.clock"),
+                browser.evaluate("document.getElementById('error').textContent")))
+        check(after.startswith("2026-03-12T10:00:") and before.startswith("2026-03-12T09:00:"),
+              f"+1 hour moved the clock from {before} to {after}")
+        check(browser.evaluate("document.getElementById('clock-now').textContent").endswith("(virtual)"),
+              "the header shows the clock as virtual")
+        bob = token(args.emulator, "bob", "2026-03-12T10:00:00Z")
+        through_live_list(browser, serve, "POST", "/questions", bob, 200, "bob after +1 hour", question)
         serve.stop()
         serve = None
     finally:

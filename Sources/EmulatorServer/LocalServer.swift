@@ -71,7 +71,8 @@ package final class LocalServer: Sendable {
                     + Self.reason(error))
         }
         self.runtimeAPI = runtimeAPI
-        clockEndpoint = ClockEndpoint(clock: configuration.virtualClock, now: { stack.now() })
+        let clockEndpoint = ClockEndpoint(clock: configuration.virtualClock, now: { stack.now() })
+        self.clockEndpoint = clockEndpoint
         let function = configuration.runtimeFunction.rawValue
         await runtimeAPI.observeFailures { [logger] outcome in
             logger.error("\(Self.failureLine(outcome, function: function))")
@@ -91,7 +92,7 @@ package final class LocalServer: Sendable {
         if configuration.consolePort != nil {
             let feed = ConsoleFeed()
             gatewaySetup.observers.append { feed.observe($0) }
-            console = ConsoleServer(stack: stack, feed: feed)
+            console = ConsoleServer(stack: stack, feed: feed, clock: clockEndpoint)
         } else {
             console = nil
         }

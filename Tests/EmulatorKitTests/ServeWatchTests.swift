@@ -1,4 +1,5 @@
 import Foundation
+import InkraJSON
 import InkraTestSupport
 import Testing
 
@@ -56,11 +57,13 @@ struct ServeWatchTests {
             Repository.emulatorBinary,
             [
                 "serve", "--port", "0", "--lambda-port", "0", "--runtime-api-port", "0", "--dynamodb-port", "0",
-                "--no-console", "--no-cognito", "--no-access-log", "--runtime-function", "checkUsage",
+                "--console-port", "0", "--no-cognito", "--no-access-log", "--runtime-function", "checkUsage",
                 "--bootstrap", "out/runtime.py", "--watch", "--watch-path", "src", "--watch-build", Self.build,
             ], directory: folder, includingStandardError: true)
         guard let banner = await serve.line(containing: "API Gateway"),
             let api = banner.split(separator: " ").first(where: { $0.hasPrefix("http://") }).map(String.init),
+            let consoleLine = await serve.line(containing: "Console "),
+            let console = consoleLine.split(separator: " ").first(where: { $0.hasPrefix("http://") }).map(String.init),
             await serve.line(containing: "watching src") != nil
         else {
             _ = await serve.stop(with: SIGKILL)
@@ -80,9 +83,64 @@ struct ServeWatchTests {
         #expect(failed != nil, "\(serve.lines)")
         #expect(serve.lines.contains { $0.contains("src/runtime.py:3: error: expected expression") })
         #expect(try await Self.usage(api, token: token) == "v2 200")
+        // The console's feed has the same rebuild lines, the failure with the compiler's first lines.
+        let rebuilds = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["curl", "-s", "\(console)api/rebuilds"]
+        ).standardOutput
+        let lines = try JSONParser.parse(Array(rebuilds.utf8))["rebuilds"]?.array ?? []
+        #expect(lines.map { $0["stage"]?.string } == ["started", "succeeded", "started", "failed"], "\(rebuilds)")
+        #expect(lines.last?["lines"]?.array?.first?.string == "src/runtime.py:3: error: expected expression")
         // No runtime died on the way: nothing was reported as a runtime's end.
         #expect(!serve.lines.contains { $0.contains("the runtime exited") }, "\(serve.lines)")
         #expect(await serve.stop() == 0)
+    }
+
+    @Test("run-runtime --watch: replays, then replays again with each good build; a failed build waits")
+    func runRuntimeWatch() async throws {
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["src", "out", "events/checkUsage"] {
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent(name), withIntermediateDirectories: true)
+        }
+        let event: JSONValue = [
+            "resource": "/usage", "path": "/usage", "httpMethod": "GET", "headers": [:], "body": nil,
+            "requestContext": [
+                "requestTimeEpoch": 1_794_819_600_000, "requestId": "watch-1",
+                "authorizer": ["principalId": "ada", "sub": "ada", "tier": "free"],
+            ],
+        ]
+        try Data(event.jsonString.utf8).write(to: folder.appendingPathComponent("events/checkUsage/01-usage.json"))
+        try Data(#"{"statusCode": 200, "body": "v1"}"#.utf8).write(
+            to: folder.appendingPathComponent("events/checkUsage/01-usage.expected.json"))
+        let source = folder.appendingPathComponent("src/runtime.py")
+        try Data(Self.runtime(version: "v1").utf8).write(to: source)
+        let first = try await ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", Self.build], directory: folder)
+        try #require(first.status == 0, "\(first.standardError)")
+
+        let watching = try RunningChild(
+            Repository.emulatorBinary,
+            [
+                "run-runtime", "out/runtime.py", "--function", "checkUsage", "events", "--jobs", "1", "--watch",
+                "--watch-path", "src", "--watch-build", Self.build,
+            ], directory: folder, includingStandardError: true)
+        let passed = await watching.line(containing: "1 events: 1 passed, 0 failed")
+        #expect(passed != nil, "\(watching.lines)")
+        #expect(await watching.line(containing: "watching src") != nil, "\(watching.lines)")
+
+        try Data(Self.runtime(version: "v2").utf8).write(to: source)
+        let failed = await watching.line(containing: "1 events: 0 passed, 1 failed")
+        #expect(failed != nil, "\(watching.lines)")
+        #expect(watching.lines.contains { $0.contains("replaying the events with the new build") })
+        #expect(watching.lines.contains(#"    body: expected "v1", got "v2""#), "\(watching.lines)")
+        #expect(await watching.line(containing: "replayed the events with the new build") != nil)
+
+        try Data((Self.runtime(version: "v3") + "\nBROKEN\n").utf8).write(to: source)
+        #expect(await watching.line(containing: "the build failed (exit 1") != nil, "\(watching.lines)")
+        #expect(watching.lines.contains { $0.contains("src/runtime.py:3: error: expected expression") })
+        // The failed build replayed nothing: two summaries, the first run's and the good rebuild's.
+        #expect(watching.lines.filter { $0.hasPrefix("1 events: ") }.count == 2, "\(watching.lines)")
+        _ = await watching.stop(with: SIGINT)
     }
 
     @Test("--watch needs --bootstrap; --watch-path and --watch-build need --watch")

@@ -309,7 +309,7 @@ final class ConsoleStream: Sendable {
                             if line.hasPrefix("event: ") { event.name = String(line.dropFirst(7)) }
                             if line.hasPrefix("data: ") { event.data += line.dropFirst(6) }
                         }
-                        if event.name == "exchange" { continuation.yield(event) }
+                        if event.name == "exchange" || event.name == "rebuild" { continuation.yield(event) }
                     }
                 }
                 continuation.finish()

@@ -68,7 +68,7 @@ final class TestClock: Sendable {
 }
 
 /// The client's half of SRP-6a, as Cognito's clients compute it (for the tests).
-struct SRPClient {
+struct TestSRPClient {
     let secret = BigUInt(bytes: (0..<64).map { _ in UInt8.random(in: 0...255) })
     var clientPublic: BigUInt { SRP.generator.power(secret, modulus: SRP.prime) }
 

@@ -55,7 +55,7 @@ struct PoolFlowTests {
         let fixture = PoolFixture()
         try fixture.confirmedUser("bob@example.com")
         for (password, succeeds) in [(PoolFixture.password, true), ("Wrong-Horse-9battery", false)] {
-            let client = SRPClient()
+            let client = TestSRPClient()
             let outcome = try fixture.pool.initiateAuth(
                 clientID: PoolFixture.appClient, flow: "USER_SRP_AUTH",
                 parameters: ["USERNAME": "bob@example.com", "SRP_A": client.clientPublic.hex])

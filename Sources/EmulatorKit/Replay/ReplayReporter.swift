@@ -7,7 +7,7 @@ import InkraJSON
 package enum ReplayReporter {
     /// One line per event: mark, file, function, status, time taken; the diff indented below.
     package static func line(for record: ReplayRecord) -> String {
-        let mark = record.ok ? (record.updated ? "✎" : "✓") : "✗"
+        let mark = record.ok ? (record.updated ? "✎" : record.skipped != nil ? "–" : "✓") : "✗"
         let function = record.function?.rawValue ?? "-"
         var status = "-"
         if let invocation = record.invocation {
@@ -27,9 +27,10 @@ package enum ReplayReporter {
         }
         if let refusal = record.invocation?.refusal { status += " (\(refusal))" }
         var text = "\(mark) \(record.file)  \(function)  \(status)  \(milliseconds(record.duration))"
-        if !record.checked && !record.updated && record.problem == nil {
+        if !record.checked && !record.updated && record.problem == nil && record.skipped == nil {
             text += "  (no expectation)"
         }
+        if let skipped = record.skipped { text += "\n    \(skipped)" }
         if let problem = record.problem { text += "\n    \(problem)" }
         for mismatch in record.mismatches { text += "\n    \(mismatch)" }
         return text
@@ -53,6 +54,7 @@ package enum ReplayReporter {
         if let refusal = record.invocation?.refusal { object.set(.string(refusal), at: ["refusal"]) }
         if let trace = record.invocation?.trace { object.set(trace, at: ["trace"]) }
         if let problem = record.problem { object.set(.string(problem), at: ["problem"]) }
+        if let skipped = record.skipped { object.set(.string(skipped), at: ["skipped"]) }
         if !record.mismatches.isEmpty {
             object.set(.array(record.mismatches.map(JSONValue.string)), at: ["mismatches"])
         }
@@ -68,9 +70,11 @@ package enum ReplayReporter {
 
     /// "`25 events: 25 passed, 0 failed in 12.3 ms`", from the counts alone.
     package static func summary(_ tally: ReplayTally, elapsed: Duration) -> String {
-        var text = "\(tally.events) events: \(tally.events - tally.failed) passed, \(tally.failed) failed"
+        var text =
+            "\(tally.events) events: \(tally.events - tally.failed - tally.skipped) passed, \(tally.failed) failed"
         if tally.updated > 0 { text += ", \(tally.updated) expectations written" }
         if tally.unchecked > 0 { text += ", \(tally.unchecked) without expectations" }
+        if tally.skipped > 0 { text += ", \(tally.skipped) not checkable against an endpoint" }
         text += " in \(milliseconds(elapsed))"
         return text
     }

@@ -192,6 +192,9 @@ package struct ReplayRecord: Sendable {
     package var updated = false
     /// How long the chain took.
     package var duration: Duration = .zero
+    /// Why the event was not sent nor checked, though nothing is wrong with it (`replay --endpoint`:
+    /// an authorizer event, another user's): it counts as neither passed nor failed.
+    package var skipped: String?
 
     /// Whether the event ran and matched its expectation (if any).
     package var ok: Bool { problem == nil && mismatches.isEmpty }

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import Synchronization
 
 /// The deployed API on loopback: `POST /questions` → `generateQuestions`, `GET /usage` →
 /// `checkUsage` and `DELETE /account` → `deleteAccount`, the authorizer in front with its answers
@@ -26,6 +27,10 @@ package struct LocalAPIGateway: Sendable {
         /// Whether the REST API checks request bodies against template.yaml's request models
         /// (``RequestModel``) before invoking a function; off by default here, on under `serve`.
         package var validatesBodies = false
+        /// How long API Gateway waits for the function before it answers for it: 29 s on a REST API
+        /// (the default integration timeout), 30 s on an HTTP API; `nil` (the default here) waits for
+        /// ever. The function runs on; its answer is dropped.
+        package var integrationTimeout: Duration?
 
         /// The default setup: REST payloads at the root, a 300 s authorizer cache, CORS for any origin.
         package init() {}
@@ -106,7 +111,9 @@ package struct LocalAPIGateway: Sendable {
         if let throttle, !throttle.admits(method: route.method, resource: route.resource) { return throttled() }
         let event = builder.event(for: request, resource: route.resource, path: path, requestID: requestID, at: time)
         if !configuration.observers.isEmpty { record.event = event }
-        let invocation = await chain.invoke(route.function, event: event, at: time)
+        guard let invocation = await invoke(route.function, event: event, at: time) else {
+            return integrationTimedOut()
+        }
         record.authorizer = invocation.authorizer.map { $0.cached ? .cached : .invoked } ?? .notCalled
         record.refusal = invocation.refusal
         record.bodyRefused = invocation.bodyRefused
@@ -115,6 +122,41 @@ package struct LocalAPIGateway: Sendable {
             record.trace = invocation.trace
         }
         return ProxyResponseReader.response(for: invocation.outcome, version: configuration.payload)
+    }
+
+    /// The chain's invocation, or `nil` when ``Configuration/integrationTimeout`` passes first; the
+    /// invocation then runs on, as Lambda runs a function API Gateway gave up on.
+    private func invoke(_ function: FunctionName, event: JSONValue, at time: Date) async -> Invocation? {
+        let chain = self.chain
+        guard let limit = configuration.integrationTimeout else {
+            return await chain.invoke(function, event: event, at: time)
+        }
+        let first = FirstAnswer()
+        return await withCheckedContinuation { continuation in
+            first.start(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: limit)
+                if !Task.isCancelled { first.answer(nil) }
+            }
+            Task {
+                first.answer(await chain.invoke(function, event: event, at: time))
+                timer.cancel()
+            }
+        }
+    }
+
+    /// API Gateway's answer when the function outlasts the integration timeout: template.yaml's
+    /// `INTEGRATION_TIMEOUT` gateway response (504, `Retry-After: 2`) on a REST API,
+    /// `{"message":"Service Unavailable"}` (503) on an HTTP API.
+    private func integrationTimedOut() -> LocalHTTPResponse {
+        switch configuration.payload {
+        case .v1:
+            ProxyResponseReader.message(
+                504, "Endpoint request timed out", code: .timeout,
+                headers: [("Retry-After", "2"), ("x-amzn-ErrorType", "InternalServerErrorException")])
+        case .v2:
+            ProxyResponseReader.message(503, "Service Unavailable")
+        }
     }
 
     /// API Gateway's answer to a body over its 10 MB limit.
@@ -213,5 +255,29 @@ package struct ServedRequest: Sendable {
             + (refusal.map { "refused=\($0) " } ?? "")
             + (bodyRefused ? "validation=refused " : "")
             + String(format: "%.2fms", milliseconds) + " \(requestID)"
+    }
+}
+
+/// Resumes a continuation with the first of two answers (the function's, or the timeout's `nil`).
+private final class FirstAnswer: Sendable {
+    private let continuation = Mutex<CheckedContinuation<Invocation?, Never>?>(nil)
+
+    func start(_ continuation: CheckedContinuation<Invocation?, Never>) {
+        self.continuation.withLock { $0 = continuation }
+    }
+
+    /// Resumes with `answer` when nothing has yet; whether it did.
+    @discardableResult
+    func answer(_ answer: Invocation?) -> Bool {
+        guard
+            let waiting = continuation.withLock({ state in
+                defer { state = nil }
+                return state
+            })
+        else {
+            return false
+        }
+        waiting.resume(returning: answer)
+        return true
     }
 }

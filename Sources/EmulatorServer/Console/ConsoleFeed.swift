@@ -14,6 +14,33 @@ package final class ConsoleFeed: Sendable {
         package var exchange: GatewayExchange
     }
 
+    /// One line of `serve --watch`'s rebuilds, as the console's feed shows it.
+    package struct Rebuild: Sendable, Hashable {
+        /// Where the rebuild is.
+        package enum Stage: String, Sendable, Hashable {
+            case started, succeeded, failed
+        }
+        /// Started, succeeded or failed.
+        package var stage: Stage
+        /// What the line says: the files that changed, the time taken, what was kept.
+        package var message: String
+        /// For a failed build, the compiler's first error lines.
+        package var lines: [String]
+
+        /// A rebuild line.
+        package init(stage: Stage, message: String, lines: [String] = []) {
+            self.stage = stage
+            self.message = message
+            self.lines = lines
+        }
+    }
+
+    /// What the live list passes on: a request answered, or a rebuild line.
+    package enum Item: Sendable {
+        case exchange(Entry)
+        case rebuild(Rebuild)
+    }
+
     /// What a caller told the authorizer it is, as the authorizer's context names it.
     package struct Caller: Sendable, Hashable {
         /// The tier (`free`, `premium`).
@@ -25,7 +52,8 @@ package final class ConsoleFeed: Sendable {
     private struct State {
         var entries: [Entry] = []
         var next = 1
-        var subscribers: [Int: AsyncStream<Entry>.Continuation] = [:]
+        var subscribers: [Int: AsyncStream<Item>.Continuation] = [:]
+        var rebuilds: [Rebuild] = []
         var nextSubscriber = 0
         var callers: [String: Caller] = [:]
         var finished = false
@@ -58,9 +86,26 @@ package final class ConsoleFeed: Sendable {
             state.entries.append(entry)
             if state.entries.count > capacity { state.entries.removeFirst(state.entries.count - capacity) }
             if let user = exchange.userID, let caller { state.callers[user] = caller }
-            for continuation in state.subscribers.values { continuation.yield(entry) }
+            for continuation in state.subscribers.values { continuation.yield(.exchange(entry)) }
         }
     }
+
+    /// How many rebuild lines are kept.
+    static let rebuildCapacity = 20
+
+    /// Takes a line of the watch loop's rebuilds and passes it to every live list.
+    package func note(_ rebuild: Rebuild) {
+        state.withLock { state in
+            state.rebuilds.append(rebuild)
+            if state.rebuilds.count > Self.rebuildCapacity {
+                state.rebuilds.removeFirst(state.rebuilds.count - Self.rebuildCapacity)
+            }
+            for continuation in state.subscribers.values { continuation.yield(.rebuild(rebuild)) }
+        }
+    }
+
+    /// The kept rebuild lines, oldest first.
+    package var rebuilds: [Rebuild] { state.withLock { $0.rebuilds } }
 
     /// The kept exchanges, oldest first.
     package var entries: [Entry] { state.withLock { $0.entries } }
@@ -73,11 +118,12 @@ package final class ConsoleFeed: Sendable {
     /// The tier and quota each user's latest authorized request carried.
     package var callers: [String: Caller] { state.withLock { $0.callers } }
 
-    /// The kept exchanges after `sequence`, and every later one as it comes, until ``finish()``.
-    package func subscribe(after sequence: Int) -> AsyncStream<Entry> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Entry.self, bufferingPolicy: .bufferingNewest(capacity))
+    /// The kept exchanges after `sequence`, and every later one, and every later rebuild line, as
+    /// they come, until ``finish()``.
+    package func subscribe(after sequence: Int) -> AsyncStream<Item> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Item.self, bufferingPolicy: .bufferingNewest(capacity))
         let id: Int? = state.withLock { state in
-            for entry in state.entries where entry.sequence > sequence { continuation.yield(entry) }
+            for entry in state.entries where entry.sequence > sequence { continuation.yield(.exchange(entry)) }
             guard !state.finished else { return nil }
             let id = state.nextSubscriber
             state.nextSubscriber += 1

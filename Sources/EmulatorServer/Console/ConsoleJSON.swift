@@ -81,6 +81,14 @@ enum ConsoleJSON {
     /// `{"error": message}`.
     static func error(_ message: String) -> JSONValue { ["error": .string(message)] }
 
+    /// A rebuild line of `serve --watch`: `{"stage", "message", "lines"}`.
+    static func rebuild(_ rebuild: ConsoleFeed.Rebuild) -> JSONValue {
+        [
+            "stage": .string(rebuild.stage.rawValue), "message": .string(rebuild.message),
+            "lines": .array(rebuild.lines.map(JSONValue.string)),
+        ]
+    }
+
     /// The local user pool: each user (sub, email, status, tier, groups) and the groups.
     static func pool(_ pool: UserPool) -> JSONValue {
         let users = (try? pool.listUsers(filter: nil)) ?? []

@@ -8,14 +8,18 @@ import NIOCore
 import ServiceLifecycle
 
 /// `serve`'s console: a few pages in the browser (Requests, Users, Table) and the JSON they read.
-/// It only reads, and answers nothing but `GET` and `HEAD`.
+/// It only reads, and answers nothing but `GET` and `HEAD` — except `POST /api/clock`, which moves
+/// a virtual clock (`--clock virtual`) as `POST /_inkra/clock` does, and only with a JSON body (a
+/// form of another site cannot send one without a CORS preflight, which the console never allows).
 ///
 /// | path | answer |
 /// | --- | --- |
 /// | `/` | the page (`index.html`, with `console.css` and `console.js`) |
 /// | `/api/requests` | the kept requests, oldest first |
 /// | `/api/requests/N` | all of request N: the event, the authorizer's answer, the response |
-/// | `/api/events` | the live list: server-sent events, one `exchange` per request |
+/// | `/api/events` | the live list: server-sent events, one `exchange` per request, one `rebuild` per line of `--watch`'s rebuilds |
+/// | `/api/rebuilds` | the latest lines of `--watch`'s rebuilds (started, succeeded, failed with the compiler's first lines) |
+/// | `/api/clock` | the stack's time and whether its clock is virtual; `POST {"advance": "PT1H"}` moves a virtual one |
 /// | `/api/users` | each user's month, day and hour against the limits |
 /// | `/api/refused?date=YYYY-MM-DD` | the users refused that day (the index query) |
 /// | `/api/table?pk=USER%23alice` | the table's items, of one partition when `pk` is given |
@@ -24,6 +28,8 @@ package struct ConsoleServer: Sendable {
     /// The gateway's traffic.
     package let feed: ConsoleFeed
     let reader: ConsoleReader
+    /// The stack's clock, as `/_inkra/clock` serves it.
+    let clock: ClockEndpoint?
 
     /// The files the page is made of, by path.
     static let assets: [String: (file: String, type: String)] = [
@@ -33,14 +39,16 @@ package struct ConsoleServer: Sendable {
         "/console.js": ("console.js", "text/javascript; charset=utf-8"),
     ]
 
-    /// A console over a stack, showing what `feed` observes.
-    package init(stack: EmulatorStack, feed: ConsoleFeed) {
+    /// A console over a stack, showing what `feed` observes; `clock` reads and moves the stack's clock.
+    package init(stack: EmulatorStack, feed: ConsoleFeed, clock: ClockEndpoint? = nil) {
         self.feed = feed
+        self.clock = clock
         reader = ConsoleReader(stack: stack, feed: feed)
     }
 
     /// Answers one request.
     func respond(_ request: Request) async -> Response {
+        if request.uri.path == "/api/clock" { return await clock(request) }
         guard request.method == .get || request.method == .head else {
             return Self.json(405, ConsoleJSON.error("the console only reads: use GET"), extra: [.allow: "GET, HEAD"])
         }
@@ -52,6 +60,8 @@ package struct ConsoleServer: Sendable {
                 return Self.json(200, ["requests": .array(feed.entries.map(ConsoleJSON.summary))])
             case "/api/events":
                 return events(after: resumePoint(request.headers[.lastEventID]))
+            case "/api/rebuilds":
+                return Self.json(200, ["rebuilds": .array(feed.rebuilds.map(ConsoleJSON.rebuild))])
             case "/api/users":
                 return Self.json(200, try await reader.users())
             case "/api/refused":
@@ -94,13 +104,50 @@ package struct ConsoleServer: Sendable {
             body: ResponseBody { writer in
                 let hello: JSONValue = ["run": .string(feed.run)]
                 try await writer.write(ByteBuffer(string: "retry: 1000\nevent: hello\ndata: \(hello.jsonString)\n\n"))
-                for await entry in stream {
-                    let data = ConsoleJSON.summary(entry).jsonString
-                    try await writer.write(
-                        ByteBuffer(string: "id: \(feed.run)-\(entry.sequence)\nevent: exchange\ndata: \(data)\n\n"))
+                for await item in stream {
+                    switch item {
+                    case .exchange(let entry):
+                        let data = ConsoleJSON.summary(entry).jsonString
+                        try await writer.write(
+                            ByteBuffer(string: "id: \(feed.run)-\(entry.sequence)\nevent: exchange\ndata: \(data)\n\n"))
+                    case .rebuild(let rebuild):
+                        let data = ConsoleJSON.rebuild(rebuild).jsonString
+                        try await writer.write(ByteBuffer(string: "event: rebuild\ndata: \(data)\n\n"))
+                    }
                 }
                 try await writer.finish(nil)
             })
+    }
+
+    /// `/api/clock`: `GET` reads the stack's time, `POST` (a JSON body only) moves a virtual clock.
+    private func clock(_ request: Request) async -> Response {
+        guard let clock else { return Self.json(404, ConsoleJSON.error("serve's clock is not served here")) }
+        let method: String
+        switch request.method {
+        case .get, .head: method = "GET"
+        case .post:
+            guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
+                return Self.json(
+                    415, ConsoleJSON.error("POST /api/clock takes a JSON body (Content-Type: application/json)"))
+            }
+            method = "POST"
+        default:
+            return Self.json(405, ConsoleJSON.error("use GET or POST"), extra: [.allow: "GET, HEAD, POST"])
+        }
+        var body: [UInt8] = []
+        if method == "POST" {
+            do {
+                let buffer = try await request.body.collect(upTo: 4096)
+                body = Array(buffer.readableBytesView)
+            } catch {
+                return Self.json(413, ConsoleJSON.error("the body must be at most 4096 bytes"))
+            }
+        }
+        let answer = clock.respond(
+            LocalHTTPRequest(
+                method: method, path: ClockEndpoint.path, query: "", headers: [], body: body, sourceIP: "127.0.0.1",
+                httpVersion: "HTTP/1.1"))
+        return Self.response(answer.status, type: "application/json", body: answer.body)
     }
 
     /// Where a reconnecting live list resumes: after the number of its `Last-Event-ID` (`RUN-N`)

@@ -131,12 +131,64 @@ function showTimeline(detail) {
   }
 }
 
+// Clock and rebuilds -----------------------------------------------------------------------------
+
+/** Shows the stack's time; the +1 hour button only when its clock is virtual. */
+function showClock(data) {
+  $("clock-now").textContent = data.virtual ? `${data.now} (virtual)` : data.now;
+  $("clock-advance").hidden = !data.virtual;
+  document.body.dataset.clock = data.now;
+}
+
+// Only the answer to the latest clock request is shown: a read sent before a +1 hour and answered
+// after it would show the old time.
+let clockRequest = 0;
+
+async function loadClock() {
+  const mine = ++clockRequest;
+  const data = await getJSON("/api/clock");
+  if (mine === clockRequest) showClock(data);
+}
+
+async function advanceClock() {
+  const mine = ++clockRequest;
+  const response = await fetch("/api/clock", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify({ advance: "PT1H" }),
+  });
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || `/api/clock: ${response.status}`);
+  if (mine === clockRequest) showClock(body);
+  if (document.body.dataset.page === "users") await loadUsers();
+}
+
+/** A line of serve --watch's rebuilds, newest first; a failed build with the compiler's first lines. */
+function addRebuild(rebuild) {
+  const item = el("li", rebuild.message, `rebuild rebuild-${rebuild.stage}`);
+  item.dataset.stage = rebuild.stage;
+  if (rebuild.lines.length > 0) item.appendChild(el("pre", rebuild.lines.join("\n")));
+  const list = $("rebuilds");
+  list.insertBefore(item, list.firstChild);
+  list.hidden = false;
+}
+
+async function loadRebuilds() {
+  const data = await getJSON("/api/rebuilds");
+  $("rebuilds").replaceChildren();
+  for (const rebuild of data.rebuilds) addRebuild(rebuild);
+}
+
 function connectLive() {
   const source = new EventSource("/api/events");
   source.addEventListener("open", () => { $("live").textContent = "live"; $("live").classList.remove("off"); });
   source.addEventListener("error", () => { $("live").textContent = "reconnecting"; $("live").classList.add("off"); });
   source.addEventListener("hello", (event) => hello(JSON.parse(event.data)));
-  source.addEventListener("exchange", (event) => addRequest(JSON.parse(event.data)));
+  source.addEventListener("exchange", (event) => {
+    addRequest(JSON.parse(event.data));
+    loadClock().catch(showError);
+  });
+  source.addEventListener("rebuild", (event) => addRebuild(JSON.parse(event.data)));
 }
 
 // Users ------------------------------------------------------------------------------------------
@@ -255,6 +307,9 @@ async function route() {
 
 $("refused-form").addEventListener("submit", (event) => { event.preventDefault(); loadRefused().catch(showError); });
 $("table-form").addEventListener("submit", (event) => { event.preventDefault(); loadTable().catch(showError); });
+$("clock-advance").addEventListener("click", () => advanceClock().catch(showError));
 window.addEventListener("hashchange", route);
+loadClock().catch(showError);
+loadRebuilds().catch(showError);
 connectLive();
 route();
