@@ -92,7 +92,7 @@ package struct GatewayChain: Sendable {
         if let authorizerCache {
             var sent: JSONValue?
             let answer = await authorizerCache.answer(
-                for: token, decisionKey: DecisionKey(resource: resource, version: proxy.version)
+                for: token, at: time, decisionKey: DecisionKey(resource: resource, version: proxy.version)
             ) {
                 let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
                 sent = event
