@@ -76,6 +76,23 @@ struct ReplayAuthorizerCacheTests {
         #expect(records.map { $0.invocation?.statusCode } == [200, 401, 401])
     }
 
+    @Test("Each API's authorizer caches its own answers: a REST answer does not serve an HTTP API request")
+    func perAPI() async throws {
+        let token = try DevelopmentTokens.mint(
+            with: Repository.developmentKey, claims: .init(sub: "two-apis"), at: Self.start)
+        let replayer = Replayer(stack: try EmulatorStack(options: Repository.options()))
+        let rest = await replayer.replay(
+            event: SampleEvents.event(.restGenerate, token: token, at: Self.start), function: .generateQuestions)
+        let http = await replayer.replay(
+            event: SampleEvents.event(.httpUsage, token: token, at: Self.start.addingTimeInterval(1)),
+            function: .checkUsage)
+        let again = await replayer.replay(
+            event: SampleEvents.event(.restUsage, token: token, at: Self.start.addingTimeInterval(2)),
+            function: .checkUsage)
+        #expect([rest, http, again].map(\.statusCode) == [200, 200, 200])
+        #expect([rest, http, again].map { $0.authorizer?.cached } == [false, false, true])
+    }
+
     @Test("The command line: the cached line in text and --json; --authorizer-cache-ttl 0 exits 1")
     func commandLine() async throws {
         let folder = Repository.temporaryDirectory()

@@ -54,7 +54,8 @@ package final class AuthorizerCache: Sendable {
     /// with what `decide` makes of it for a resource and payload version — evaluated once per
     /// resource while the answer stays cached.
     /// - Parameters:
-    ///   - token: the identity source (the `Authorization` header's value), the cache's key.
+    ///   - token: the cache's key: the identity source (the `Authorization` header's value) and the
+    ///     API whose authorizer it is for (each API's authorizer caches its own answers).
     ///   - time: the request's instant, expiry is measured at (`replay`: the recorded one);
     ///     the cache's clock when `nil`.
     /// - Returns: the answer, the decision, and whether the answer came from the cache.
