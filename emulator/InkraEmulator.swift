@@ -14,7 +14,7 @@ struct InkraEmulator: AsyncParsableCommand {
             ReplayCommand.self, InvokeCommand.self, TokenCommand.self, GenerateEventCommand.self, UsageCommand.self,
             CreateTableCommand.self, RunRuntimeCommand.self, ServeCommand.self, ExecCommand.self, ClockCommand.self,
             AdminCommand.self,
-            ImportCommand.self,
+            ImportCommand.self, LimitsCommand.self,
         ]
     )
 }

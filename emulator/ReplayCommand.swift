@@ -27,6 +27,20 @@ struct ReplayCommand: AsyncParsableCommand {
               swift run inkra-emulator replay events/generateQuestions --json
               swift run inkra-emulator replay day.jsonl --jobs 2 --state day-state.json
 
+            API Gateway's authorizer cache answers as the deployed API answered: an Authorization header \
+            seen within --authorizer-cache-ttl seconds (recorded time) of an earlier answer for it is answered \
+            from the cache, a token that expired meanwhile included, and its line says "(authorizer cached)" \
+            ("authorizer": "cached" with --json). The default is the recording's (below), else template.yaml's \
+            300; 0 runs the authorizer for every event.
+              swift run inkra-emulator replay recorded/ --authorizer-cache-ttl 0
+
+            A folder recorded by serve --record holds .inkra-recording.json: the issuers serve trusted (the \
+            local user pool's http://HOST:PORT/us-east-1_InkraLocal, the development tokens') and their public \
+            keys, and its cache time to live. replay trusts them too, besides what its own flags say, so a \
+            session of pool users and development tokens replays as recorded; --no-recorded-trust ignores it.
+              swift run inkra-emulator replay rec
+              swift run inkra-emulator replay rec --no-recorded-trust
+
             What if: --report replays recorded traffic under --limits and reports, against each event's \
             recorded outcome, the calls admitted before and refused now (by window) and refused before and \
             admitted now, by tier, with the users affected and a few request ids; it exits 0 however many \
@@ -78,6 +92,19 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Against a deployed stack") var remote: EndpointOptions
 
+    @Option(
+        name: .customLong("authorizer-cache-ttl"),
+        help: """
+            Seconds of recorded time an authorizer answer is cached, per Authorization header, as API Gateway \
+            caches it (default: the recording's, else template.yaml's 300); 0 turns the cache off.
+            """)
+    var authorizerCacheTTL: Double?
+
+    @Flag(
+        name: .customLong("no-recorded-trust"),
+        help: "Do not trust the issuers and keys a recording's .inkra-recording.json names (serve --record writes it).")
+    var noRecordedTrust = false
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -92,6 +119,9 @@ struct ReplayCommand: AsyncParsableCommand {
         if report && update { throw ValidationError("give --report or --update, not both") }
         if jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
         if recordedLimits != nil && !report { throw ValidationError("--recorded-limits goes with --report") }
+        if let authorizerCacheTTL, !(0...3600).contains(authorizerCacheTTL) {
+            throw ValidationError("--authorizer-cache-ttl must be from 0 to 3600 seconds, as API Gateway allows")
+        }
     }
 
     func run() async throws {
@@ -106,13 +136,14 @@ struct ReplayCommand: AsyncParsableCommand {
             try await scan.seed(stack.table, tableName: stack.options.tableName)
             Output.err("seeded \(scan.wireItems.count) items from \(stateFromScan)")
         }
+        let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
+        let cacheTTL = try trustRecording(of: targets, in: stack)
         if report {
-            try await runReport(on: stack)
+            try await runReport(on: stack, cacheTTL: cacheTTL)
             return
         }
-        var replayer = Replayer(stack: stack, update: update)
+        var replayer = Replayer(stack: stack, update: update).cachingAuthorizer(for: cacheTTL)
         replayer.keepsResults = false
-        let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
         let progress = Progress()
         let started = ContinuousClock.now
         let tally = await replayer.replay(targets, jobs: jobs) { record, total in
@@ -132,11 +163,12 @@ struct ReplayCommand: AsyncParsableCommand {
 extension ReplayCommand {
     /// `--report`: the what-if report of docs/emulator.md, in text or as one JSON object; exit 0
     /// whatever changed, 2 when there was nothing to replay.
-    fileprivate func runReport(on stack: EmulatorStack) async throws {
+    fileprivate func runReport(on stack: EmulatorStack, cacheTTL: TimeInterval) async throws {
         let recorded = try WhatIfReplayer.limits(
             recordedLimits.map { URL(fileURLWithPath: $0) }, flag: "--recorded-limits")
         var replayer = try WhatIfReplayer(stack: stack, recordedLimits: recorded)
         replayer.exampleLimit = 3
+        replayer.replayer = replayer.replayer.cachingAuthorizer(for: cacheTTL)
         let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
         let progress = Progress()
         let report = await replayer.report(targets, jobs: jobs) { position, total in
@@ -180,5 +212,18 @@ extension ReplayCommand {
             throw ExitCode(2)
         }
         if outcome.tally.failed > 0 { throw ExitCode(1) }
+    }
+
+    /// Trusts what the recordings' manifests name (unless `--no-recorded-trust`), saying so on
+    /// standard error, and returns the authorizer cache's time to live: the flag's, else the
+    /// recording's, else template.yaml's.
+    fileprivate func trustRecording(of targets: [URL], in stack: EmulatorStack) throws -> TimeInterval {
+        let manifest = noRecordedTrust ? nil : try RecordingManifest.read(for: targets)
+        if let manifest {
+            try manifest.trust(in: stack)
+            let issuers = manifest.issuers.map(\.configuration.issuer).joined(separator: ", ")
+            Output.err("trusting what the recording trusted (\(RecordingManifest.fileName)): \(issuers)")
+        }
+        return authorizerCacheTTL ?? manifest?.authorizerCacheTTL ?? AuthorizerCache.templateTimeToLive
     }
 }

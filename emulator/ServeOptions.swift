@@ -30,7 +30,7 @@ struct ServeOptions: ParsableArguments {
     var stage: String?
 
     @Option(name: .customLong("authorizer-cache-ttl"), help: "Seconds an authorizer answer is cached; 0 turns it off.")
-    var authorizerCacheTTL: Double = 300
+    var authorizerCacheTTL: Double = AuthorizerCache.templateTimeToLive
 
     @Option(
         name: .customLong("throttle-rate"),
@@ -263,7 +263,10 @@ struct ServeOptions: ParsableArguments {
         configuration.cognitoPortFallsBack = cognitoPort == nil
         if let form = poolIssuer.value.form { configuration.userPool.issuerForm = form }
         if let record {
-            let recorder = try ServeRecorder(directory: URL(fileURLWithPath: record))
+            let ttl = authorizerCacheTTL
+            let recorder = try ServeRecorder(directory: URL(fileURLWithPath: record)) { [stack] in
+                RecordingManifest(trustOf: stack, authorizerCacheTTL: ttl)
+            }
             configuration.gateway.observers.append { recorder.record($0) }
             Output.err("inkra-emulator: recording every API request answered to \(recorder.directory.path)")
         }

@@ -73,7 +73,9 @@ struct ChainTests {
         #expect(cache.hits == 1 && cache.misses == 1)
     }
 
-    @Test("A cached answer is decided per resource and payload: another stage is refused, the first still allowed")
+    @Test(
+        "A cached answer is decided per resource: another stage is refused, the first allowed; another API's is its own"
+    )
     func cachedDecisions() async throws {
         let (chain, cache, token) = try cachingChain(sub: "staged")
         func invoke(_ kind: SampleEvents.Kind, stage: String?) async -> Invocation {
@@ -92,11 +94,18 @@ struct ChainTests {
         #expect(otherStage.statusCode == 403)
         #expect(message(otherStage) == "User is not authorized to access this resource")
         #expect(await invoke(.restUsage, stage: nil).statusCode == 200)
-        // The same resource ARN from an HTTP API event: refused in that API's words, not REST's.
+        // An HTTP API event with the same token is another API's authorizer, whose cache is its own
+        // (authorizerResultTtlInSeconds is a property of each API's authorizer:
+        // https://docs.aws.amazon.com/apigateway/latest/api/API_Authorizer.html): the REST answer
+        // does not serve it, and the authorizer runs for its own route.
         let http = await invoke(.httpUsage, stage: "dev")
-        #expect(http.statusCode == 403)
-        #expect(message(http) == "Forbidden")
-        #expect(cache.misses == 1 && cache.hits == 3)
+        #expect(http.statusCode == 200)
+        #expect(http.authorizer?.cached == false)
+        #expect(cache.misses == 2 && cache.hits == 2)
+        // Its answer is then cached for that API: a second HTTP API request is served from it.
+        let httpAgain = await invoke(.httpUsage, stage: "dev")
+        #expect(httpAgain.authorizer?.cached == true)
+        #expect(message(httpAgain) == nil && httpAgain.statusCode == 200)
     }
 
     @Test("The region in the authorizer's ARN comes from an execute-api domain name; us-east-1 otherwise")

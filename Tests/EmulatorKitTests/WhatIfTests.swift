@@ -257,3 +257,35 @@ struct WhatIfTests {
             Admission(expectation: ["statusCode": .number(status), "body": try JSONParser.parse(body)]) == expected)
     }
 }
+
+@Suite("What if: calls changed for other reasons than the limits come first")
+struct WhatIfOtherChangesTests {
+    @Test("A refused token or another error is named on the report's second line and in its last, by change")
+    func otherReasonsFirst() {
+        let calls = [
+            MeteredCall(file: "1", tier: "free", recorded: .admitted, replayed: .admitted),
+            MeteredCall(file: "2", tier: "free", recorded: .admitted, replayed: .refused(.hour)),
+            MeteredCall(file: "3", userID: "alice", tier: "free", recorded: .admitted, replayed: .other(401)),
+            MeteredCall(file: "4", tier: "free", recorded: .other(400), replayed: .other(401)),
+            MeteredCall(file: "5", tier: "free", recorded: .other(401), replayed: .other(401)),
+        ]
+        let report = WhatIfReport(calls: calls, limits: TierLimits())
+        #expect(report.changedOtherwise == ["admitted → 401": 1, "400 → 401": 1])
+        let lines = report.text.split(separator: "\n").map(String.init)
+        #expect(
+            lines[1]
+                == "  First: 2 calls answered otherwise than recorded, not by the limits (400 → 401: 1, admitted → 401: 1): "
+                + "a token refused, a failure or another starting table; the limits' figures below do not explain them."
+        )
+        #expect(
+            lines.last
+                == "1 call would be admitted or refused differently; 2 calls changed for other reasons than the limits."
+        )
+        #expect(report.json["changedOtherwise"]?["calls"] == 2)
+        #expect(report.json["changedOtherwise"]?["byTransition"]?["admitted → 401"] == 1)
+        // Without such changes the report reads as before.
+        let clean = WhatIfReport(calls: Array(calls.prefix(2)), limits: TierLimits())
+        #expect(!clean.text.contains("First:"))
+        #expect(clean.json["changedOtherwise"]?["calls"] == 0)
+    }
+}

@@ -23,6 +23,10 @@ package final class AuthorizerCache: Sendable {
         var misses = 0
     }
 
+    /// template.yaml's `ReauthorizeEvery` (CloudFormation's `AuthorizerResultTtlInSeconds`):
+    /// the time to live `serve` and `replay` use unless told otherwise.
+    package static let templateTimeToLive: TimeInterval = 300
+
     /// How long an answer is kept; zero turns caching off.
     package let timeToLive: TimeInterval
     private let now: @Sendable () -> Date
@@ -49,9 +53,15 @@ package final class AuthorizerCache: Sendable {
     /// The cached answer for a token, or the one `authorize` gives (kept when it succeeded),
     /// with what `decide` makes of it for a resource and payload version — evaluated once per
     /// resource while the answer stays cached.
+    /// - Parameters:
+    ///   - token: the cache's key: the identity source (the `Authorization` header's value) and the
+    ///     API whose authorizer it is for (each API's authorizer caches its own answers).
+    ///   - time: the request's instant, expiry is measured at (`replay`: the recorded one);
+    ///     the cache's clock when `nil`.
     /// - Returns: the answer, the decision, and whether the answer came from the cache.
     func answer(
         for token: String,
+        at time: Date? = nil,
         decisionKey: GatewayChain.DecisionKey,
         authorize: () async -> Invocation.Outcome,
         decide: (Invocation.Outcome) -> GatewayChain.Decision
@@ -61,7 +71,7 @@ package final class AuthorizerCache: Sendable {
             let outcome = await authorize()
             return (outcome, decide(outcome), false)
         }
-        let instant = now()
+        let instant = time ?? now()
         let cached: (Entry, GatewayChain.Decision?)? = state.withLock { state in
             guard let entry = state.entries[token] else { return nil }
             guard entry.expires > instant else {

@@ -103,8 +103,12 @@ package struct GatewayChain: Sendable {
         var refusal: String?
         if let authorizerCache {
             var sent: JSONValue?
+            // Each API's authorizer has a cache of its own: a REST API's answer never serves an HTTP
+            // API's request (a recording may hold both), so the key is the API's and the token.
+            let api = proxy.requestContext?["apiId"]?.scalarText ?? ""
             let answer = await authorizerCache.answer(
-                for: token, decisionKey: DecisionKey(resource: resource, version: proxy.version)
+                for: "\(proxy.version == .v1 ? "rest" : "http") \(api) \(token)", at: time,
+                decisionKey: DecisionKey(resource: resource, version: proxy.version)
             ) {
                 let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
                 sent = event

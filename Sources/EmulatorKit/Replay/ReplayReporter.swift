@@ -5,7 +5,9 @@ import InkraJSON
 /// Turns replay records into what `replay` prints: a line per event (or a JSON object per event),
 /// a readable diff under each mismatch, and a summary.
 package enum ReplayReporter {
-    /// One line per event: mark, file, function, status, time taken; the diff indented below.
+    /// One line per event: mark, file, function, status (with why the authorizer refused, and
+    /// `(authorizer cached)` when API Gateway's cache answered for it), time taken; the diff
+    /// indented below.
     package static func line(for record: ReplayRecord) -> String {
         let mark = record.ok ? (record.updated ? "✎" : record.skipped != nil ? "–" : "✓") : "✗"
         let function = record.function?.rawValue ?? "-"
@@ -26,6 +28,7 @@ package enum ReplayReporter {
             }
         }
         if let refusal = record.invocation?.refusal { status += " (\(refusal))" }
+        if record.invocation?.authorizer?.cached == true { status += " (authorizer cached)" }
         var text = "\(mark) \(record.file)  \(function)  \(status)  \(milliseconds(record.duration))"
         if !record.checked && !record.updated && record.problem == nil && record.skipped == nil {
             text += "  (no expectation)"
@@ -53,6 +56,9 @@ package enum ReplayReporter {
         }
         if let refusal = record.invocation?.refusal { object.set(.string(refusal), at: ["refusal"]) }
         if let trace = record.invocation?.trace { object.set(trace, at: ["trace"]) }
+        if let step = record.invocation?.authorizer {
+            object.set(.string(step.cached ? "cached" : "invoked"), at: ["authorizer"])
+        }
         if let problem = record.problem { object.set(.string(problem), at: ["problem"]) }
         if let skipped = record.skipped { object.set(.string(skipped), at: ["skipped"]) }
         if !record.mismatches.isEmpty {

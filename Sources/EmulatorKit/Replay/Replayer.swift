@@ -21,6 +21,12 @@ package struct Replayer: Sendable {
     /// placed in for the whole replay, when `jobs` > 1: `run-runtime` sends each lane to a runtime
     /// process of its own, which holds those users' usage (``StickyLanes``).
     package var stickyLanes = false
+    /// API Gateway's authorizer cache, on the recorded clock: an event's `Authorization` header
+    /// answered within the time to live of an earlier one's answer is answered from it, as the
+    /// deployed API answered it (template.yaml's 300 s by default; `nil` runs the authorizer for
+    /// every event). Events of one user share a lane, so a token's events meet it in input order
+    /// whatever `jobs` is.
+    package var authorizerCache: AuthorizerCache?
 
     /// The lane the running event was placed in, from 0 to `jobs` - 1 (0 when `jobs` is 1): a
     /// ``target`` with several runtimes behind it picks the lane's.
@@ -30,6 +36,15 @@ package struct Replayer: Sendable {
     package init(stack: EmulatorStack, update: Bool = false) {
         self.stack = stack
         self.update = update
+        authorizerCache = AuthorizerCache(timeToLive: AuthorizerCache.templateTimeToLive, now: stack.options.clock)
+    }
+
+    /// The replayer with answers cached for `timeToLive` seconds of recorded time (0: no cache).
+    package func cachingAuthorizer(for timeToLive: TimeInterval) -> Replayer {
+        var replayer = self
+        replayer.authorizerCache =
+            timeToLive > 0 ? AuthorizerCache(timeToLive: timeToLive, now: stack.options.clock) : nil
+        return replayer
     }
 
     /// Replays files, folders and JSON-lines files, collecting every record.
@@ -150,6 +165,7 @@ package struct Replayer: Sendable {
         var chain = stack.gateway
         chain.target = target
         chain.recordedTime = time
+        chain.authorizerCache = authorizerCache
         return await chain.invoke(function, event: event, at: stack.options.now == nil ? time : nil)
     }
 

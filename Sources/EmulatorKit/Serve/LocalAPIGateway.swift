@@ -15,7 +15,7 @@ package struct LocalAPIGateway: Sendable {
         /// A stage the routes are served under (`/prod/questions`); `nil` serves them at the root.
         package var stage: String?
         /// Seconds an authorizer answer is cached per token; 0 turns the cache off.
-        package var authorizerCacheTTL: TimeInterval = 300
+        package var authorizerCacheTTL: TimeInterval = AuthorizerCache.templateTimeToLive
         /// CORS.
         package var cors = CORSPolicy()
         /// Called after each request with what came of it (the console, `--record`); none by

@@ -23,12 +23,26 @@ package final class ServeRecorder: Sendable {
     package let directory: URL
     private let sequence: Mutex<Int>
     private let logger: Logger
+    /// What the stack trusts now, for the folder's ``RecordingManifest``.
+    private let trust: (@Sendable () -> RecordingManifest)?
+    /// The issuers the manifest was last written with.
+    private let written = Mutex<[String]?>(nil)
 
     /// A recorder into a folder, created if need be; numbering follows the event files already in it.
+    /// - Parameters:
+    ///   - directory: the folder.
+    ///   - logger: where a file that cannot be written is logged.
+    ///   - trust: what the stack trusts at the time of a request: written to the folder's
+    ///     ``RecordingManifest`` with the first request recorded, and again when it changed (the
+    ///     local user pool is trusted once its port is bound).
     /// - Throws: ``EmulatorError`` naming the folder when it cannot be created or written to.
-    package init(directory: URL, logger: Logger = Logger(label: "inkra.serve.record")) throws(EmulatorError) {
+    package init(
+        directory: URL, logger: Logger = Logger(label: "inkra.serve.record"),
+        trust: (@Sendable () -> RecordingManifest)? = nil
+    ) throws(EmulatorError) {
         self.directory = directory
         self.logger = logger
+        self.trust = trust
         let existing: [String]
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -48,6 +62,7 @@ package final class ServeRecorder: Sendable {
         guard let function = exchange.function, !exchange.bodyRefused, let event = Self.event(of: exchange) else {
             return
         }
+        writeManifest()
         let number = sequence.withLock { value in
             value += 1
             return value
@@ -61,6 +76,20 @@ package final class ServeRecorder: Sendable {
                 .write(to: url.deletingPathExtension().appendingPathExtension("expected.json"), options: .atomic)
         } catch {
             logger.warning("--record: cannot write \(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Writes the folder's manifest when what the stack trusts is not what it was last written with.
+    private func writeManifest() {
+        guard let trust else { return }
+        let manifest = trust()
+        let issuers = manifest.issuers.map(\.configuration.issuer)
+        guard written.withLock({ $0 != issuers }) else { return }
+        do {
+            try manifest.write(into: directory)
+            written.withLock { $0 = issuers }
+        } catch {
+            logger.warning("--record: \(error.message)")
         }
     }
 

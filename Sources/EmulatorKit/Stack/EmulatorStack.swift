@@ -103,9 +103,9 @@ package struct EmulatorStack: Sendable {
         )
         authorizer = Authorizer(verifier: verifier, limits: limits, logger: logger)
         let keys = try Self.keySource(options)
-        trustedPools = TrustedPools { configuration in
+        trustedPools = TrustedPools { configuration, poolKeys in
             Authorizer(
-                verifier: TokenVerifier(configuration: configuration, keys: keys, now: now, logger: logger),
+                verifier: TokenVerifier(configuration: configuration, keys: poolKeys ?? keys, now: now, logger: logger),
                 limits: limits, logger: logger)
         }
         checkUsage = CheckUsage(store: store, limits: limits, logger: logger)

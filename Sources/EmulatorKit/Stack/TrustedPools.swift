@@ -13,25 +13,36 @@ import Synchronization
 /// stack's own authorizer. Each authorizer verifies fully, so the routing claim decides nothing by
 /// itself: a token that lies about its issuer fails that pool's signature or client checks.
 package final class TrustedPools: Sendable {
-    private let make: @Sendable (CognitoConfiguration) -> Authorizer
-    private let pools = Mutex<[String: Authorizer]>([:])
+    private let make: @Sendable (CognitoConfiguration, (any KeySource)?) -> Authorizer
+    private let pools = Mutex<[String: (configuration: CognitoConfiguration, authorizer: Authorizer)]>([:])
 
-    /// Pools whose authorizers `make` builds.
-    package init(make: @escaping @Sendable (CognitoConfiguration) -> Authorizer) { self.make = make }
+    /// Pools whose authorizers `make` builds, with a pool's own keys when it has them (else the
+    /// stack's).
+    package init(make: @escaping @Sendable (CognitoConfiguration, (any KeySource)?) -> Authorizer) {
+        self.make = make
+    }
 
     /// Trusts a pool from now on.
-    package func trust(_ configuration: CognitoConfiguration) {
-        let authorizer = make(configuration)
-        pools.withLock { $0[configuration.issuer] = authorizer }
+    /// - Parameters:
+    ///   - configuration: the pool's issuer, app clients and token use.
+    ///   - keys: its keys (a recording's JWKS); the stack's key source when `nil`.
+    package func trust(_ configuration: CognitoConfiguration, keys: (any KeySource)? = nil) {
+        let authorizer = make(configuration, keys)
+        pools.withLock { $0[configuration.issuer] = (configuration, authorizer) }
     }
 
     /// The issuers trusted besides the stack's own.
     package var issuers: [String] { pools.withLock { Array($0.keys).sorted() } }
 
+    /// The pools trusted besides the stack's own, by issuer.
+    package var configurations: [CognitoConfiguration] {
+        pools.withLock { $0.values.map(\.configuration) }.sorted { $0.issuer < $1.issuer }
+    }
+
     /// The authorizer for an authorizer event: the trusted pool's its token names, or `fallback`.
     func authorizer(for event: JSONValue, fallback: Authorizer) -> Authorizer {
         guard !pools.withLock(\.isEmpty), let issuer = Self.unverifiedIssuer(of: event) else { return fallback }
-        return pools.withLock { $0[issuer] } ?? fallback
+        return pools.withLock { $0[issuer]?.authorizer } ?? fallback
     }
 
     /// The `iss` a TOKEN, REQUEST or HTTP API authorizer event's token claims, unverified.

@@ -15,6 +15,8 @@ package struct WhatIfReplayer: Sendable {
     package var quota: RecordedQuota
     /// How many examples each change keeps.
     package var exampleLimit = 3
+    /// What runs each event: the stack's chain with its authorizer cache, shared by every event.
+    package var replayer: Replayer
 
     /// A what-if replayer on a stack.
     /// - Parameters:
@@ -24,6 +26,7 @@ package struct WhatIfReplayer: Sendable {
     /// - Throws: ``EmulatorError`` naming the limits file and its fault.
     package init(stack: EmulatorStack, recordedLimits: TierLimits = TierLimits()) throws(EmulatorError) {
         self.stack = stack
+        replayer = Replayer(stack: stack)
         limits = try Self.limits(stack.options.limitsFile, flag: "--limits")
         quota = RecordedQuota(recorded: recordedLimits, replayed: limits)
     }
@@ -88,7 +91,7 @@ package struct WhatIfReplayer: Sendable {
         if let problem = loaded.problem { return (loaded.display, .problem(problem)) }
         guard let function = loaded.function else { return (loaded.display, .problem("no function")) }
         let event = loaded.event
-        let invocation = await Replayer(stack: stack).replay(event: quota.moving(event), function: function)
+        let invocation = await replayer.replay(event: quota.moving(event), function: function)
         guard function == .generateQuestions else { return (loaded.display, .notMetered) }
         let expectation: JSONValue
         switch loaded.expectation {

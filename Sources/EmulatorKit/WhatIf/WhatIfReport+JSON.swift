@@ -7,6 +7,7 @@ extension WhatIfReport {
     /// ```json
     /// {"limitsFile": "new.json", "limits": {"free": {"monthly": 5, "daily": 3, "hourly": 1}, …},
     ///  "events": 20, "compared": 10, "notMetered": 10, "withoutRecording": 0, "answeredOtherwise": 0, "changedCalls": 2,
+    ///  "changedOtherwise": {"calls": 1, "byTransition": {"admitted → 401": 1}},
     ///  "tiers": {"free": {"usersAffected": 1, "stillAdmitted": 4, "stillRefused": 2,
     ///    "admittedToRefused": {"calls": 2, "users": 1, "examples": […],
     ///      "byWindow": {"month": {…}, "day": {…}, "hour": {"calls": 2, "users": 1, "examples": […]}}},
@@ -33,6 +34,12 @@ extension WhatIfReport {
             "withoutRecording": .number(withoutRecording),
             "answeredOtherwise": .number(answeredOtherwise),
             "changedCalls": .number(changedCalls),
+            "changedOtherwise": [
+                "calls": .number(changedOtherwiseCalls),
+                "byTransition": .object(
+                    JSONObject(changedOtherwise.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.number($0.value)) })
+                ),
+            ],
             "tiers": .object(tiersObject),
             "problems": .array(problems.map { ["file": .string($0.file), "problem": .string($0.problem)] }),
         ]

@@ -2,13 +2,23 @@ import Foundation
 import InkraUsage
 
 extension WhatIfReport {
-    /// The report as `replay --report` prints it: what was compared, the limits, then each tier's
-    /// changes with their first examples, and the files that could not be replayed.
+    /// The report as `replay --report` prints it: what was compared; first, the calls answered
+    /// otherwise for reasons that are not the limits (a refused token, a failure), which no limits
+    /// explain; the limits; then each tier's changes with their first examples, and the files that
+    /// could not be replayed.
     package var text: String {
         var lines: [String] = []
         lines.append(
             "What if: \(Self.count(events, "event")) replayed under \(limitsFile ?? "the default limits"); "
                 + "\(Self.count(compared, "metered call")) compared with \(compared == 1 ? "its" : "their") recording.")
+        if changedOtherwiseCalls > 0 {
+            let transitions = changedOtherwise.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+                .map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+            lines.append(
+                "  First: \(Self.count(changedOtherwiseCalls, "call")) answered otherwise than recorded, not by the "
+                    + "limits (\(transitions)): a token refused, a failure or another starting table; "
+                    + "the limits' figures below do not explain \(changedOtherwiseCalls == 1 ? "it" : "them").")
+        }
         lines.append("  limits: " + Self.describe(limits))
         var skipped: [String] = []
         if notMetered > 0 { skipped.append("\(Self.count(notMetered, "event")) not metered") }
@@ -21,10 +31,14 @@ extension WhatIfReport {
         if tiers.isEmpty { lines.append("No metered call to compare.") }
         for tier in tiers { lines += Self.lines(for: tier) }
         let changed = changedCalls
-        lines.append(
+        var summary =
             changed == 0
-                ? "No call would be admitted or refused differently."
-                : "\(Self.count(changed, "call")) would be admitted or refused differently.")
+            ? "No call would be admitted or refused differently"
+            : "\(Self.count(changed, "call")) would be admitted or refused differently"
+        if changedOtherwiseCalls > 0 {
+            summary += "; \(Self.count(changedOtherwiseCalls, "call")) changed for other reasons than the limits"
+        }
+        lines.append(summary + ".")
         for problem in problems { lines.append("  not replayed: \(problem.file): \(problem.problem)") }
         return lines.joined(separator: "\n")
     }

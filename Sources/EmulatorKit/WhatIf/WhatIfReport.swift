@@ -67,6 +67,10 @@ package struct WhatIfReport: Sendable, Hashable {
     package var withoutRecording = 0
     /// Metered calls the limits decided neither time (a 400, a 401, a failure, recorded and now).
     package var answeredOtherwise = 0
+    /// Calls answered otherwise than recorded for a reason the limits do not explain (a token
+    /// refused, a failure, a 400 — either answer not an admission decision), by what they were and
+    /// became (`admitted → 401`).
+    package var changedOtherwise: [String: Int] = [:]
     /// Files that could not be replayed.
     package var problems: [Problem] = []
     /// The tiers, by name.
@@ -89,8 +93,15 @@ package struct WhatIfReport: Sendable, Hashable {
             builders[call.tier, default: TierBuilder(tier: call.tier, exampleLimit: exampleLimit)].add(call)
         }
         answeredOtherwise = calls.count - compared
+        for call in calls
+        where call.recorded != call.replayed && !(call.recorded.isDecision && call.replayed.isDecision) {
+            changedOtherwise["\(call.recorded) → \(call.replayed)", default: 0] += 1
+        }
         tiers = builders.keys.sorted().compactMap { builders[$0]?.changes }
     }
+
+    /// The calls of ``changedOtherwise``, summed.
+    package var changedOtherwiseCalls: Int { changedOtherwise.values.reduce(0, +) }
 
     /// Changes summed over every tier.
     package var changedCalls: Int {
