@@ -92,25 +92,12 @@ struct RunRuntimeCommand: AsyncParsableCommand {
             """)
     var watch = false
 
-    @Option(
-        name: .customLong("watch-path"),
-        help: "A file or folder --watch watches (repeatable; default Sources, bootstrap and Package.swift).")
-    var watchPaths: [String] = []
-
-    @Option(
-        name: .customLong("watch-build"),
-        help: """
-            The command --watch runs (with /bin/sh) after a change (default swift build --product bootstrap, \
-            with -c release for a runtime under .build/release).
-            """)
-    var watchBuild: String?
+    @OptionGroup(title: "Watching") var watching: WatchBuildOptions
 
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        if !watch && (!watchPaths.isEmpty || watchBuild != nil) {
-            throw ValidationError("--watch-path and --watch-build go with --watch")
-        }
+        try watching.validate(watch: watch)
         if watch && debug { throw ValidationError("give --watch or --debug, not both") }
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ValidationError("\(executable) is not an executable file")
@@ -148,11 +135,10 @@ struct RunRuntimeCommand: AsyncParsableCommand {
         } catch {
             Output.err("inkra-emulator: the replay could not run: \(error)")
         }
-        let paths = watchPaths.isEmpty ? ["Sources", "bootstrap", "Package.swift"] : watchPaths
         let command = self
         let loop = WatchLoop(
-            watcher: SourceWatcher(roots: paths.map { URL(fileURLWithPath: $0) }),
-            build: watchBuild ?? WatchLoop.defaultBuild(for: executable),
+            watcher: SourceWatcher(roots: watching.watchedPaths.map { URL(fileURLWithPath: $0) }),
+            build: watching.buildCommand(for: executable),
             done: "replayed the events with the new build"
         ) {
             Output.err("inkra-emulator: replaying the events with the new build")

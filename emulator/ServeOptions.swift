@@ -98,18 +98,7 @@ struct ServeOptions: ParsableArguments {
             """)
     var watch = false
 
-    @Option(
-        name: .customLong("watch-path"),
-        help: "A file or folder --watch watches (repeatable; default Sources, bootstrap and Package.swift).")
-    var watchPaths: [String] = []
-
-    @Option(
-        name: .customLong("watch-build"),
-        help: """
-            The command --watch runs (with /bin/sh) after a change (default swift build --product bootstrap, \
-            with -c release for a runtime under .build/release).
-            """)
-    var watchBuild: String?
+    @OptionGroup(title: "Watching") var watching: WatchBuildOptions
 
     @Flag(name: .customLong("no-access-log"), help: "Write no access-log line per API request.")
     var noAccessLog = false
@@ -178,9 +167,7 @@ struct ServeOptions: ParsableArguments {
         if watch && bootstrap == nil {
             throw ValidationError("--watch rebuilds the runtime --bootstrap starts; name one")
         }
-        if !watch && (!watchPaths.isEmpty || watchBuild != nil) {
-            throw ValidationError("--watch-path and --watch-build go with --watch")
-        }
+        try watching.validate(watch: watch)
         if debug {
             guard bootstrap != nil else {
                 throw ValidationError("--debug debugs the runtime --bootstrap starts; name one")
@@ -279,9 +266,8 @@ extension ServeOptions {
     /// The rebuild loop `--watch` asks for, over `server`; `nil` without `--watch`.
     func watchLoop(_ server: LocalServer) -> WatchLoop? {
         guard watch, let bootstrap else { return nil }
-        let paths = watchPaths.isEmpty ? ["Sources", "bootstrap", "Package.swift"] : watchPaths
         return WatchLoop(
-            watcher: SourceWatcher(roots: paths.map { URL(fileURLWithPath: $0) }),
-            build: watchBuild ?? WatchLoop.defaultBuild(for: bootstrap), server: server)
+            watcher: SourceWatcher(roots: watching.watchedPaths.map { URL(fileURLWithPath: $0) }),
+            build: watching.buildCommand(for: bootstrap), server: server)
     }
 }

@@ -75,38 +75,10 @@ final class HTTPConnection {
     }
 
     private func connect() throws {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-            hints.ai_socktype = SOCK_STREAM
-        #endif
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, let first = list else {
-            throw RuntimeAPIError.connection("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
-        }
-        defer { freeaddrinfo(list) }
-        var lastError = "no address"
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let address = entry {
-            let socketDescriptor = socket(
-                address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
-            if socketDescriptor >= 0 {
-                if systemConnect(socketDescriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 {
-                    var one: Int32 = 1
-                    setsockopt(
-                        socketDescriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                    descriptor = socketDescriptor
-                    return
-                }
-                lastError = String(cString: strerror(errno))
-                _ = systemClose(socketDescriptor)
-            }
-            entry = address.pointee.ai_next
-        }
-        throw RuntimeAPIError.connection("cannot connect to \(host):\(port): \(lastError)")
+        let socketDescriptor = try connectedSocket(host: host, port: String(port), datagram: false)
+        var one: Int32 = 1
+        setsockopt(socketDescriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        descriptor = socketDescriptor
     }
 
     private func writeAll(_ bytes: [UInt8]) throws {
@@ -220,6 +192,41 @@ final class HTTPConnection {
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
     }
+}
+
+/// A socket connected to `host:port`: the first of the addresses `getaddrinfo` gives that accepts,
+/// a stream (TCP) or a datagram (UDP) socket.
+/// - Throws: ``RuntimeAPIError/connection(_:)`` naming the host when it cannot be resolved, and the
+///   last error when no address accepts.
+func connectedSocket(host: String, port: String, datagram: Bool) throws(RuntimeAPIError) -> Int32 {
+    var hints = addrinfo()
+    hints.ai_family = AF_UNSPEC
+    #if canImport(Glibc)
+        hints.ai_socktype = Int32((datagram ? SOCK_DGRAM : SOCK_STREAM).rawValue)
+    #else
+        hints.ai_socktype = datagram ? SOCK_DGRAM : SOCK_STREAM
+    #endif
+    var list: UnsafeMutablePointer<addrinfo>?
+    let status = getaddrinfo(host, port, &hints, &list)
+    guard status == 0, let first = list else {
+        throw RuntimeAPIError.connection("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+    }
+    defer { freeaddrinfo(list) }
+    var lastError = "no address"
+    var entry: UnsafeMutablePointer<addrinfo>? = first
+    while let address = entry {
+        let socketDescriptor = socket(
+            address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+        if socketDescriptor >= 0 {
+            if systemConnect(socketDescriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 {
+                return socketDescriptor
+            }
+            lastError = String(cString: strerror(errno))
+            _ = systemClose(socketDescriptor)
+        }
+        entry = address.pointee.ai_next
+    }
+    throw RuntimeAPIError.connection("cannot connect to \(host):\(port): \(lastError)")
 }
 
 func systemClose(_ descriptor: Int32) -> Int32 {

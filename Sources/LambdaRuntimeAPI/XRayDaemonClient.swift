@@ -24,41 +24,23 @@ package final class XRayDaemonClient: @unchecked Sendable {
 
     /// A client of the daemon at `address`: `host:port`, or the SDKs' `udp:host:port tcp:host:port`
     /// form, of which the UDP address is used.
-    /// - Throws: ``RuntimeAPIError/connection(_:)`` naming the address when it is malformed or
-    ///   cannot be resolved.
-    package init(address: String) throws {
+    /// - Throws: ``XRayDaemonError`` naming the address when it is malformed or cannot be resolved.
+    package init(address: String) throws(XRayDaemonError) {
         guard let (host, port) = Self.udpAddress(in: address) else {
-            throw RuntimeAPIError.connection(
+            throw XRayDaemonError(
                 "AWS_XRAY_DAEMON_ADDRESS is \"\(address)\", not host:port or udp:host:port tcp:host:port")
         }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-            hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
-        #else
-            hints.ai_socktype = SOCK_DGRAM
-        #endif
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, port, &hints, &list)
-        guard status == 0, let first = list else {
-            throw RuntimeAPIError.connection("cannot resolve the X-Ray daemon \(host):\(port)")
-        }
-        defer { freeaddrinfo(list) }
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let candidate = entry {
-            let socketDescriptor = socket(
-                candidate.pointee.ai_family, candidate.pointee.ai_socktype, candidate.pointee.ai_protocol)
-            if socketDescriptor >= 0 {
-                if systemConnect(socketDescriptor, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen) == 0 {
-                    descriptor = socketDescriptor
-                    self.address = "\(host):\(port)"
-                    return
+        do {
+            descriptor = try connectedSocket(host: host, port: port, datagram: true)
+        } catch {
+            let reason =
+                switch error {
+                case .connection(let message), .protocolError(let message): message
+                default: "\(error)"
                 }
-                _ = systemClose(socketDescriptor)
-            }
-            entry = candidate.pointee.ai_next
+            throw XRayDaemonError("AWS_XRAY_DAEMON_ADDRESS \(address): \(reason)")
         }
-        throw RuntimeAPIError.connection("cannot reach the X-Ray daemon \(host):\(port)")
+        self.address = "\(host):\(port)"
     }
 
     deinit { _ = systemClose(descriptor) }
@@ -94,4 +76,12 @@ package final class XRayDaemonClient: @unchecked Sendable {
         guard !host.isEmpty, let number = Int(port), (1...65535).contains(number) else { return nil }
         return (host, port)
     }
+}
+
+/// The X-Ray daemon's address could not be used.
+package struct XRayDaemonError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, naming the address.
+    package var description: String
+
+    init(_ description: String) { self.description = description }
 }
