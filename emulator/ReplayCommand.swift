@@ -48,6 +48,14 @@ struct ReplayCommand: AsyncParsableCommand {
               swift run inkra-emulator replay recorded/ --limits new-limits.json --report
               swift run inkra-emulator replay recorded/ --limits new-limits.json --report --json
 
+            --algorithm decides the same calls as another way of counting would have, at their recorded \
+            instants and under the same limits: calendar (the default: UTC clock hours, days and months, as the \
+            functions count), sliding-window (the calls admitted in the hour, 24 hours and 30 days before each \
+            call) or token-bucket (per window a bucket of limit tokens refilled at limit / window length, 30 days \
+            for the month). Two calls at 10:59 and two at 11:00 under 2 an hour: calendar admits 4, the others 2.
+              swift run inkra-emulator replay recorded/ --report --algorithm sliding-window
+              swift run inkra-emulator replay recorded/ --limits new-limits.json --report --algorithm token-bucket --json
+
             Against a deployed stack: --endpoint URL sends each event, in turn, as the HTTP request it \
             describes (method, path after the stage in URL, query, headers, body) and checks the answer \
             against its expectation, with the same output. A recorded Authorization header is never sent: \
@@ -76,6 +84,12 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @Flag(help: "Report what --limits would change against the recorded outcomes, instead of checking each event.")
     var report = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --report: how the windows count the calls: calendar, sliding-window or token-bucket.",
+            valueName: "algorithm"))
+    var algorithm: WindowAlgorithm = .calendar
 
     @Option(
         name: .customLong("recorded-limits"),
@@ -119,6 +133,7 @@ struct ReplayCommand: AsyncParsableCommand {
         if report && update { throw ValidationError("give --report or --update, not both") }
         if jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
         if recordedLimits != nil && !report { throw ValidationError("--recorded-limits goes with --report") }
+        if algorithm != .calendar && !report { throw ValidationError("--algorithm goes with --report") }
         if let authorizerCacheTTL, !(0...3600).contains(authorizerCacheTTL) {
             throw ValidationError("--authorizer-cache-ttl must be from 0 to 3600 seconds, as API Gateway allows")
         }
@@ -168,6 +183,7 @@ extension ReplayCommand {
             recordedLimits.map { URL(fileURLWithPath: $0) }, flag: "--recorded-limits")
         var replayer = try WhatIfReplayer(stack: stack, recordedLimits: recorded)
         replayer.exampleLimit = 3
+        replayer.algorithm = algorithm
         replayer.replayer = replayer.replayer.cachingAuthorizer(for: cacheTTL)
         let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
         let progress = Progress()
@@ -227,3 +243,5 @@ extension ReplayCommand {
         return authorizerCacheTTL ?? manifest?.authorizerCacheTTL ?? AuthorizerCache.templateTimeToLive
     }
 }
+
+extension WindowAlgorithm: ExpressibleByArgument {}

@@ -43,6 +43,56 @@ struct WhatIfCommandTests {
         #expect(object["tiers"]?["free"]?["usersAffected"] == 1)
     }
 
+    /// events/free-user-limits under the default limits, counted otherwise (worked by hand in
+    /// docs/emulator.md's what-if by algorithm): in a rolling 24 hours, day 2's 09:00 call follows
+    /// three admitted calls of day 1 from 10:00 (refused by the day), and day 2's 11:00 call has
+    /// only four admitted calls in 30 days (admitted; the calendar month had five). The token
+    /// bucket answers every call as the calendar did.
+    @Test("replay --report --algorithm sliding-window and token-bucket decide the recorded calls again")
+    func algorithms() async throws {
+        let folder = "events/free-user-limits"
+        let sliding = try await runEmulator(["replay", folder, "--report", "--algorithm", "sliding-window"])
+        #expect(sliding.status == 0, "\(sliding.standardError)")
+        let lines = sliding.standardOutput.split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains(
+                "  algorithm: sliding window (the same limits over the rolling hour, 24 hours and 30 days "
+                    + "before each call), decided over the recorded instants"))
+        #expect(lines.contains("    by the day: 1 call, 1 user"))
+        #expect(lines.contains("  refused → admitted: 1 call, 1 user"))
+        #expect(lines.last == "2 calls would be admitted or refused differently.")
+
+        let json = try await runEmulator([
+            "replay", folder, "--report", "--algorithm", "sliding-window", "--json",
+        ])
+        #expect(json.status == 0, "\(json.standardError)")
+        let object = try JSONParser.parse(json.standardOutput)
+        #expect(object["algorithm"] == "sliding-window")
+        let free = object["tiers"]?["free"]
+        #expect(free?["admittedToRefused"]?["byWindow"]?["day"]?["calls"] == 1)
+        #expect(
+            free?["admittedToRefused"]?["examples"]?.array?.first?["recordedAt"] == "2026-11-18T09:00:00Z")
+        #expect(free?["refusedToAdmitted"]?["examples"]?.array?.first?["recordedAt"] == "2026-11-18T11:00:00Z")
+        #expect(free?["refusedToAdmitted"]?["examples"]?.array?.first?["recorded"] == "refused (month)")
+        #expect(free?["stillAdmitted"] == 4)
+        #expect(free?["stillRefused"] == 2)
+
+        let bucket = try await runEmulator(["replay", folder, "--report", "--algorithm", "token-bucket", "--json"])
+        #expect(bucket.status == 0, "\(bucket.standardError)")
+        let bucketObject = try JSONParser.parse(bucket.standardOutput)
+        #expect(bucketObject["algorithm"] == "token-bucket")
+        #expect(bucketObject["changedCalls"] == 0)
+        #expect(bucketObject["tiers"]?["free"]?["stillAdmitted"] == 5)
+        #expect(bucketObject["tiers"]?["free"]?["stillRefused"] == 3)
+
+        let alone = try await runEmulator(["replay", folder, "--algorithm", "token-bucket"])
+        #expect(alone.status == 2)
+        #expect(alone.standardError.contains("--algorithm goes with --report"))
+        let unknown = try await runEmulator(["replay", folder, "--report", "--algorithm", "leaky"])
+        #expect(unknown.status == 2)
+        #expect(unknown.standardError.contains("leaky"), "\(unknown.standardError)")
+    }
+
     @Test(
         "A malformed limits file is refused with exit 2, naming the file and the fault",
         arguments: [

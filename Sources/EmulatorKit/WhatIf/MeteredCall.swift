@@ -20,11 +20,13 @@ package struct MeteredCall: Sendable, Hashable {
     package var recorded: Admission
     /// What became of it in the replay.
     package var replayed: Admission
+    /// The caller's own monthly limit, when the context the call ran with names one.
+    package var monthlyQuota: Int?
 
     /// Creates a call.
     package init(
         file: String, requestID: String? = nil, userID: String? = nil, tier: String, recordedAt: Date? = nil,
-        recorded: Admission, replayed: Admission
+        recorded: Admission, replayed: Admission, monthlyQuota: Int? = nil
     ) {
         self.file = file
         self.requestID = requestID
@@ -33,12 +35,13 @@ package struct MeteredCall: Sendable, Hashable {
         self.recordedAt = recordedAt
         self.recorded = recorded
         self.replayed = replayed
+        self.monthlyQuota = monthlyQuota
     }
 
     /// A call read from its event, its recorded expectation and its replay.
     /// - Parameters:
     ///   - file: the event file, as named in output.
-    ///   - event: the event as recorded.
+    ///   - event: the event as replayed (its context's quota moved to the new limits).
     ///   - recorded: the admission its expectation holds.
     ///   - invocation: what replay got.
     package init(file: String, event: JSONValue, recorded: Admission, invocation: Invocation) {
@@ -50,7 +53,8 @@ package struct MeteredCall: Sendable, Hashable {
             tier: identity?.tier.rawValue ?? "unknown",
             recordedAt: Replayer.recordedTime(event),
             recorded: recorded,
-            replayed: Admission(invocation)
+            replayed: Admission(invocation),
+            monthlyQuota: identity?.monthlyQuota
         )
     }
 

@@ -15,6 +15,9 @@ package struct WhatIfReplayer: Sendable {
     package var quota: RecordedQuota
     /// How many examples each change keeps.
     package var exampleLimit = 3
+    /// How the windows count: `.calendar` reports the replay's own answers; another algorithm
+    /// decides the metered calls again over their recorded instants (``WindowAlgorithm/redecide(_:limits:)``).
+    package var algorithm = WindowAlgorithm.calendar
     /// What runs each event: the stack's chain with its authorizer cache, shared by every event.
     package var replayer: Replayer
 
@@ -71,8 +74,9 @@ package struct WhatIfReplayer: Sendable {
             progress(events, total)
         }
         var report = WhatIfReport(
-            calls: calls, limits: limits, limitsFile: stack.options.limitsFile?.relativePath,
-            exampleLimit: exampleLimit)
+            calls: algorithm.redecide(calls, limits: limits), limits: limits,
+            limitsFile: stack.options.limitsFile?.relativePath, exampleLimit: exampleLimit)
+        report.algorithm = algorithm
         report.events = events - problems.count
         report.notMetered = notMetered
         report.withoutRecording = withoutRecording
@@ -91,7 +95,8 @@ package struct WhatIfReplayer: Sendable {
         if let problem = loaded.problem { return (loaded.display, .problem(problem)) }
         guard let function = loaded.function else { return (loaded.display, .problem("no function")) }
         let event = loaded.event
-        let invocation = await replayer.replay(event: quota.moving(event), function: function)
+        let moved = quota.moving(event)
+        let invocation = await replayer.replay(event: moved, function: function)
         guard function == .generateQuestions else { return (loaded.display, .notMetered) }
         let expectation: JSONValue
         switch loaded.expectation {
@@ -110,7 +115,7 @@ package struct WhatIfReplayer: Sendable {
         guard let recorded = Admission(expectation: expectation) else { return (loaded.display, .withoutRecording) }
         return (
             loaded.display,
-            .call(MeteredCall(file: loaded.display, event: event, recorded: recorded, invocation: invocation))
+            .call(MeteredCall(file: loaded.display, event: moved, recorded: recorded, invocation: invocation))
         )
     }
 }

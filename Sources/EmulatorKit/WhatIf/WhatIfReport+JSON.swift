@@ -6,6 +6,7 @@ extension WhatIfReport {
     ///
     /// ```json
     /// {"limitsFile": "new.json", "limits": {"free": {"monthly": 5, "daily": 3, "hourly": 1}, …},
+    ///  "algorithm": "calendar",
     ///  "events": 20, "compared": 10, "notMetered": 10, "withoutRecording": 0, "answeredOtherwise": 0, "changedCalls": 2,
     ///  "changedOtherwise": {"calls": 1, "byTransition": {"admitted → 401": 1}},
     ///  "tiers": {"free": {"usersAffected": 1, "stillAdmitted": 4, "stillRefused": 2,
@@ -28,6 +29,7 @@ extension WhatIfReport {
         return [
             "limitsFile": limitsFile.map(JSONValue.string) ?? .null,
             "limits": .object(limitsObject),
+            "algorithm": .string(algorithm.rawValue),
             "events": .number(events),
             "compared": .number(compared),
             "notMetered": .number(notMetered),

@@ -20,6 +20,17 @@ extension WhatIfReport {
                     + "the limits' figures below do not explain \(changedOtherwiseCalls == 1 ? "it" : "them").")
         }
         lines.append("  limits: " + Self.describe(limits))
+        switch algorithm {
+        case .calendar: break
+        case .slidingWindow:
+            lines.append(
+                "  algorithm: sliding window (the same limits over the rolling hour, 24 hours and 30 days "
+                    + "before each call), decided over the recorded instants")
+        case .tokenBucket:
+            lines.append(
+                "  algorithm: token bucket (per window, a bucket of `limit` tokens refilled at limit / window "
+                    + "length; 30 days for the month), decided over the recorded instants")
+        }
         var skipped: [String] = []
         if notMetered > 0 { skipped.append("\(Self.count(notMetered, "event")) not metered") }
         if answeredOtherwise > 0 {

@@ -56,6 +56,8 @@ package struct WhatIfReport: Sendable, Hashable {
     package var limitsFile: String?
     /// The limits the replay ran under.
     package var limits: TierLimits
+    /// How the windows counted the calls (`.calendar`: as the functions answered in the replay).
+    package var algorithm = WindowAlgorithm.calendar
     /// Every event replayed.
     package var events = 0
     /// Metered calls compared with their recording.
