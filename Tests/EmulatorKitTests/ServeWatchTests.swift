@@ -121,8 +121,10 @@ struct ServeWatchTests {
         let watching = try RunningChild(
             Repository.emulatorBinary,
             [
+                // The function's timeout is not this test's subject: generous, for a busy machine
+                // (the default 3 s ran out once with the suite's other processes beside it).
                 "run-runtime", "out/runtime.py", "--function", "checkUsage", "events", "--jobs", "1", "--watch",
-                "--watch-path", "src", "--watch-build", Self.build,
+                "--watch-path", "src", "--watch-build", Self.build, "--timeout", "60",
             ], directory: folder, includingStandardError: true)
         let passed = await watching.line(containing: "1 events: 1 passed, 0 failed")
         #expect(passed != nil, "\(watching.lines)")
