@@ -120,7 +120,7 @@ struct EndpointOptions: ParsableArguments {
             throw EmulatorError("--user-pool-id \(poolID) names no region; give --region")
         }
         do {
-            return try await CognitoSignIn(endpoint: endpoint, poolID: poolID, clientID: clientID)
+            return try await CognitoSignIn(endpoint: endpoint, poolID: poolID, clientID: clientID, now: { Date() })
                 .idToken(username: user, password: password)
         } catch {
             throw EmulatorError("cannot sign the --user in: \(error.message)")

@@ -29,16 +29,6 @@ public struct MonthlyUsage: Sendable, Codable, Equatable {
     /// Units left this month, never below zero.
     public var remaining: Int
 
-    /// Figures as the server gives them.
-    /// - Parameters:
-    ///   - used: units used this month.
-    ///   - limit: the month's limit.
-    ///   - remaining: units left this month.
-    public init(used: Int, limit: Int, remaining: Int) {
-        self.used = used
-        self.limit = limit
-        self.remaining = remaining
-    }
 }
 
 /// The day's or the hour's figures, with when the window starts again.
@@ -50,16 +40,6 @@ public struct WindowUsage: Sendable, Codable, Equatable {
     /// When the window starts again (the next UTC midnight, or the next UTC hour).
     public var resetAt: Date
 
-    /// Figures as the server gives them.
-    /// - Parameters:
-    ///   - used: units used in the window.
-    ///   - limit: the window's limit.
-    ///   - resetAt: when the window starts again.
-    public init(used: Int, limit: Int, resetAt: Date) {
-        self.used = used
-        self.limit = limit
-        self.resetAt = resetAt
-    }
 }
 
 /// The caller's usage, as `GET /usage` answers it: the month, the day and the hour, read at once.
@@ -77,20 +57,6 @@ public struct Usage: Sendable, Codable, Equatable {
     /// The UTC hour's figures.
     public var hourly: WindowUsage
 
-    /// Usage as the server gives it.
-    /// - Parameters:
-    ///   - monthly: the month's figures.
-    ///   - resetDate: when the month starts again.
-    ///   - tier: the caller's tier.
-    ///   - daily: the day's figures.
-    ///   - hourly: the hour's figures.
-    public init(monthly: MonthlyUsage, resetDate: Date, tier: String, daily: WindowUsage, hourly: WindowUsage) {
-        self.monthly = monthly
-        self.resetDate = resetDate
-        self.tier = tier
-        self.daily = daily
-        self.hourly = hourly
-    }
 }
 
 /// The answer to `generateQuestions`: the questions and the month's usage after the call.
@@ -103,14 +69,4 @@ public struct GeneratedQuestions: Sendable, Equatable {
     /// (`Idempotent-Replayed: true`): the call was charged once, by that attempt.
     public var replayed: Bool
 
-    /// An answer as the server gives it.
-    /// - Parameters:
-    ///   - questions: the questions.
-    ///   - usage: the month's usage after the call.
-    ///   - replayed: whether it is an earlier attempt's answer.
-    public init(questions: [String], usage: MonthlyUsage, replayed: Bool) {
-        self.questions = questions
-        self.usage = usage
-        self.replayed = replayed
-    }
 }

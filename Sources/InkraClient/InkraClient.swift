@@ -16,7 +16,9 @@ import Foundation
 /// - Every answer that carries usage updates ``usageTracker``, for the app's screens only.
 ///
 /// ```swift
-/// let client = InkraClient(baseURL: URL(string: "https://api.inkra.app/prod")!) { forceRefresh in
+/// let client = InkraClient(
+///     baseURL: URL(string: "https://api.inkra.app/prod")!, usageTracker: UsageTracker(now: { Date() })
+/// ) { forceRefresh in
 ///     try await auth.idToken(forceRefresh: forceRefresh)   // the app's own sign-in SDK
 /// }
 /// let answer = try await client.generateQuestions(topic: "My first job", length: .short)
@@ -27,11 +29,11 @@ public struct InkraClient: Sendable {
     public typealias TokenProvider = @Sendable (_ forceRefresh: Bool) async throws -> String
 
     /// The API's base URL, its stage included (`https://…execute-api…/prod`).
-    public let baseURL: URL
+    let baseURL: URL
     /// The figures of the last answer that carried usage.
     public let usageTracker: UsageTracker
     /// How far one call goes to get an answer.
-    public let retryPolicy: RetryPolicy
+    let retryPolicy: RetryPolicy
 
     let session: URLSession
     let token: TokenProvider
@@ -43,13 +45,13 @@ public struct InkraClient: Sendable {
     ///   - baseURL: the API's base URL, its stage included.
     ///   - session: the session requests go through (`.shared` unless a test gives its own).
     ///   - retryPolicy: how far one call goes to get an answer.
-    ///   - usageTracker: where answers' usage goes.
+    ///   - usageTracker: where answers' usage goes (`UsageTracker(now: { Date() })` in an app).
     ///   - sleep: how the client waits before a retry (`Task.sleep` unless a test gives another).
     ///   - newIdempotencyKey: a fresh key per intended call (a random UUID unless a test gives another).
     ///   - token: the caller's id token; see ``TokenProvider``.
     public init(
         baseURL: URL, session: URLSession = .shared, retryPolicy: RetryPolicy = .standard,
-        usageTracker: UsageTracker = UsageTracker(),
+        usageTracker: UsageTracker,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         newIdempotencyKey: @escaping @Sendable () -> String = { UUID().uuidString },
         token: @escaping TokenProvider

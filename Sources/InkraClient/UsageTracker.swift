@@ -30,7 +30,7 @@ public actor UsageTracker {
         ///   - daily: the day's figures.
         ///   - hourly: the hour's figures.
         ///   - observedAt: when they were seen.
-        public init(
+        init(
             monthly: MonthlyUsage? = nil, resetDate: Date? = nil, tier: String? = nil, daily: WindowUsage? = nil,
             hourly: WindowUsage? = nil, observedAt: Date
         ) {
@@ -51,10 +51,11 @@ public actor UsageTracker {
     /// A tracker.
     /// - Parameters:
     ///   - snapshot: figures saved by an earlier run, if any.
-    ///   - now: the time, for ``Snapshot/observedAt`` (the device's clock unless a test gives one).
+    ///   - now: the time, for ``Snapshot/observedAt``: the app's clock (`{ Date() }`), read where the app
+    ///     puts its pieces together, or a test's.
     ///   - persist: called with every new snapshot, e.g. to save it as JSON.
     public init(
-        restoring snapshot: Snapshot? = nil, now: @escaping @Sendable () -> Date = { Date() },
+        restoring snapshot: Snapshot? = nil, now: @escaping @Sendable () -> Date,
         persist: @escaping @Sendable (Snapshot) async -> Void = { _ in }
     ) {
         self.snapshot = snapshot

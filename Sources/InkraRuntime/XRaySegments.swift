@@ -39,7 +39,7 @@ enum XRaySegments {
         guard top.count == 1, var root = top.first.map(object) else {
             // Several spans at the top (only when the function's own was dropped): one invocation
             // subsegment holds them.
-            let start = spans.map(\.start).min() ?? Date()
+            let start = spans.map(\.start).min() ?? spans[0].start
             let end = spans.compactMap(\.end).max() ?? start
             var holder = JSONObject()
             holder["name"] = "invocation"

@@ -1,7 +1,8 @@
 import Foundation
-import InkraClient
 import Synchronization
 import Testing
+
+@testable import InkraClient
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -27,7 +28,8 @@ final class Recorder: Sendable {
     func record(_ wait: Duration) { state.withLock { $0.waits.append(wait) } }
 
     /// A client of `host` (a ``StubProtocol`` host) that records its waits and token requests.
-    func client(_ host: String, policy: RetryPolicy = .standard, tracker: UsageTracker = UsageTracker()) -> InkraClient
+    func client(_ host: String, policy: RetryPolicy = .standard, tracker: UsageTracker = UsageTracker(now: { Date() }))
+        -> InkraClient
     {
         InkraClient(
             baseURL: URL(string: "https://\(host)/prod")!, session: StubProtocol.session(), retryPolicy: policy,
@@ -210,6 +212,7 @@ struct ClientDecisionTests {
         let (waiting, waits) = AsyncStream.makeStream(of: Void.self)
         let client = InkraClient(
             baseURL: URL(string: "https://\(host)")!, session: StubProtocol.session(),
+            usageTracker: UsageTracker(now: { Date() }),
             sleep: { _ in
                 waits.yield()
                 try await Task.sleep(for: .seconds(3600))
@@ -225,7 +228,10 @@ struct ClientDecisionTests {
     func tokenProviderFails() async throws {
         struct NotSignedIn: Error {}
         let host = StubProtocol.host([.json(200, questionsBody)])
-        let client = InkraClient(baseURL: URL(string: "https://\(host)")!, session: StubProtocol.session()) { _ in
+        let client = InkraClient(
+            baseURL: URL(string: "https://\(host)")!, session: StubProtocol.session(),
+            usageTracker: UsageTracker(now: { Date() })
+        ) { _ in
             throw NotSignedIn()
         }
         await #expect(throws: NotSignedIn.self) { try await client.generateQuestions(topic: "t") }

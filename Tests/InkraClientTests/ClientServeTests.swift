@@ -1,10 +1,11 @@
 import Foundation
-import InkraClient
 import InkraTestSupport
 import NIOHTTP1
 import OutboundHTTP
 import Synchronization
 import Testing
+
+@testable import InkraClient
 
 /// `InkraClient` against the whole stack: the built `inkra-emulator serve` (authorizer, functions,
 /// usage store), as the REST API (`--payload v1`) and as the HTTP API (`v2`), with development
@@ -16,7 +17,8 @@ struct ClientServeTests {
     /// A client of `base` (serve, or a proxy in front of it) with `minter`'s tokens; its waits are recorded, not slept.
     static func client(_ base: URL, _ minter: TokenMinter, _ recorder: Recorder) -> InkraClient {
         InkraClient(
-            baseURL: base, sleep: { recorder.record($0) }, token: { try await minter.token(forceRefresh: $0) })
+            baseURL: base, usageTracker: UsageTracker(now: { Date() }), sleep: { recorder.record($0) },
+            token: { try await minter.token(forceRefresh: $0) })
     }
 
     @Test(

@@ -1,7 +1,8 @@
 import Foundation
-import InkraClient
 import Synchronization
 import Testing
+
+@testable import InkraClient
 
 /// The tracker the app's screens read: updated from every answer that carries usage, handed to
 /// the persistence hook, restored from it; never consulted by the client to refuse a call.

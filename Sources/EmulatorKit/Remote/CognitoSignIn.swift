@@ -19,13 +19,15 @@ package struct CognitoSignIn: Sendable {
     /// The HTTP client.
     package var client = OutboundHTTPClient.shared
     /// The instant of the claim, for its `TIMESTAMP`.
-    package var now: @Sendable () -> Date = { Date() }
+    package var now: @Sendable () -> Date
 
     /// A sign-in to a pool through one of its app clients.
-    package init(endpoint: URL, poolID: String, clientID: String) {
+    /// - Parameter now: the clock of the SRP claim's `TIMESTAMP`, given by the command.
+    package init(endpoint: URL, poolID: String, clientID: String, now: @escaping @Sendable () -> Date) {
         self.endpoint = endpoint
         self.poolID = poolID
         self.clientID = clientID
+        self.now = now
     }
 
     /// Cognito's public endpoint for the region a pool id begins with (`us-east-1_…`).
