@@ -41,6 +41,12 @@ struct ReplayCommand: AsyncParsableCommand {
               swift run inkra-emulator replay rec
               swift run inkra-emulator replay rec --no-recorded-trust
 
+            A folder written by import --with-tokens holds .inkra-tokens.json: the claims the authorizer verified, \
+            per user. replay signs them with the development key into each imported event's Authorization header \
+            (the user's latest authorizer recording at or before the event) instead of its injected context, so \
+            the events run through the authorizer and the cache; their lines say "(token signed by replay)".
+              swift run inkra-emulator replay recorded/authorizer recorded/checkUsage
+
             What if: --report replays recorded traffic under --limits and reports, against each event's \
             recorded outcome, the calls admitted before and refused now (by window) and refused before and \
             admitted now, by tier, with the users affected and a few request ids; it exits 0 however many \

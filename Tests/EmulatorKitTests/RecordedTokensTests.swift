@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import Testing
 
 /// `.inkra-tokens.json` (`import --with-tokens`) and replay's signing of it: which recorded claims apply
@@ -38,6 +39,20 @@ struct RecordedTokensTests {
                 ],
             ],
             "x-inkra-function": "checkUsage", "body": .null,
+        ]
+    }
+
+    /// `GET /usage` on the HTTP API as import writes it: the Lambda authorizer's context under `lambda`.
+    static func httpUsageEvent(user: String, tier: String, at offset: Int64) -> JSONValue {
+        [
+            "version": "2.0", "routeKey": "GET /usage", "rawPath": "/usage", "rawQueryString": "",
+            "headers": ["authorization": "[redacted]"],
+            "requestContext": [
+                "apiId": "a1b2c3d4e5", "stage": "$default", "routeKey": "GET /usage",
+                "http": ["method": "GET", "path": "/usage"], "timeEpoch": .number(String(start + offset)),
+                "authorizer": ["lambda": ["userId": .string(user), "tier": .string(tier), "quota": 5]],
+            ],
+            "x-inkra-function": "checkUsage", "isBase64Encoded": false,
         ]
     }
 
@@ -84,24 +99,30 @@ struct RecordedTokensTests {
         }
     }
 
-    @Test("An imported event runs through the authorizer with the recorded claims, not its injected context")
-    func signedReplay() async throws {
+    @Test(
+        "An imported event runs through the authorizer with the recorded claims, not its injected context",
+        arguments: ["REST", "HTTP API"])
+    func signedReplay(api: String) async throws {
         var tokens = RecordedTokens()
         tokens.add(Self.authorizerRecording("u-premium", at: 0, id: "auth-1", tier: "premium"))
         let stack = try EmulatorStack(options: Repository.options())
         let signer = RecordedTokenSigner(
             tokens: tokens, key: Repository.developmentKey, configuration: try stack.options.cognitoConfiguration())
         // The injected context says free: the recorded claims say premium, and they decide.
-        let event = Self.usageEvent(user: "u-premium", tier: "free", at: 1_000)
+        let event =
+            api == "REST"
+            ? Self.usageEvent(user: "u-premium", tier: "free", at: 1_000)
+            : Self.httpUsageEvent(user: "u-premium", tier: "free", at: 1_000)
+        let headerName = api == "REST" ? "Authorization" : "authorization"
         let signed = try #require(
             try signer.signing(event, function: .checkUsage, at: Date(timeIntervalSince1970: 1_794_816_001)))
         #expect(signed["requestContext"]?["authorizer"] == nil)
-        let header = try #require(signed["headers"]?["Authorization"]?.string)
+        let header = try #require(signed["headers"]?[headerName]?.string)
         #expect(header.hasPrefix("Bearer ey"))
         // The same recording signs the same token (the cache's key).
         #expect(
             try signer.signing(event, function: .checkUsage, at: Date(timeIntervalSince1970: 1_794_816_100))?[
-                "headers"]?["Authorization"]?.string == header)
+                "headers"]?[headerName]?.string == header)
 
         let folder = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -143,5 +164,38 @@ struct RecordedTokensTests {
         } throws: { error in
             (error as? EmulatorError)?.message.contains("names a recording .inkra-tokens.json does not hold") == true
         }
+    }
+
+    @Test("replay refuses recorded claims it cannot sign: another issuer trusted, a malformed file")
+    func replayRefuses() async throws {
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var tokens = RecordedTokens()
+        tokens.add(Self.authorizerRecording("u1", at: 0, id: "a"))
+        try tokens.write(into: folder)
+        let events = folder.appendingPathComponent("checkUsage")
+        try FileManager.default.createDirectory(at: events, withIntermediateDirectories: true)
+        try Data(Self.usageEvent(user: "u1", tier: "free", at: 1_000).prettyJSONString.utf8)
+            .write(to: events.appendingPathComponent("usage.json"))
+        let foreign = try await runEmulator([
+            "replay", events.path, "--issuer", "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Other",
+        ])
+        #expect(foreign.status != 0)
+        #expect(
+            foreign.standardError.contains(
+                "replay signs its claims with the development key, which this run does not trust"),
+            "\(foreign.standardError)")
+        try Data(#"{"v":1,"users":{"u1":[{"epochMillis":1}]}}"#.utf8)
+            .write(to: folder.appendingPathComponent(RecordedTokens.fileName))
+        let malformed = try await runEmulator(["replay", events.path])
+        #expect(malformed.status != 0)
+        #expect(
+            malformed.standardError.contains(".inkra-tokens.json: users.u1[0].claims must be an object"),
+            "\(malformed.standardError)")
+        // Without the file, the event replays with its injected context, as every import did before.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent(RecordedTokens.fileName))
+        let plain = try await runEmulator(["replay", events.path])
+        #expect(plain.status == 0, "\(plain.standardOutput)\(plain.standardError)")
+        #expect(!plain.standardOutput.contains("token signed by replay"))
     }
 }
