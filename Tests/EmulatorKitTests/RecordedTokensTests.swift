@@ -151,7 +151,7 @@ struct RecordedTokensTests {
     }
 
     @Test("An authorizer event naming a recording .inkra-tokens.json does not hold is a problem, not a guess")
-    func unknownRecording() throws {
+    func unknownRecording() async throws {
         let signer = RecordedTokenSigner(
             tokens: RecordedTokens(), key: Repository.developmentKey,
             configuration: try Repository.options().cognitoConfiguration())
@@ -164,6 +164,14 @@ struct RecordedTokensTests {
         } throws: { error in
             (error as? EmulatorError)?.message.contains("names a recording .inkra-tokens.json does not hold") == true
         }
+        // Replayed without the file at all: a problem that names it, not a refusal for want of a token.
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var written = event
+        written.set("authorizer", at: ["x-inkra-function"])
+        try Data(written.prettyJSONString.utf8).write(to: folder.appendingPathComponent("auth.json"))
+        let records = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([folder])
+        #expect(records.first?.problem?.contains("signed from .inkra-tokens.json, which is not in its folder") == true)
     }
 
     @Test("replay refuses recorded claims it cannot sign: another issuer trusted, a malformed file")

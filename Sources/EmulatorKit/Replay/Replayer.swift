@@ -130,6 +130,11 @@ package struct Replayer: Sendable {
                 record.problem = error.message
                 return record
             }
+        } else if function == .authorizer, event[RecordedTokenSigner.recordedTokenField] != nil {
+            record.problem =
+                "an authorizer event import --with-tokens wrote: its token is signed from "
+                + "\(RecordedTokens.fileName), which is not in its folder or the one above"
+            return record
         }
         let (cleaned, time) = Self.prepare(event)
         let started = ContinuousClock.now
