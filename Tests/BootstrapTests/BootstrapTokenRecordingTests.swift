@@ -2,6 +2,8 @@ import EmulatorKit
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import NIOHTTP1
+import OutboundHTTP
 import Testing
 
 /// Tokens for imported traffic (docs/emulator.md, "Tokens for imported traffic"): the built
@@ -81,9 +83,9 @@ struct BootstrapTokenRecordingTests {
         ]
     }
 
-    @Test(
-        "Recorded, imported through a capture with --with-tokens, replayed through the authorizer with zero mismatches")
-    func recordImportReplay() async throws {
+    /// The recorded scenario: the built bootstrap as the authorizer and as checkUsage, recording;
+    /// returns every line it printed and the private values none of them may hold.
+    static func recordScenario() async throws -> (capture: [String], secrets: [String]) {
         let t = Self.start
         // Premium with a quota claim, its answer cached from t; a second token issued so that it
         // expires 50 s after its first use at t + 1000, and is served from the cache after that.
@@ -138,15 +140,16 @@ struct BootstrapTokenRecordingTests {
         #expect(recorded.contains { $0.contains(#""refusal":"expired""#) && $0.contains("tk-late") })
         #expect(!recorded.contains { $0.contains("tk-forger") })
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let file = folder.appendingPathComponent("capture.log")
-        try Data((capture.joined(separator: "\n") + "\n").utf8).write(to: file)
+        return (capture, secrets)
+    }
+
+    /// Imports a source with `--with-tokens --pseudonymize`, replays the authorizer's and
+    /// checkUsage's folders, and checks every outcome and line.
+    static func importAndReplay(_ source: URL, in folder: URL, secrets: [String]) async throws {
         let out = folder.appendingPathComponent("recorded")
         let emulator = ChildProcess.built("inkra-emulator")
         let imported = try await ChildProcess.run(
-            emulator, ["import", file.path, "--out", out.path, "--with-tokens", "--pseudonymize", "k"])
+            emulator, ["import", source.path, "--out", out.path, "--with-tokens", "--pseudonymize", "k"])
         #expect(imported.status == 0, "\(imported.standardOutput)\(imported.standardError)")
         #expect(
             imported.standardError.contains("the claims of 4 authorizer recordings of 3 users"),
@@ -185,5 +188,82 @@ struct BootstrapTokenRecordingTests {
             ["replay", out.appendingPathComponent("checkUsage").path, "--jobs", "1", "--authorizer-cache-ttl", "0"])
         #expect(uncached.status == 1, "\(uncached.standardOutput)")
         #expect(uncached.standardOutput.contains("401 (expired)"), "\(uncached.standardOutput)")
+    }
+
+    @Test(
+        "Recorded, imported through a capture with --with-tokens, replayed through the authorizer with zero mismatches")
+    func recordImportReplay() async throws {
+        let (capture, secrets) = try await Self.recordScenario()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("capture.log")
+        try Data((capture.joined(separator: "\n") + "\n").utf8).write(to: file)
+        try await Self.importAndReplay(file, in: folder, secrets: secrets)
+    }
+
+    /// As scripts/ci-record.sh does: the lines go into moto's CloudWatch Logs with PutLogEvents
+    /// and come back with FilterLogEvents, saved as `aws logs filter-log-events --output json`
+    /// prints them ("PutLogEvents" and "FilterLogEvents" in the Amazon CloudWatch Logs API
+    /// Reference).
+    @Test(
+        "Recorded, through moto's CloudWatch Logs and back, imported with --with-tokens and replayed alike",
+        .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+    func throughCloudWatchLogs() async throws {
+        let (capture, secrets) = try await Self.recordScenario()
+        let logs = MotoLogs(endpoint: try #require(MotoEndpoint.url))
+        let group = "/aws/lambda/inkra-tokens-\(UUID().uuidString.prefix(8))"
+        try await logs.call("CreateLogGroup", ["logGroupName": .string(group)])
+        try await logs.call("CreateLogStream", ["logGroupName": .string(group), "logStreamName": "s"])
+        let now = Int(Date().timeIntervalSince1970 * 1000)
+        let events: [JSONValue] = capture.filter { !$0.isEmpty }.enumerated().map { index, line in
+            ["timestamp": .number(now + index), "message": .string(line)]
+        }
+        try await logs.call(
+            "PutLogEvents", ["logGroupName": .string(group), "logStreamName": "s", "logEvents": .array(events)])
+        var pages: [String] = []
+        var next: JSONValue = .null
+        repeat {
+            var request: JSONObject = ["logGroupName": .string(group)]
+            if next != .null { request["nextToken"] = next }
+            let page = try await logs.call("FilterLogEvents", .object(request))
+            pages.append(page.prettyJSONString)
+            next = page["nextToken"] ?? .null
+        } while next != .null
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("filtered.json")
+        try Data((pages.joined(separator: "\n") + "\n").utf8).write(to: file)
+        try await Self.importAndReplay(file, in: folder, secrets: secrets)
+    }
+}
+
+/// CloudWatch Logs' JSON API on moto (the `logs` service named in the credential scope, which
+/// moto routes by; it checks no signature).
+struct MotoLogs {
+    let endpoint: URL
+    let client = OutboundHTTPClient()
+
+    /// Calls an action and returns its answer.
+    @discardableResult
+    func call(_ action: String, _ body: JSONValue) async throws -> JSONValue {
+        let request = OutboundRequest(
+            method: .POST, url: endpoint,
+            headers: [
+                ("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "Logs_20140328.\(action)"),
+                (
+                    "Authorization",
+                    "AWS4-HMAC-SHA256 Credential=testing/20261116/us-east-1/logs/aws4_request, SignedHeaders=host, "
+                        + "Signature=00"
+                ),
+            ],
+            body: body.jsonBytes)
+        let response = try await client.execute(request, timeout: .seconds(60))
+        guard response.status == 200 else {
+            throw EmulatorError(
+                "\(action) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+        }
+        return response.body.isEmpty ? .null : try JSONParser.parse(response.body)
     }
 }
