@@ -12,8 +12,8 @@ import LambdaRuntimeAPI
 
 /// `INKRA_RECORD_EVENTS=1`: runs each invocation at one instant read once from the clock, and
 /// writes a recording of it to standard output (docs/configuration.md): the redacted event and
-/// response of `checkUsage`, `generateQuestions` and `deleteAccount`, the decision of the
-/// authorizer. A recording is written after the answer is computed and never changes it.
+/// response of `checkUsage`, `generateQuestions` and `deleteAccount`; the decision of the
+/// authorizer, the claims it verified that decide the caller's limits and why it refused. A recording is written after the answer is computed and never changes it.
 struct Recorder: Sendable {
     /// The function's name as events folders write it.
     let function: String
@@ -41,8 +41,14 @@ struct Recorder: Sendable {
         var context = context
         context.time = Recording.date(milliseconds: milliseconds)
         let outcome: Result<[UInt8], FunctionError>
+        var examination: Authorizer.Examination?
         do throws(FunctionError) {
-            if let parsed {
+            if let authorizer = handler as? Authorizer, let parsed {
+                // The authorizer's answer with the claims it verified, for its recording.
+                let examined = await authorizer.examined(parsed, context: context)
+                examination = examined
+                outcome = .success(try examined.answer.get().jsonBytes)
+            } else if let parsed {
                 outcome = .success(try await handler.handle(parsed, context: context).jsonBytes)
             } else {
                 outcome = .success(try await handler.handle(bytes: event, context: context))
@@ -50,7 +56,12 @@ struct Recorder: Sendable {
         } catch {
             outcome = .failure(error)
         }
-        write(recording(of: parsed, outcome, requestID: context.requestID, milliseconds: milliseconds))
+        var recording = recording(of: parsed, outcome, requestID: context.requestID, milliseconds: milliseconds)
+        if let examination {
+            recording.claims = examination.claims.map(RecordingRedaction.claims)
+            recording.refusal = examination.refusal
+        }
+        write(recording)
         switch outcome {
         case .success(let bytes): return bytes
         case .failure(let error): throw InvocationFailure(errorType: error.errorType, errorMessage: error.errorMessage)
