@@ -28,7 +28,7 @@ struct ImportCommand: ParsableCommand {
             expired; and OUT/authorizer/<recorded time>-<request id>.json, one authorizer event per such \
             recording, expecting the recorded answer. replay signs those claims with the development key into \
             the token of each imported event of the user (the latest authorizer recording at or before the \
-            event's instant) instead of the injected authorizer context, so the events run through the \
+            event's instant that let the user through) instead of the injected authorizer context, so the events run through the \
             authorizer and its cache: tiers, the blocked group, custom:monthly_quota and expiry as recorded.
               swift run inkra-emulator import logs.json --out recorded --with-tokens
               swift run inkra-emulator replay recorded/authorizer recorded/checkUsage

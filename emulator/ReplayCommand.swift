@@ -43,7 +43,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
             A folder written by import --with-tokens holds .inkra-tokens.json: the claims the authorizer verified, \
             per user. replay signs them with the development key into each imported event's Authorization header \
-            (the user's latest authorizer recording at or before the event) instead of its injected context, so \
+            (the user's latest authorizer recording at or before the event that let the user through) instead of its injected context, so \
             the events run through the authorizer and the cache; their lines say "(token signed by replay)".
               swift run inkra-emulator replay recorded/authorizer recorded/checkUsage
 

@@ -56,19 +56,22 @@ struct RecordedTokensTests {
         ]
     }
 
-    @Test("The claims that apply to an event are its user's latest authorizer recording at or before it")
+    @Test("The claims that apply to an event are its user's latest admitting authorizer recording at or before it")
     func selection() throws {
         var tokens = RecordedTokens()
         tokens.add(Self.authorizerRecording("u1", at: 60_000, id: "b", tier: "premium"))
         tokens.add(Self.authorizerRecording("u1", at: 0, id: "a"))
         tokens.add(Self.authorizerRecording("u1", at: 120_000, id: "c", refusal: "expired"))
         #expect(tokens.add(Recording(function: "authorizer", requestID: "d", epochMilliseconds: Self.start)) == nil)
-        #expect(tokens.entry(for: "u1", atOrBefore: Self.start - 1) == nil)
-        #expect(tokens.entry(for: "u1", atOrBefore: Self.start)?.requestID == "a")
-        #expect(tokens.entry(for: "u1", atOrBefore: Self.start + 59_999)?.requestID == "a")
-        #expect(tokens.entry(for: "u1", atOrBefore: Self.start + 60_000)?.requestID == "b")
-        #expect(tokens.entry(for: "u1", atOrBefore: Self.start + 500_000)?.refusal == "expired")
-        #expect(tokens.entry(for: "u2", atOrBefore: Self.start + 500_000) == nil)
+        #expect(tokens.entry(for: "u1", admittedAtOrBefore: Self.start - 1) == nil)
+        #expect(tokens.entry(for: "u1", admittedAtOrBefore: Self.start)?.requestID == "a")
+        #expect(tokens.entry(for: "u1", admittedAtOrBefore: Self.start + 59_999)?.requestID == "a")
+        #expect(tokens.entry(for: "u1", admittedAtOrBefore: Self.start + 60_000)?.requestID == "b")
+        // The refusal at 120 s was another token of the user's: an event the function answered
+        // after it was let through with the latest token that passed.
+        #expect(tokens.entry(for: "u1", admittedAtOrBefore: Self.start + 500_000)?.requestID == "b")
+        #expect(tokens.entry(for: "u1", requestID: "c")?.refusal == "expired")
+        #expect(tokens.entry(for: "u2", admittedAtOrBefore: Self.start + 500_000) == nil)
         // Read back as written; the subject is the key, not a claim.
         let read = try RecordedTokens(json: tokens.json)
         #expect(read == tokens)

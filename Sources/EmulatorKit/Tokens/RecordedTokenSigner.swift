@@ -10,7 +10,8 @@ import Synchronization
 /// the authorizer and its cache as any event with a token does.
 ///
 /// - A function's event whose authorizer section names a user with recorded claims: the claims
-///   are those of the user's latest authorizer recording at or before the event's instant; the
+///   are those of the user's latest authorizer recording at or before the event's instant that
+///   let the caller through; the
 ///   section is removed and the token goes in its `Authorization` header.
 /// - An authorizer event `import --with-tokens` wrote from an authorizer recording
 ///   (`x-inkra-recorded-token`: the user and the recording's request id): the token goes in
@@ -70,7 +71,7 @@ package final class RecordedTokenSigner: Sendable {
             return event
         }
         guard let time, let authorizer = event["requestContext"]?["authorizer"], let user = Self.user(in: authorizer),
-            let entry = tokens.entry(for: user, atOrBefore: Recording.milliseconds(of: time))
+            let entry = tokens.entry(for: user, admittedAtOrBefore: Recording.milliseconds(of: time))
         else { return nil }
         let token = "Bearer " + (try self.token(for: user, entry))
         var event = event

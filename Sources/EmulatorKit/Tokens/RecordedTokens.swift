@@ -64,11 +64,13 @@ package struct RecordedTokens: Sendable, Hashable {
         return user
     }
 
-    /// The claims that apply to a user's request at an instant: the latest authorizer recording of
-    /// that user at or before it (the token the user's client was sending then), or `nil` when
-    /// there is none.
-    package func entry(for user: String, atOrBefore epochMilliseconds: Int64) -> Entry? {
-        users[user]?.last { $0.epochMilliseconds <= epochMilliseconds }
+    /// The claims that apply to a function's event at an instant: the latest authorizer recording
+    /// of that user at or before it that let the caller through (the token the user's client was
+    /// sending then), or `nil` when there is none. A refused recording is skipped: API Gateway
+    /// invokes a function only for a caller its authorizer let through, so a refusal in between
+    /// was another token of the user's (an old one, another device's), not this event's.
+    package func entry(for user: String, admittedAtOrBefore epochMilliseconds: Int64) -> Entry? {
+        users[user]?.last { $0.epochMilliseconds <= epochMilliseconds && $0.refusal == nil }
     }
 
     /// A user's entry by its authorizer request id.
