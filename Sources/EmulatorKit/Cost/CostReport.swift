@@ -183,6 +183,16 @@ extension CostReport {
         }
     }
 
+    /// What a line's quantity counts.
+    static func unit(_ name: Prices.Name) -> String {
+        switch name {
+        case .apiGatewayRestRequest, .apiGatewayHttpRequest, .lambdaRequest: "requests"
+        case .lambdaGBSecondX86, .lambdaGBSecondArm64: "GB-seconds"
+        case .dynamoDBWriteRequestUnit, .dynamoDBReadRequestUnit: "request units"
+        case .cloudWatchLogsIngestionGB: "bytes"
+        }
+    }
+
     /// A line's quantity as the report shows it: counts whole, GB-seconds to six places, logs in bytes.
     static func quantity(_ line: Bill.Line, usage: Usage) -> String {
         switch line.name {
@@ -198,7 +208,7 @@ extension CostReport {
 extension CostReport {
     /// The report as one JSON object: `prices`, `lambda`, `users`, `notPriced`, and `recorded` and
     /// (with `--limits`) `limits`, each a column: `limits`, `events`, `lines` (by resource:
-    /// `quantity`, `usd`), `totalUsd`, `per1000UsersUsd`, `perMillionEventsUsd`, `answeredCalls`, `byFunction`, `byTier`,
+    /// `quantity`, `unit`, `usd`), `totalUsd`, `per1000UsersUsd`, `perMillionEventsUsd`, `answeredCalls`, `byFunction`, `byTier`,
     /// `cachedAuthorizerAnswers`, `carriedAuthorizerAnswer`, `problems`. Money is a string of
     /// dollars with six decimals, unrounded sums rounded once.
     package var json: JSONValue {
@@ -227,7 +237,8 @@ extension CostReport {
             for name in Self.rowOrder(sizing.architecture) {
                 let line = bill[name]
                 lines[name.rawValue] = [
-                    "quantity": .number(Self.quantity(line, usage: usage)), "usd": money(line.usd),
+                    "quantity": .number(Self.quantity(line, usage: usage)), "unit": .string(Self.unit(name)),
+                    "usd": money(line.usd),
                 ]
             }
             return .object(lines)
