@@ -266,6 +266,58 @@ struct CostReportTests {
     }
 }
 
+extension CostReportTests {
+    /// SCALING.md's user, as scripts/cost-recording.py writes them: 10 sessions on 10 days of a
+    /// month, each reading the usage at its start and two minutes later, the first five asking
+    /// for questions one minute in; one token for the month, so the authorizer runs once a session.
+    static func freeMonth(users: [String], in folder: URL) throws {
+        let month = Date(timeIntervalSince1970: 1_793_491_200)  // 2026-11-01T00:00:00Z
+        var index = 0
+        for user in users {
+            var claims = DevelopmentTokens.Claims(sub: user)
+            claims.expiresIn = 31 * 86400
+            let token = try DevelopmentTokens.mint(with: Repository.developmentKey, claims: claims, at: month)
+            for session in 0..<10 {
+                let begins = month.addingTimeInterval(TimeInterval(session * 3 * 86400 + 10 * 3600))
+                var calls: [(TimeInterval, SampleEvents.Kind)] = [(0, .restUsage), (120, .restUsage)]
+                if session < 5 { calls.insert((60, .restGenerate), at: 1) }
+                for (seconds, kind) in calls {
+                    index += 1
+                    var event = SampleEvents.event(
+                        kind, token: token, at: begins.addingTimeInterval(seconds), requestID: "month-\(index)")
+                    event.set(.string(kind.function.rawValue), at: ["x-inkra-function"])
+                    let name = String(format: "%04d-%@.json", index, kind.rawValue)
+                    try Data(event.prettyJSONString.utf8).write(to: folder.appendingPathComponent(name))
+                }
+            }
+        }
+    }
+
+    /// SCALING.md's "Cost (billed)": a free user who uses the free tier fully costs, a month, 25
+    /// REST requests, 35 invocations (10 of the authorizer), 30 write units and 65 read units; at
+    /// 30 ms an invocation, $0.000126 (the bill's $0.125750 per 1,000 users).
+    @Test("SCALING.md's free user-month: requests, invocations and units as the bill counts them")
+    func scalingUserMonth() async throws {
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Self.freeMonth(users: ["month-ada", "month-bo"], in: folder)
+        let usage = try await Self.meter(folder)
+        #expect(usage.problems.isEmpty, "\(usage.problems)")
+        #expect(usage.total.restRequests == 2 * 25)
+        #expect(usage.total.invocations[.authorizer]?.count == 2 * 10)
+        #expect(usage.total.invocationCount == 2 * 35)
+        #expect(usage.total.writeUnits == 2 * 30)
+        #expect(usage.total.readHalfUnits == 2 * 2 * 65)
+        #expect(usage.total.answeredCalls == 2 * 5)
+        let report = CostReport(recorded: usage, prices: try Self.prices(), sizing: Bill.Sizing(lambdaMilliseconds: 30))
+        let bill = try #require(report.columns.first).total
+        // 50 × $3.50 + 70 × $0.20 + 60 × $0.625 + 130 × $0.125 per million, and 70 × 30 ms × 0.25 GB
+        // = 0.525 GB-s × $0.0000166667.
+        #expect(bill.total == Decimal(string: "0.0002515000175")!)
+        #expect(report.perThousandUsers(bill.total) == Decimal(string: "0.12575000875"))
+    }
+}
+
 /// template.yaml decides the memory and architecture the bill prices.
 @Suite("replay --cost: template.yaml's sizes")
 struct CostTemplateTests {
