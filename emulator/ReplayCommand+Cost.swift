@@ -2,6 +2,7 @@ import ArgumentParser
 import EmulatorKit
 import Foundation
 import InkraJSON
+import InkraUsage
 
 extension ReplayCommand {
     /// `--help`'s part on the bill.
@@ -17,13 +18,17 @@ extension ReplayCommand {
         recorded limits and under --limits, side by side. The state file is left as it was.
           swift run inkra-emulator replay events --report --cost
           swift run inkra-emulator replay recorded/ --limits new-limits.json --report --cost --json
+        --algorithm sliding-window or token-bucket adds an estimate: the calls that way of counting decides \
+        otherwise (simulated, as the what-if report decides them) are priced as the replay's average call of \
+        their tier answered that way, and the totals and model calls under it are printed beside the bill.
+          swift run inkra-emulator replay recorded/ --report --cost --algorithm sliding-window
         --lambda-ms N bills every invocation N ms instead of this machine's durations; --prices FILE applies \
         another prices file (same shape); --architecture arm64 prices Graviton's GB-second.
           swift run inkra-emulator replay recorded/ --report --cost --lambda-ms 30
           swift run inkra-emulator replay recorded/ --report --cost --prices my-prices.json --architecture arm64
         """
 
-    /// The bill's flags go with `--report --cost`, on the in-memory table, with calendar windows.
+    /// The bill's flags go with `--report --cost`, on the in-memory table.
     func validateCost() throws {
         if cost && !report { throw ValidationError("--cost goes with --report") }
         if !cost {
@@ -35,11 +40,6 @@ extension ReplayCommand {
         if let lambdaMilliseconds, !(1...900_000).contains(lambdaMilliseconds) {
             throw ValidationError(
                 "--lambda-ms must be from 1 to 900000 (Lambda's 15-minute limit), not \(lambdaMilliseconds)")
-        }
-        if algorithm != .calendar {
-            throw ValidationError(
-                "--cost prices what the functions did, which count calendar windows; --algorithm \(algorithm.rawValue) "
-                    + "decides calls again without running them: give one or the other")
         }
         if common.dynamoDBEndpoint != nil {
             throw ValidationError("--cost counts request units on the in-memory table; not with --dynamodb-endpoint")
@@ -76,12 +76,16 @@ extension ReplayCommand {
             Output.err("no events found in \(targets.map(\.relativePath).joined(separator: ", "))")
             throw ExitCode(2)
         }
-        var underLimits: (file: String, usage: TrafficUsage)?
+        var underLimits: (file: String, limits: TierLimits, usage: TrafficUsage)?
         if let file = stack.options.limitsFile {
-            underLimits = (file.relativePath, try await meter(under: file, flag: "--limits"))
+            underLimits = (
+                file.relativePath, try WhatIfReplayer.limits(file, flag: "--limits"),
+                try await meter(under: file, flag: "--limits")
+            )
         }
         let report = CostReport(
-            recorded: underRecorded, limits: underLimits, prices: prices,
+            recorded: underRecorded, recordedLimits: recorded, limits: underLimits, algorithm: algorithm,
+            prices: prices,
             sizing: Bill.Sizing(
                 architecture: architecture ?? TemplateSizing.architecture, lambdaMilliseconds: lambdaMilliseconds))
         Output.out(json ? report.json.jsonString : report.text)

@@ -162,6 +162,10 @@ package struct CostReplayer: Sendable {
             usage: usage)
         metered.carriedAuthorizerAnswer = proxy != nil && invocation.authorizer == nil && invocation.duration != nil
         metered.cachedAuthorizerAnswer = invocation.authorizer?.cached == true
+        if function == .generateQuestions {
+            let admission = Admission(invocation)
+            metered.call = MeteredCall(file: file, event: event, recorded: admission, invocation: invocation)
+        }
         return metered
     }
 

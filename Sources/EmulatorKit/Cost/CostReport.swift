@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraUsage
 
 /// What replayed traffic costs on AWS (`replay --report --cost`): its usage priced in total, by
 /// function, by tier and per 1,000 users, under the recorded limits and, when `--limits` names
@@ -18,11 +19,20 @@ package struct CostReport: Sendable {
         package var byFunction: [(function: FunctionName, bill: Bill)]
         /// The bill of each tier's events.
         package var byTier: [(tier: String, bill: Bill)]
+        /// What `--algorithm` would change, when it names another than `calendar`.
+        package var estimate: AlgorithmEstimate?
 
         /// Prices a replay's usage.
-        package init(title: String, usage: TrafficUsage, prices: Prices, sizing: Bill.Sizing) {
+        package init(
+            title: String, usage: TrafficUsage, limits: TierLimits, algorithm: WindowAlgorithm, prices: Prices,
+            sizing: Bill.Sizing
+        ) {
             self.title = title
             self.usage = usage
+            if algorithm != .calendar {
+                estimate = AlgorithmEstimate(
+                    usage, limits: limits, algorithm: algorithm, prices: prices, sizing: sizing)
+            }
             total = Bill(usage.total, prices: prices, sizing: sizing)
             byFunction = FunctionName.allCases.compactMap { function in
                 usage.byFunction[function].map { (function, Bill($0, prices: prices, sizing: sizing)) }
@@ -40,19 +50,33 @@ package struct CostReport: Sendable {
     /// The replay under the recorded limits, then, with `--limits`, under those.
     package var columns: [Column]
 
+    /// How the windows were counted (another than `calendar`: estimated, ``AlgorithmEstimate``).
+    package var algorithm: WindowAlgorithm
+
     /// Prices replays.
     /// - Parameters:
-    ///   - recorded: the usage of the replay under the recorded limits.
-    ///   - limits: the usage of the replay under `--limits`, with the file's name, when given.
+    ///   - recorded: the usage of the replay under the recorded limits, and those limits.
+    ///   - limits: the usage of the replay under `--limits`, with the file's name and its limits,
+    ///     when given.
+    ///   - algorithm: `--algorithm`: another than `calendar` adds an estimate to each column.
     package init(
-        recorded: TrafficUsage, limits: (file: String, usage: TrafficUsage)? = nil, prices: Prices,
-        sizing: Bill.Sizing
+        recorded: TrafficUsage, recordedLimits: TierLimits = TierLimits(),
+        limits: (file: String, limits: TierLimits, usage: TrafficUsage)? = nil, algorithm: WindowAlgorithm = .calendar,
+        prices: Prices, sizing: Bill.Sizing
     ) {
         self.prices = prices
         self.sizing = sizing
-        columns = [Column(title: "recorded limits", usage: recorded, prices: prices, sizing: sizing)]
+        self.algorithm = algorithm
+        columns = [
+            Column(
+                title: "recorded limits", usage: recorded, limits: recordedLimits, algorithm: algorithm, prices: prices,
+                sizing: sizing)
+        ]
         if let limits {
-            columns.append(Column(title: limits.file, usage: limits.usage, prices: prices, sizing: sizing))
+            columns.append(
+                Column(
+                    title: limits.file, usage: limits.usage, limits: limits.limits, algorithm: algorithm,
+                    prices: prices, sizing: sizing))
         }
     }
 
@@ -120,6 +144,30 @@ extension CostReport {
                 columns.map { perMillionEvents($0.total.total, events: $0.usage.events)?.dollars ?? "-" }))
         lines.append(
             row("generateQuestions answered 200", columns.map { "\($0.usage.total.answeredCalls) (model calls)" }))
+        if algorithm != .calendar {
+            lines.append(
+                row(
+                    "\(algorithm.rawValue) (estimated)",
+                    columns.map { column in
+                        guard let estimate = column.estimate else { return "-" }
+                        return "\(estimate.admittedToRefused) → refused, \(estimate.refusedToAdmitted) → admitted"
+                    }))
+            lines.append(
+                row(
+                    "  total, estimated",
+                    columns.map { column in
+                        guard let estimate = column.estimate else { return "-" }
+                        let change = estimate.change
+                        return
+                            "\((column.total.total + change).dollars)  (\(change < 0 ? "-" : "+")\((change < 0 ? -change : change).dollars))"
+                    }))
+            lines.append(
+                row(
+                    "  answered 200, estimated",
+                    columns.map { column in
+                        "\(column.usage.total.answeredCalls + (column.estimate?.answeredCallsChange ?? 0)) (model calls)"
+                    }))
+        }
         lines.append("By function (its Lambda, DynamoDB, API Gateway and log lines):")
         for function in FunctionName.allCases where columns.contains(where: { $0.usage.byFunction[function] != nil }) {
             lines.append(
@@ -148,6 +196,13 @@ extension CostReport {
             lines.append(
                 "  \(usage.cachedAuthorizerAnswers) authorizer answer\(usage.cachedAuthorizerAnswers == 1 ? "" : "s") "
                     + "came from API Gateway's cache: not invoked, not billed.")
+        }
+        if algorithm != .calendar {
+            let unpriced = columns.compactMap(\.estimate).reduce(0) { $0 + $1.unpriced }
+            lines.append(
+                "  --algorithm \(algorithm.rawValue) is simulated, not run: a call it decides otherwise is priced as the "
+                    + "replay's average call of its tier answered that way"
+                    + (unpriced > 0 ? "; \(unpriced) had none to be priced by and are left as they were." : "."))
         }
         if usage.carriedAuthorizerAnswer > 0 {
             lines.append(
@@ -209,7 +264,8 @@ extension CostReport {
     /// The report as one JSON object: `prices`, `lambda`, `users`, `notPriced`, and `recorded` and
     /// (with `--limits`) `limits`, each a column: `limits`, `events`, `lines` (by resource:
     /// `quantity`, `unit`, `usd`), `totalUsd`, `per1000UsersUsd`, `perMillionEventsUsd`, `answeredCalls`, `byFunction`, `byTier`,
-    /// `cachedAuthorizerAnswers`, `carriedAuthorizerAnswer`, `problems`. Money is a string of
+    /// `cachedAuthorizerAnswers`, `carriedAuthorizerAnswer`, `algorithm` (an estimate, or `null`),
+    /// `problems`. Money is a string of
     /// dollars with six decimals, unrounded sums rounded once.
     package var json: JSONValue {
         var object: JSONObject = [
@@ -274,6 +330,17 @@ extension CostReport {
             "byTier": .object(tiers),
             "cachedAuthorizerAnswers": .number(column.usage.cachedAuthorizerAnswers),
             "carriedAuthorizerAnswer": .number(column.usage.carriedAuthorizerAnswer),
+            "algorithm": column.estimate.map { estimate in
+                [
+                    "name": .string(estimate.algorithm.rawValue),
+                    "admittedToRefused": .number(estimate.admittedToRefused),
+                    "refusedToAdmitted": .number(estimate.refusedToAdmitted),
+                    "unpriced": .number(estimate.unpriced),
+                    "changeUsd": money(estimate.change),
+                    "totalUsd": money(column.total.total + estimate.change),
+                    "answeredCalls": .number(column.usage.total.answeredCalls + estimate.answeredCallsChange),
+                ]
+            } ?? .null,
             "problems": .array(
                 column.usage.problems.map { ["file": .string($0.file), "problem": .string($0.problem)] }),
         ]

@@ -74,6 +74,9 @@ package struct MeteredEvent: Sendable {
     package var carriedAuthorizerAnswer = false
     /// Whether API Gateway's authorizer cache answered for it (no authorizer run billed).
     package var cachedAuthorizerAnswer = false
+    /// A `generateQuestions` call, its admission as the replay answered it (in both
+    /// ``MeteredCall/recorded`` and ``MeteredCall/replayed``), for ``AlgorithmEstimate``.
+    package var call: MeteredCall?
 }
 
 /// A replay's usage: in total, by function (the authorizer's runs in front of other functions
@@ -95,6 +98,8 @@ package struct TrafficUsage: Sendable {
     package var carriedAuthorizerAnswer = 0
     /// Authorizer answers served from API Gateway's cache (not invoked, not billed).
     package var cachedAuthorizerAnswers = 0
+    /// The `generateQuestions` calls, in replay order, each with what its event used.
+    package var calls: [(call: MeteredCall, usage: Usage)] = []
 
     /// Creates an empty record.
     package init() {}
@@ -114,5 +119,6 @@ package struct TrafficUsage: Sendable {
         if let user = event.userID { users.insert(user) }
         if event.carriedAuthorizerAnswer { carriedAuthorizerAnswer += 1 }
         if event.cachedAuthorizerAnswer { cachedAuthorizerAnswers += 1 }
+        if let call = event.call { calls.append((call, event.usage)) }
     }
 }
