@@ -440,6 +440,22 @@ struct CostCommandTests {
         #expect(estimate?["admittedToRefused"] == 1)
         #expect(estimate?["refusedToAdmitted"] == 1)
         #expect(estimate?["answeredCalls"] == 5)
+        let zero = try await runEmulator([
+            "replay", "events/free-user-limits", "--report", "--cost", "--lambda-ms", "0",
+        ])
+        #expect(zero.standardError.contains("--lambda-ms must be from 1 to 900000"), "\(zero.standardError)")
+        let sparc = try await runEmulator([
+            "replay", "events/free-user-limits", "--report", "--cost", "--architecture", "sparc",
+        ])
+        #expect(sparc.status != 0)
+        #expect(
+            sparc.standardError.contains("x86_64") && sparc.standardError.contains("arm64"), "\(sparc.standardError)")
+        let arm = try await runEmulator([
+            "replay", "events/free-user-limits", "--report", "--cost", "--architecture", "arm64", "--json",
+        ])
+        let armLines = try JSONParser.parse(arm.standardOutput)["recorded"]?["lines"]
+        #expect(
+            armLines?["lambdaGBSecondArm64"] != nil && armLines?["lambdaGBSecondX86"] == nil, "\(arm.standardOutput)")
         let stray = try await runEmulator(["replay", "events/free-user-limits", "--report", "--lambda-ms", "5"])
         #expect(stray.standardError.contains("--lambda-ms goes with --report --cost"), "\(stray.standardError)")
     }
