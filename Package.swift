@@ -330,6 +330,7 @@ let package = Package(
                 "InkraLLM", "AWSServices", "DynamoDBTable", "OutboundHTTP", "InkraAuth", "InkraTesting",
                 "InkraHandlers", "InkraUsage",
                 "SingleTable", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -22,6 +22,17 @@ struct ImportCommand: ParsableCommand {
             --pseudonymize KEY replaces every user id with an HMAC-SHA256 of it under KEY, the same in the \
             events, their expectations, the decisions and --scan, so the folder can leave the account.
 
+            --with-tokens also writes OUT/.inkra-tokens.json: per user (pseudonymized as the events are), each \
+            authorizer recording's instant and the claims the authorizer verified (token use, iat, exp, groups, \
+            tier attributes, monthly quota; never an email), and the refusal when the token was refused as \
+            expired; and OUT/authorizer/<recorded time>-<request id>.json, one authorizer event per such \
+            recording, expecting the recorded answer. replay signs those claims with the development key into \
+            the token of each imported event of the user (the latest authorizer recording at or before the \
+            event's instant that let the user through) instead of the injected authorizer context, so the events run through the \
+            authorizer and its cache: tiers, the blocked group, custom:monthly_quota and expiry as recorded.
+              swift run inkra-emulator import logs.json --out recorded --with-tokens
+              swift run inkra-emulator replay recorded/authorizer recorded/checkUsage
+
             Examples, from the repository root:
               aws logs filter-log-events --log-group-name /aws/lambda/inkra-generateQuestions \\
                 --output json > logs.json
@@ -40,6 +51,13 @@ struct ImportCommand: ParsableCommand {
 
     @Option(help: "Replace every user id with HMAC-SHA256(KEY, id), in hex, stable for a key.")
     var pseudonymize: String?
+
+    @Flag(
+        name: .customLong("with-tokens"),
+        help:
+            "Also write OUT/.inkra-tokens.json (the claims the authorizer verified, per user) and OUT/authorizer/ events."
+    )
+    var withTokens = false
 
     @Option(help: "With --pseudonymize: an `aws dynamodb scan --output json` to pseudonymize alike.")
     var scan: String?
@@ -107,6 +125,13 @@ struct ImportCommand: ParsableCommand {
             if total >= 1000, (index + 1) % 1000 == 0 { Output.err("  imported \(index + 1)/\(total) recordings") }
         }
         try writer.writeDecisions(decisions)
+        if withTokens {
+            let tokens = try writer.writeTokens(decisions)
+            Output.err(
+                "tokens: the claims of \(tokens.entries) authorizer recordings of \(tokens.users) users written to "
+                    + "\(URL(fileURLWithPath: out).appendingPathComponent(RecordedTokens.fileName).relativePath), "
+                    + "\(tokens.events) authorizer events")
+        }
         if let scan, let scanOut, let pseudonymizer {
             var table = try TableScan(contentsOf: URL(fileURLWithPath: scan))
             table.wireItems = table.wireItems.map(pseudonymizer.item)

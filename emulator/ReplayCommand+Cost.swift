@@ -49,7 +49,9 @@ extension ReplayCommand {
     /// `--report --cost`: replays the traffic under the recorded limits and, with `--limits`, under
     /// those, each on a copy of the starting table, and prints the bill; exit 2 when there was
     /// nothing to replay or the prices file is wrong.
-    func runCost(_ targets: [URL], on stack: EmulatorStack, cacheTTL: TimeInterval) async throws {
+    func runCost(
+        _ targets: [URL], on stack: EmulatorStack, cacheTTL: TimeInterval, tokens: RecordedTokenSigner?
+    ) async throws {
         let prices: Prices
         do {
             prices = try Prices(contentsOf: URL(fileURLWithPath: self.prices ?? Prices.repositoryFile))
@@ -65,6 +67,7 @@ extension ReplayCommand {
                 copying: stack, limitsFile: limitsFile, flag: flag, recordedLimits: recorded)
             try manifest?.trust(in: replayer.stack)
             replayer.replayer = replayer.replayer.cachingAuthorizer(for: cacheTTL)
+            replayer.replayer.recordedTokens = tokens
             let progress = Progress()
             let usage = await replayer.meter(targets) { position, total in progress.show(position, total) }
             progress.clear()

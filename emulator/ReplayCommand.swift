@@ -41,6 +41,12 @@ struct ReplayCommand: AsyncParsableCommand {
               swift run inkra-emulator replay rec
               swift run inkra-emulator replay rec --no-recorded-trust
 
+            A folder written by import --with-tokens holds .inkra-tokens.json: the claims the authorizer verified, \
+            per user. replay signs them with the development key into each imported event's Authorization header \
+            (the user's latest authorizer recording at or before the event that let the user through) instead of its injected context, so \
+            the events run through the authorizer and the cache; their lines say "(token signed by replay)".
+              swift run inkra-emulator replay recorded/authorizer recorded/checkUsage
+
             What if: --report replays recorded traffic under --limits and reports, against each event's \
             recorded outcome, the calls admitted before and refused now (by window) and refused before and \
             admitted now, by tier, with the users affected and a few request ids; it exits 0 however many \
@@ -171,15 +177,17 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
         let cacheTTL = try trustRecording(of: targets, in: stack)
+        let tokens = try recordedTokens(of: targets, in: stack)
         if report && cost {
-            try await runCost(targets, on: stack, cacheTTL: cacheTTL)
+            try await runCost(targets, on: stack, cacheTTL: cacheTTL, tokens: tokens)
             return
         }
         if report {
-            try await runReport(on: stack, cacheTTL: cacheTTL)
+            try await runReport(on: stack, cacheTTL: cacheTTL, tokens: tokens)
             return
         }
         var replayer = Replayer(stack: stack, update: update).cachingAuthorizer(for: cacheTTL)
+        replayer.recordedTokens = tokens
         replayer.keepsResults = false
         let progress = Progress()
         let started = ContinuousClock.now
@@ -200,13 +208,16 @@ struct ReplayCommand: AsyncParsableCommand {
 extension ReplayCommand {
     /// `--report`: the what-if report of docs/emulator.md, in text or as one JSON object; exit 0
     /// whatever changed, 2 when there was nothing to replay.
-    fileprivate func runReport(on stack: EmulatorStack, cacheTTL: TimeInterval) async throws {
+    fileprivate func runReport(
+        on stack: EmulatorStack, cacheTTL: TimeInterval, tokens: RecordedTokenSigner?
+    ) async throws {
         let recorded = try WhatIfReplayer.limits(
             recordedLimits.map { URL(fileURLWithPath: $0) }, flag: "--recorded-limits")
         var replayer = try WhatIfReplayer(stack: stack, recordedLimits: recorded)
         replayer.exampleLimit = 3
         replayer.algorithm = algorithm
         replayer.replayer = replayer.replayer.cachingAuthorizer(for: cacheTTL)
+        replayer.replayer.recordedTokens = tokens
         let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
         let progress = Progress()
         let report = await replayer.report(targets, jobs: jobs) { position, total in
@@ -263,6 +274,25 @@ extension ReplayCommand {
             Output.err("trusting what the recording trusted (\(RecordingManifest.fileName)): \(issuers)")
         }
         return authorizerCacheTTL ?? manifest?.authorizerCacheTTL ?? AuthorizerCache.templateTimeToLive
+    }
+}
+
+extension ReplayCommand {
+    /// `import --with-tokens`' .inkra-tokens.json beside the folders replayed: a signer of its claims with
+    /// the development key, saying so on standard error; `nil` when there is none.
+    /// - Throws: ``EmulatorError`` when the file is malformed, or when the stack does not trust the
+    ///   development key (`--issuer`, `--user-pool-id` or `--jwks` name another).
+    fileprivate func recordedTokens(of targets: [URL], in stack: EmulatorStack) throws -> RecordedTokenSigner? {
+        guard let tokens = try RecordedTokens.read(for: targets) else { return nil }
+        guard stack.options.trustsDevelopmentKey, let key = stack.options.developmentKey else {
+            throw EmulatorError(
+                "\(RecordedTokens.fileName): replay signs its claims with the development key, which this run does "
+                    + "not trust (--issuer, --user-pool-id or --jwks name another); drop them to replay these events")
+        }
+        Output.err(
+            "signing tokens from \(RecordedTokens.fileName): \(tokens.count) authorizer recordings of "
+                + "\(tokens.users.count) users")
+        return RecordedTokenSigner(tokens: tokens, key: key, configuration: try stack.options.cognitoConfiguration())
     }
 }
 

@@ -88,12 +88,12 @@ emulator=$(swift build --show-bin-path)/inkra-emulator
 swift build --product inkra-emulator > /dev/null
 for function in authorizer generateQuestions; do
     echo "== the packaged bootstrap as $function, in memory"
-    "$emulator" run-runtime "$unpacked/bootstrap" --function "$function" --timeout 60 events 2>/dev/null | tail -1
+    "$emulator" run-runtime "$unpacked/bootstrap" --function "$function" --timeout 60 events 2>/dev/null | grep -v "^✓"
 done
 for function in authorizer checkUsage generateQuestions repairCharges; do
     table="inkra-ci-package-$RANDOM$RANDOM"
     echo "== the packaged bootstrap as $function, on DynamoDB ($endpoint, table $table)"
     "$emulator" create-table --dynamodb-endpoint "$endpoint" --table "$table" > /dev/null
     "$emulator" run-runtime "$unpacked/bootstrap" --function "$function" --timeout 60 \
-        --dynamodb-endpoint "$endpoint" --table "$table" events 2>/dev/null | tail -1
+        --dynamodb-endpoint "$endpoint" --table "$table" events 2>/dev/null | grep -v "^✓"
 done

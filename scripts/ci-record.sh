@@ -5,8 +5,11 @@
 # Lambda's text and JSON log formats; its output lines put into moto's CloudWatch Logs with
 # PutLogEvents (batches within the API's limits); `aws logs filter-log-events` into a file;
 # `inkra-emulator import` of that file; `replay` of each function's folder with zero mismatches.
-# Then every recorded line is searched for each token, topic, question, email, source IP and
-# user agent of the events: none may appear.
+# Then `import --with-tokens --pseudonymize` of the same file, and `replay` of its authorizer
+# events with tokens signed from the recorded claims (the blocked user denied, the expired token
+# refused, as recorded), zero mismatches. Then every recorded line, and the claims file, is
+# searched for each token, topic, question, email, source IP and user agent of the events: none
+# may appear.
 # Usage: scripts/ci-record.sh MOTO_ENDPOINT_URL [BOOTSTRAP_ZIP]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,11 +79,23 @@ PY
         "$emulator" replay "$out/$function" | tail -1
     done
 
-    echo "== no token, topic, question, email, source IP or user agent in any recorded line"
-    python3 - "$capture" <<'PY'
+    echo "== import --with-tokens, then replay the authorizer's recordings with tokens signed by replay"
+    tokens_out="$work/recorded-tokens-$format"
+    "$emulator" import "$exported" --out "$tokens_out" --with-tokens --pseudonymize ci-record-key > /dev/null
+    replayed="$work/replayed-tokens-$format.txt"
+    "$emulator" replay "$tokens_out/authorizer" --jobs 1 > "$replayed" || { cat "$replayed" >&2; exit 1; }
+    tail -1 "$replayed"
+    for wanted in "(expired) (token signed by replay)" "Deny (blocked) (token signed by replay)"; do
+        grep -qF "$wanted" "$replayed" || { echo "error: no \"$wanted\" line" >&2; cat "$replayed" >&2; exit 1; }
+    done
+    "$emulator" replay "$tokens_out/checkUsage" | tail -1
+
+    echo "== no token, topic, question, email, source IP or user agent in any recorded line or claims file"
+    python3 - "$capture" "$tokens_out/.inkra-tokens.json" <<'PY'
 import base64, glob, json, sys
-capture = sys.argv[1]
+capture, claims = sys.argv[1:3]
 recorded = "\n".join(line for line in open(capture, encoding="utf-8") if "INKRA_RECORDING" in line)
+recorded += "\n" + open(claims, encoding="utf-8").read()
 secrets = set()
 def headers(event):
     for source in (event.get("headers") or {}, event.get("multiValueHeaders") or {}):

@@ -51,6 +51,11 @@ package struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     package var code: Code
     /// A message for logs, naming what is wrong.
     package var message: String
+    /// The claims of a token refused only for its time: ``Code/expired``, after its signature,
+    /// issuer, token use and client were verified (and it names a subject). `nil` for every other
+    /// refusal, so nothing read from an unverified token leaves the verifier. Never in
+    /// ``description``.
+    package var verifiedClaims: CognitoClaims?
 
     /// Creates an error.
     package init(_ code: Code, _ message: String) {

@@ -100,9 +100,11 @@ public enum LambdaRuntime {
                 : nil
             let name = "## \(environment["_HANDLER"] ?? "function")"
             try await loop.run { lambda, event in
-                let parsed = try? JSONParser.parse(event)
+                let parsed = Result { () throws(JSONParseError) in try JSONParser.parse(event) }
+                    .mapError(FunctionError.notJSON)
                 let context = invocationContext(
-                    lambda, event: parsed, configuration: configuration, logger: logger, requestClock: requestClock,
+                    lambda, event: try? parsed.get(), configuration: configuration, logger: logger,
+                    requestClock: requestClock,
                     systemClock: systemClock)
                 let header = lambda.traceID.flatMap(TraceHeader.init)
                 let traced = daemon != nil && header?.sampled == true && header?.parent != nil
@@ -116,14 +118,14 @@ public enum LambdaRuntime {
                             }
                         }
                         return try await Trace.span(name) { span in
-                            let answer: [UInt8]
+                            let answer: JSONValue
                             if let recorder {
-                                answer = try await recorder.invoke(function, event, parsed: parsed, context: context)
+                                answer = try await recorder.invoke(function, parsed, context: context)
                             } else {
-                                answer = try await invoke(function, event, parsed: parsed, context: context)
+                                answer = try await invoke(function, parsed, context: context)
                             }
-                            if trace != nil { span.status = Self.statusCode(of: answer) }
-                            return answer
+                            if trace != nil { span.status = answer["statusCode"]?.int }
+                            return answer.jsonBytes
                         }
                     }
                 }
@@ -170,19 +172,14 @@ public enum LambdaRuntime {
         )
     }
 
-    /// The `statusCode` of an API Gateway proxy answer, for the invocation's span.
-    static func statusCode(of answer: [UInt8]) -> Int? {
-        (try? JSONParser.parse(answer))?["statusCode"]?.int
-    }
-
-    /// Runs one invocation.
+    /// Runs one invocation: its answer, or the failure the runtime reports (an event that is not
+    /// JSON fails as the function's own parse would name it).
     private static func invoke(
-        _ function: any EventHandler, _ bytes: [UInt8], parsed: JSONValue?, context: InkraHandlers.InvocationContext
-    ) async throws -> [UInt8] {
+        _ function: any EventHandler, _ event: Result<JSONValue, FunctionError>,
+        context: InkraHandlers.InvocationContext
+    ) async throws -> JSONValue {
         do throws(FunctionError) {
-            // Not JSON: the function's own parse names what is wrong.
-            guard let event = parsed else { return try await function.handle(bytes: bytes, context: context) }
-            return try await function.handle(event, context: context).jsonBytes
+            return try await function.handle(event.get(), context: context)
         } catch {
             throw InvocationFailure(errorType: error.errorType, errorMessage: error.errorMessage)
         }

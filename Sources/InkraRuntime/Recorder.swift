@@ -12,8 +12,8 @@ import LambdaRuntimeAPI
 
 /// `INKRA_RECORD_EVENTS=1`: runs each invocation at one instant read once from the clock, and
 /// writes a recording of it to standard output (docs/configuration.md): the redacted event and
-/// response of `checkUsage`, `generateQuestions` and `deleteAccount`, the decision of the
-/// authorizer. A recording is written after the answer is computed and never changes it.
+/// response of `checkUsage`, `generateQuestions` and `deleteAccount`; the decision of the
+/// authorizer, the claims it verified that decide the caller's limits and why it refused. A recording is written after the answer is computed and never changes it.
 struct Recorder: Sendable {
     /// The function's name as events folders write it.
     let function: String
@@ -33,39 +33,52 @@ struct Recorder: Sendable {
     }
 
     /// Runs one invocation at its context's time in whole milliseconds, and records it.
+    /// - Parameter event: the event, or why it is not JSON.
+    /// - Returns: the function's answer.
     /// - Throws: ``InvocationFailure`` when the function fails, as the runtime reports it.
     func invoke(
-        _ handler: any EventHandler, _ event: [UInt8], parsed: JSONValue?, context: InkraHandlers.InvocationContext
-    ) async throws -> [UInt8] {
+        _ handler: any EventHandler, _ event: Result<JSONValue, FunctionError>,
+        context: InkraHandlers.InvocationContext
+    ) async throws -> JSONValue {
         let milliseconds = Recording.milliseconds(of: context.time)
         var context = context
         context.time = Recording.date(milliseconds: milliseconds)
-        let outcome: Result<[UInt8], FunctionError>
-        do throws(FunctionError) {
-            if let parsed {
-                outcome = .success(try await handler.handle(parsed, context: context).jsonBytes)
-            } else {
-                outcome = .success(try await handler.handle(bytes: event, context: context))
+        let outcome: Result<JSONValue, FunctionError>
+        var examination: Authorizer.Examination?
+        if let authorizer = handler as? Authorizer, case .success(let parsed) = event {
+            // The authorizer's answer with the claims it verified, for its recording.
+            let examined = await authorizer.examined(parsed, context: context)
+            examination = examined
+            outcome = examined.answer
+        } else {
+            do throws(FunctionError) {
+                outcome = .success(try await handler.handle(event.get(), context: context))
+            } catch {
+                outcome = .failure(error)
             }
-        } catch {
-            outcome = .failure(error)
         }
-        write(recording(of: parsed, outcome, requestID: context.requestID, milliseconds: milliseconds))
+        var recording = recording(
+            of: try? event.get(), outcome, requestID: context.requestID, milliseconds: milliseconds)
+        if let examination {
+            recording.claims = examination.claims.map(RecordingRedaction.claims)
+            recording.refusal = examination.refusal
+        }
+        write(recording)
         switch outcome {
-        case .success(let bytes): return bytes
+        case .success(let answer): return answer
         case .failure(let error): throw InvocationFailure(errorType: error.errorType, errorMessage: error.errorMessage)
         }
     }
 
     /// The recording of one invocation.
     func recording(
-        of event: JSONValue?, _ outcome: Result<[UInt8], FunctionError>, requestID: String, milliseconds: Int64
+        of event: JSONValue?, _ outcome: Result<JSONValue, FunctionError>, requestID: String, milliseconds: Int64
     ) -> Recording {
         var recording = Recording(function: function, requestID: requestID, epochMilliseconds: milliseconds)
         let result: JSONValue?
         switch outcome {
-        case .success(let bytes):
-            result = (try? JSONParser.parse(bytes)) ?? .string(RecordingRedaction.marker)
+        case .success(let answer):
+            result = answer
         case .failure(let error):
             result = nil
             recording.error = ["errorType": .string(error.errorType), "errorMessage": .string(error.errorMessage)]

@@ -39,11 +39,21 @@ enum BuiltBootstrap {
         _ function: String, _ settings: [String: String], timeout: TimeInterval = 60,
         _ session: (_ invoke: (JSONValue) async -> RuntimeOutcome) async throws -> Void
     ) async throws -> ProcessResult {
+        try await byteSession(function, settings, timeout: timeout) { send in
+            try await session { await send($0.jsonBytes) }
+        }
+    }
+
+    /// ``session(_:_:timeout:_:)`` handing bootstrap events as bytes, which need not be JSON.
+    static func byteSession(
+        _ function: String, _ settings: [String: String], timeout: TimeInterval = 60,
+        _ session: (_ invoke: @escaping ([UInt8]) async -> RuntimeOutcome) async throws -> Void
+    ) async throws -> ProcessResult {
         let server = try await RuntimeAPIServer(functionName: function, clock: { Date() })
         let environment = environment(function, runtimeAPI: server.address, settings)
         let runtime = Task { try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment) }
         do {
-            try await session { await server.invoke($0.jsonBytes, timeout: timeout) }
+            try await session { await server.invoke($0, timeout: timeout) }
         } catch {
             await server.shutdown()
             _ = try? await runtime.value

@@ -361,6 +361,40 @@ extension CostReportTests {
     }
 }
 
+extension CostReportTests {
+    /// `import --with-tokens` traffic: replay signs a token from the recorded claims, so the
+    /// authorizer runs (once, then its cache answers) and is billed; without the claims, the
+    /// imported events carry the authorizer's answer and the bill says its runs are not counted.
+    @Test("Imported events with recorded claims bill the authorizer; without them, the report says it cannot")
+    func importedTokens() async throws {
+        var tokens = RecordedTokens()
+        tokens.add(RecordedTokensTests.authorizerRecording("u-premium", at: 0, id: "auth-1", tier: "premium"))
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (index, offset) in [Int64(1_000), 100_000].enumerated() {
+            let event = RecordedTokensTests.usageEvent(user: "u-premium", tier: "free", at: offset)
+            try Data(event.prettyJSONString.utf8).write(to: folder.appendingPathComponent("usage-\(index).json"))
+        }
+        var signed = try CostReplayer(options: Repository.options(), limitsFile: nil)
+        signed.replayer.recordedTokens = RecordedTokenSigner(
+            tokens: tokens, key: Repository.developmentKey,
+            configuration: try signed.stack.options.cognitoConfiguration())
+        let withTokens = await signed.meter([folder])
+        #expect(withTokens.problems.isEmpty, "\(withTokens.problems)")
+        #expect(withTokens.total.invocations[.authorizer]?.count == 1)
+        #expect(withTokens.cachedAuthorizerAnswers == 1)
+        #expect(withTokens.carriedAuthorizerAnswer == 0)
+        #expect(withTokens.byTier.keys.sorted() == ["premium"])
+
+        let injected = await (try CostReplayer(options: Repository.options(), limitsFile: nil)).meter([folder])
+        #expect(injected.total.invocations[.authorizer] == nil)
+        #expect(injected.carriedAuthorizerAnswer == 2)
+        #expect(injected.byTier.keys.sorted() == ["free"])
+        let text = CostReport(recorded: injected, prices: try Self.prices(), sizing: Bill.Sizing()).text
+        #expect(text.contains("2 events carried the authorizer's answer"), "\(text)")
+    }
+}
+
 /// template.yaml decides the memory and architecture the bill prices.
 @Suite("replay --cost: template.yaml's sizes")
 struct CostTemplateTests {

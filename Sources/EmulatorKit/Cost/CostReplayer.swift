@@ -10,8 +10,9 @@ import SingleTable
 /// (``LogBytes``), and measures what each event used of what AWS bills (``TrafficUsage``).
 ///
 /// Events run one at a time, so each event's units, log bytes and durations are its own; the
-/// authorizer's answers are cached as `replay` caches them, and a recorded context's quota is
-/// moved to the limits replayed under (``RecordedQuota``), as the what-if report does.
+/// authorizer's answers are cached as `replay` caches them, imported events get the tokens
+/// `replay` signs from recorded claims (``Replayer/recordedTokens``), and a recorded context's
+/// quota is moved to the limits replayed under (``RecordedQuota``), as the what-if report does.
 package struct CostReplayer: Sendable {
     /// The stack the events run on.
     package let stack: EmulatorStack
@@ -97,7 +98,18 @@ package struct CostReplayer: Sendable {
         guard let function = loaded.function else {
             return .problem(WhatIfReport.Problem(file: loaded.display, problem: "no function"))
         }
-        let moved = quota.moving(loaded.event)
+        var event = loaded.event
+        // `import --with-tokens` traffic: the token replay signs from the recorded claims, as `replay` does.
+        if let signer = replayer.recordedTokens {
+            do throws(EmulatorError) {
+                if let signed = try signer.signing(event, function: function, at: Replayer.recordedTime(event)) {
+                    event = signed
+                }
+            } catch {
+                return .problem(WhatIfReport.Problem(file: loaded.display, problem: error.message))
+            }
+        }
+        let moved = quota.moving(event)
         let (unitsBefore, logsBefore) = (table.consumed, logs.count)
         let invocation = await replayer.replay(event: moved, function: function)
         let (unitsAfter, logsAfter) = (table.consumed, logs.count)

@@ -6,7 +6,8 @@ import InkraJSON
 /// a readable diff under each mismatch, and a summary.
 package enum ReplayReporter {
     /// One line per event: mark, file, function, status (with why the authorizer refused, and
-    /// `(authorizer cached)` when API Gateway's cache answered for it), time taken; the diff
+    /// `(authorizer cached)` when API Gateway's cache answered for it, `(token signed by replay)`
+    /// when its token was signed from recorded claims), time taken; the diff
     /// indented below.
     package static func line(for record: ReplayRecord) -> String {
         let mark = record.ok ? (record.updated ? "✎" : record.skipped != nil ? "–" : "✓") : "✗"
@@ -29,6 +30,7 @@ package enum ReplayReporter {
         }
         if let refusal = record.invocation?.refusal { status += " (\(refusal))" }
         if record.invocation?.authorizer?.cached == true { status += " (authorizer cached)" }
+        if record.tokenSigned { status += " (token signed by replay)" }
         var text = "\(mark) \(record.file)  \(function)  \(status)  \(milliseconds(record.duration))"
         if !record.checked && !record.updated && record.problem == nil && record.skipped == nil {
             text += "  (no expectation)"
@@ -59,6 +61,7 @@ package enum ReplayReporter {
         if let step = record.invocation?.authorizer {
             object.set(.string(step.cached ? "cached" : "invoked"), at: ["authorizer"])
         }
+        if record.tokenSigned { object.set("signed by replay", at: ["token"]) }
         if let problem = record.problem { object.set(.string(problem), at: ["problem"]) }
         if let skipped = record.skipped { object.set(.string(skipped), at: ["skipped"]) }
         if !record.mismatches.isEmpty {

@@ -27,6 +27,10 @@ package struct Replayer: Sendable {
     /// every event). Events of one user share a lane, so a token's events meet it in input order
     /// whatever `jobs` is.
     package var authorizerCache: AuthorizerCache?
+    /// Signs the claims `import --with-tokens` recorded into tokens for the events they apply to
+    /// (``RecordedTokenSigner``), so imported events run through the authorizer; `nil` leaves
+    /// every event as it is.
+    package var recordedTokens: RecordedTokenSigner?
 
     /// The lane the running event was placed in, from 0 to `jobs` - 1 (0 when `jobs` is 1): a
     /// ``target`` with several runtimes behind it picks the lane's.
@@ -115,7 +119,24 @@ package struct Replayer: Sendable {
         }
         guard let function = loaded.function else { return record }
         record.function = function
-        let (cleaned, time) = Self.prepare(loaded.event)
+        var event = loaded.event
+        if let recordedTokens {
+            do throws(EmulatorError) {
+                if let signed = try recordedTokens.signing(event, function: function, at: Self.recordedTime(event)) {
+                    event = signed
+                    record.tokenSigned = true
+                }
+            } catch {
+                record.problem = error.message
+                return record
+            }
+        } else if function == .authorizer, event[RecordedTokenSigner.recordedTokenField] != nil {
+            record.problem =
+                "an authorizer event import --with-tokens wrote: its token is signed from "
+                + "\(RecordedTokens.fileName), which is not in its folder or the one above"
+            return record
+        }
+        let (cleaned, time) = Self.prepare(event)
         let started = ContinuousClock.now
         let invocation = await invoke(function, cleaned, at: time)
         record.duration = ContinuousClock.now - started
@@ -211,6 +232,10 @@ package struct ReplayRecord: Sendable {
     /// Why the event was not sent nor checked, though nothing is wrong with it (`replay --endpoint`:
     /// an authorizer event, another user's): it counts as neither passed nor failed.
     package var skipped: String?
+
+    /// Whether the token the event ran with was signed by replay from recorded claims
+    /// (``RecordedTokenSigner``).
+    package var tokenSigned = false
 
     /// Whether the event ran and matched its expectation (if any).
     package var ok: Bool { problem == nil && mismatches.isEmpty }

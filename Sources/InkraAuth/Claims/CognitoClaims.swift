@@ -23,6 +23,8 @@ package struct CognitoClaims: Sendable, Hashable {
     package var issuer: String
     /// `exp`.
     package var expiresAt: Date
+    /// `iat`, when the token has one.
+    package var issuedAt: Date?
     /// `cognito:groups`.
     package var groups: [String]
     /// `custom:subscription_tier`.
@@ -47,6 +49,7 @@ package struct CognitoClaims: Sendable, Hashable {
         audience: [String] = [],
         issuer: String,
         expiresAt: Date,
+        issuedAt: Date? = nil,
         groups: [String] = [],
         subscriptionTier: String? = nil,
         customTier: String? = nil,
@@ -59,6 +62,7 @@ package struct CognitoClaims: Sendable, Hashable {
         self.audience = audience
         self.issuer = issuer
         self.expiresAt = expiresAt
+        self.issuedAt = issuedAt
         self.groups = groups
         self.subscriptionTier = subscriptionTier
         self.customTier = customTier

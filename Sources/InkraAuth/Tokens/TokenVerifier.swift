@@ -115,7 +115,17 @@ public struct TokenVerifier: Sendable {
             }
         }
         guard let exp = payload["exp"]?.double else { throw AuthError(.missingExpiry, "exp is missing") }
-        guard instant < exp + tolerance else { throw AuthError(.expired, "expired at \(Int(exp))") }
+        guard instant < exp + tolerance else {
+            var error = AuthError(.expired, "expired at \(Int(exp))")
+            // Signature, issuer, token use and client were verified: the claims of a token refused
+            // for its expiry alone go with the error, for the recording of the refusal.
+            if let subject = payload["sub"]?.string, !subject.isEmpty {
+                error.verifiedClaims = Self.claims(
+                    payload, subject: subject, issuer: issuer, use: use, clientId: clientId, audience: audience,
+                    exp: exp)
+            }
+            throw error
+        }
         if let nbf = payload["nbf"] {
             guard let value = nbf.double, value <= instant + tolerance else {
                 throw AuthError(.notYetValid, "nbf is in the future")
@@ -129,8 +139,16 @@ public struct TokenVerifier: Sendable {
         guard let subject = payload["sub"]?.string, !subject.isEmpty else {
             throw AuthError(.missingSubject, "sub is missing or empty")
         }
-        let groups = payload["cognito:groups"]?.array?.compactMap(\.string) ?? []
-        return CognitoClaims(
+        return Self.claims(
+            payload, subject: subject, issuer: issuer, use: use, clientId: clientId, audience: audience, exp: exp)
+    }
+
+    /// The claims the functions use, from a payload whose signature and issuer were verified.
+    private static func claims(
+        _ payload: JSONObject, subject: String, issuer: String, use: String?, clientId: String?, audience: [String],
+        exp: Double
+    ) -> CognitoClaims {
+        CognitoClaims(
             subject: subject,
             email: payload["email"]?.string,
             tokenUse: use,
@@ -138,7 +156,8 @@ public struct TokenVerifier: Sendable {
             audience: audience,
             issuer: issuer,
             expiresAt: Date(timeIntervalSince1970: exp),
-            groups: groups,
+            issuedAt: payload["iat"]?.double.map(Date.init(timeIntervalSince1970:)),
+            groups: payload["cognito:groups"]?.array?.compactMap(\.string) ?? [],
             subscriptionTier: payload["custom:subscription_tier"]?.string.flatMap { $0.isEmpty ? nil : $0 },
             customTier: payload["custom:tier"]?.string.flatMap { $0.isEmpty ? nil : $0 },
             monthlyQuota: CognitoClaims.positiveInteger(payload["custom:monthly_quota"])

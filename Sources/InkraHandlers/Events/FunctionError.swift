@@ -21,6 +21,11 @@ public struct FunctionError: Error, Sendable, Hashable, CustomStringConvertible 
         FunctionError(errorType: "InvalidEvent", errorMessage: message)
     }
 
+    /// An event that is not JSON, with the parser's account of where.
+    package static func notJSON(_ error: JSONParseError) -> FunctionError {
+        invalidEvent("event is not valid JSON: \(error)")
+    }
+
     /// Lambda's error object.
     package var json: JSONValue { ["errorMessage": .string(errorMessage), "errorType": .string(errorType)] }
 

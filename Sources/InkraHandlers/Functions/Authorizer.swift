@@ -64,19 +64,41 @@ public struct Authorizer: EventHandler {
     package func explained(
         _ event: JSONValue, context: InvocationContext
     ) async -> (answer: Result<JSONValue, FunctionError>, refusal: String?) {
-        await context.withDeadlines { () async -> (answer: Result<JSONValue, FunctionError>, refusal: String?) in
+        let examination = await examined(event, context: context)
+        return (examination.answer, examination.refusal)
+    }
+
+    /// What one invocation decided, for its recording (`INKRA_RECORD_EVENTS`) and the emulator.
+    package struct Examination: Sendable {
+        /// The answer, as ``handle(_:context:)`` gives it.
+        package var answer: Result<JSONValue, FunctionError>
+        /// Why it refused or denied, as ``explained(_:context:)`` says.
+        package var refusal: String?
+        /// The token's claims when its signature and issuer were verified: accepted, or refused
+        /// for its expiry alone (``AuthError/verifiedClaims``). `nil` for any other token, so
+        /// nothing read from an unverified token is kept.
+        package var claims: CognitoClaims?
+    }
+
+    /// The answer, why it refused, and the claims it verified (see ``Examination``).
+    package func examined(_ event: JSONValue, context: InvocationContext) async -> Examination {
+        await context.withDeadlines { () async -> Examination in
             var refusal: String?
+            var claims: CognitoClaims?
             do throws(FunctionError) {
-                return (.success(try await authorize(event, at: context.time, refusal: &refusal)), refusal)
+                let answer = try await authorize(event, at: context.time, refusal: &refusal, claims: &claims)
+                return Examination(answer: .success(answer), refusal: refusal, claims: claims)
             } catch {
-                return (.failure(error), refusal)
+                return Examination(answer: .failure(error), refusal: refusal, claims: claims)
             }
         }
     }
 
-    /// - Parameter refusal: set to the reason when the token is refused or the caller denied.
+    /// - Parameters:
+    ///   - refusal: set to the reason when the token is refused or the caller denied.
+    ///   - verified: set to the token's claims once its signature and issuer are verified.
     private func authorize(
-        _ event: JSONValue, at instant: Date, refusal: inout String?
+        _ event: JSONValue, at instant: Date, refusal: inout String?, claims verified: inout CognitoClaims?
     ) async throws(FunctionError) -> JSONValue {
         let request = try AuthorizerRequest(event: event)
         let simple = request.kind == .httpV2 && simpleResponses
@@ -98,8 +120,10 @@ public struct Authorizer: EventHandler {
         } catch {
             logger.info("refused: \(error)", metadata: ["kind": "\(request.kind.rawValue)"])
             refusal = error.code.rawValue
+            verified = error.verifiedClaims
             return try refuse(simple)
         }
+        verified = claims
         let caller = CallerIdentity(
             userID: claims.subject,
             email: claims.email,

@@ -25,7 +25,7 @@ extension EventHandler {
         do {
             event = try JSONParser.parse(bytes)
         } catch {
-            throw FunctionError.invalidEvent("event is not valid JSON: \(error)")
+            throw FunctionError.notJSON(error)
         }
         return try await handle(event, context: context).jsonBytes
     }

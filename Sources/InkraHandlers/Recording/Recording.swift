@@ -11,7 +11,8 @@ import InkraUsage
 /// One recorded invocation (`INKRA_RECORD_EVENTS=1`), as `bootstrap` writes it to its log and
 /// `inkra-emulator import` reads it back: the function, Lambda's request id, the instant the
 /// function read from its clock (whole milliseconds), and either the redacted event and its
-/// response (or failure), or for the authorizer its decision only.
+/// response (or failure), or for the authorizer its decision, the claims it verified that decide
+/// the caller's limits (``RecordingRedaction/claims(_:)``) and the reason it refused, if it did.
 package struct Recording: Sendable, Hashable {
     /// The function (`checkUsage`, `generateQuestions`, `deleteAccount`, `authorizer`).
     package var function: String
@@ -27,11 +28,18 @@ package struct Recording: Sendable, Hashable {
     package var error: JSONValue?
     /// The authorizer's decision: principal, effect, context.
     package var decision: JSONValue?
+    /// The authorizer's verified claims that decide the caller's limits (``RecordingRedaction/claims(_:)``):
+    /// from a token whose signature and issuer were verified, accepted or refused for its expiry
+    /// only; `nil` for any other token.
+    package var claims: JSONValue?
+    /// Why the authorizer refused or denied (a reason code: `expired`, `wrongIssuer`, `blocked`…).
+    package var refusal: String?
 
     /// Creates a recording.
     package init(
         function: String, requestID: String, epochMilliseconds: Int64, event: JSONValue? = nil,
-        response: JSONValue? = nil, error: JSONValue? = nil, decision: JSONValue? = nil
+        response: JSONValue? = nil, error: JSONValue? = nil, decision: JSONValue? = nil, claims: JSONValue? = nil,
+        refusal: String? = nil
     ) {
         self.function = function
         self.requestID = requestID
@@ -40,6 +48,8 @@ package struct Recording: Sendable, Hashable {
         self.response = response
         self.error = error
         self.decision = decision
+        self.claims = claims
+        self.refusal = refusal
     }
 
     /// The instant as a date.
@@ -55,7 +65,8 @@ package struct Recording: Sendable, Hashable {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
-    /// The recording as JSON (format version 1).
+    /// The recording as JSON (format version 1; `claims` and `refusal` are optional members that
+    /// readers of earlier recordings ignore).
     package var json: JSONValue {
         var object: JSONObject = [
             "v": 1, "function": .string(function), "requestId": .string(requestID),
@@ -66,6 +77,8 @@ package struct Recording: Sendable, Hashable {
         if let response { object["response"] = response }
         if let error { object["error"] = error }
         if let decision { object["decision"] = decision }
+        if let claims { object["claims"] = claims }
+        if let refusal { object["refusal"] = .string(refusal) }
         return .object(object)
     }
 
@@ -77,6 +90,7 @@ package struct Recording: Sendable, Hashable {
         else { return nil }
         self.init(
             function: function, requestID: requestID, epochMilliseconds: Int64(millis), event: json["event"],
-            response: json["response"], error: json["error"], decision: json["decision"])
+            response: json["response"], error: json["error"], decision: json["decision"],
+            claims: json["claims"]?.object.map(JSONValue.object), refusal: json["refusal"]?.string)
     }
 }

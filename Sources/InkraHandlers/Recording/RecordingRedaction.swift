@@ -1,3 +1,4 @@
+import InkraAuth
 import InkraJSON
 
 #if canImport(FoundationEssentials)
@@ -106,6 +107,29 @@ package enum RecordingRedaction {
         }
         if let context = result["context"]?.object { decision["context"] = .object(authorizerContext(context)) }
         return .object(decision)
+    }
+
+    /// The claims of a verified token as a recording keeps them: what decides the caller's limits
+    /// and nothing else — `sub` (the principal the decision already names; a refused token's
+    /// decision names none), `token_use`, `iat`, `exp`, `cognito:groups`, the tier attributes
+    /// (`custom:subscription_tier`, `custom:tier`) and `custom:monthly_quota`. Never the email, the
+    /// username, the client or the token's identifiers.
+    /// - Parameter claims: claims the verifier returned (or attached to an `expired` refusal).
+    package static func claims(_ claims: CognitoClaims) -> JSONValue {
+        var kept: JSONObject = ["sub": .string(claims.subject)]
+        if let use = claims.tokenUse { kept["token_use"] = .string(use) }
+        if let issued = claims.issuedAt { kept["iat"] = .number(String(seconds(issued))) }
+        kept["exp"] = .number(String(seconds(claims.expiresAt)))
+        if !claims.groups.isEmpty { kept["cognito:groups"] = .array(claims.groups.map(JSONValue.string)) }
+        if let tier = claims.subscriptionTier { kept["custom:subscription_tier"] = .string(tier) }
+        if let tier = claims.customTier { kept["custom:tier"] = .string(tier) }
+        if let quota = claims.monthlyQuota { kept["custom:monthly_quota"] = .number(quota) }
+        return .object(kept)
+    }
+
+    /// Whole seconds since 1970, as JWT time claims count them.
+    private static func seconds(_ date: Date) -> Int64 {
+        Int64(date.timeIntervalSince1970.rounded(.down))
     }
 
     /// An authorizer context (or a claims object) with only the caller's identity to the limits.
