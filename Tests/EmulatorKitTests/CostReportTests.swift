@@ -50,6 +50,14 @@ struct CostReportTests {
             "\"prices.lambdaRequest.per\" must be a whole"
         ),
         (
+            { $0.set(.number("-1.5"), at: ["prices", "lambdaRequest", "usd"]) },
+            "\"prices.lambdaRequest.usd\" must be a price in dollars such as \"3.50\", not -1.5"
+        ),
+        (
+            { $0.set(.bool(true), at: ["prices", "lambdaRequest", "usd"]) },
+            "\"prices.lambdaRequest.usd\" must be a price in dollars such as \"3.50\", not true"
+        ),
+        (
             { $0.set(.string("last week"), at: ["prices", "cloudWatchLogsIngestionGB", "read"]) },
             "\"prices.cloudWatchLogsIngestionGB.read\" must be the date the price was read, YYYY-MM-DD"
         ),

@@ -108,10 +108,11 @@ package struct Prices: Sendable, Hashable {
             guard let entry = section[name.rawValue], entry.object != nil else {
                 throw EmulatorError("prices file \(file): \"\(member)\" is missing or not an object")
             }
-            let text = entry["usd"]?.scalarText
-            guard let text, entry["usd"]?.bool == nil,
-                let usd = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
-                usd >= 0, text.allSatisfy({ $0.isNumber || $0 == "." })
+            // Digits and a point only ("3.50", or the JSON number 3.50 read as its text): no sign,
+            // no exponent, nothing Decimal would read only in part.
+            guard let text = entry["usd"]?.scalarText, !text.isEmpty,
+                text.allSatisfy({ ("0"..."9").contains($0) || $0 == "." }),
+                let usd = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
             else {
                 throw EmulatorError(
                     "prices file \(file): \"\(member).usd\" must be a price in dollars such as \"3.50\", not "
