@@ -459,6 +459,12 @@ struct CostCommandTests {
         #expect(lines.first?.hasPrefix("Cost: 6 events replayed in turn, priced at us-east-1 on-demand prices") == true)
         #expect(lines.contains { $0.hasPrefix("  DynamoDB write request units") && $0.contains("20  $0.000013") })
         #expect(lines.contains("  users: 2 distinct in the recording"))
+        // A bill holds counts and dollars: no token, topic, email, client address or user id.
+        for output in [text.standardOutput, json.standardOutput] {
+            for secret in ["Bearer", "eyJ", "grandmother", "@example.com", "203.0.113.7", "bill-alice", "bill-bob"] {
+                #expect(!output.contains(secret), "the bill shows \(secret)")
+            }
+        }
     }
 
     @Test("A missing prices file stops the command (exit 2) naming it; the flags go with --report --cost; --algorithm")
