@@ -62,6 +62,8 @@ struct ReplayCommand: AsyncParsableCommand {
               swift run inkra-emulator replay recorded/ --report --algorithm sliding-window
               swift run inkra-emulator replay recorded/ --limits new-limits.json --report --algorithm token-bucket --json
 
+            \(ReplayCommand.costDiscussion)
+
             Against a deployed stack: --endpoint URL sends each event, in turn, as the HTTP request it \
             describes (method, path after the stage in URL, query, headers, body) and checks the answer \
             against its expectation, with the same output. A recorded Authorization header is never sent: \
@@ -125,6 +127,21 @@ struct ReplayCommand: AsyncParsableCommand {
         help: "Do not trust the issuers and keys a recording's .inkra-recording.json names (serve --record writes it).")
     var noRecordedTrust = false
 
+    // The bill (`--report --cost`): ReplayCommand+Cost.swift.
+    @Flag(help: "With --report: price the replayed traffic with AWS's on-demand prices instead (a bill).")
+    var cost = false
+
+    @Option(help: "With --cost: the prices file (default: pricing/us-east-1.json).", completion: .file())
+    var prices: String?
+
+    @Option(
+        name: .customLong("lambda-ms"),
+        help: "With --cost: bill every Lambda invocation this many milliseconds instead of its measured duration.")
+    var lambdaMilliseconds: Int?
+
+    @Option(help: "With --cost: the functions' architecture, x86_64 or arm64 (default: template.yaml's x86_64).")
+    var architecture: LambdaArchitecture?
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -140,6 +157,7 @@ struct ReplayCommand: AsyncParsableCommand {
         if jobs < 1 { throw ValidationError("--jobs must be at least 1, not \(jobs)") }
         if recordedLimits != nil && !report { throw ValidationError("--recorded-limits goes with --report") }
         if algorithm != .calendar && !report { throw ValidationError("--algorithm goes with --report") }
+        try validateCost()
         if let authorizerCacheTTL, !(0...3600).contains(authorizerCacheTTL) {
             throw ValidationError("--authorizer-cache-ttl must be from 0 to 3600 seconds, as API Gateway allows")
         }
@@ -160,6 +178,10 @@ struct ReplayCommand: AsyncParsableCommand {
         let targets = (paths.isEmpty ? ["events"] : paths).map { URL(fileURLWithPath: $0) }
         let cacheTTL = try trustRecording(of: targets, in: stack)
         let tokens = try recordedTokens(of: targets, in: stack)
+        if report && cost {
+            try await runCost(targets, on: stack, cacheTTL: cacheTTL, tokens: tokens)
+            return
+        }
         if report {
             try await runReport(on: stack, cacheTTL: cacheTTL, tokens: tokens)
             return

@@ -96,4 +96,21 @@ struct CountingTableTests {
         #expect(counted.consumed.read == 3)
         #expect(counted.consumed.write == written)
     }
+
+    /// "DynamoDB processes each item in the batch as an individual GetItem request"
+    /// (read-write-operations.html): each key asked for costs its own 4 KB step, found or not.
+    @Test("BatchGetItem: each key asked for is a GetItem of its own, a missing item included")
+    func batchReads() async throws {
+        let counted = CountingTable(InMemoryTable(schema: .singleTable(named: Self.name), now: { Date() }))
+        for key in ["a", "b"] {
+            _ = try await counted.putItem(PutItemRequest(tableName: Self.name, item: Self.item(key, bytes: 3000)))
+        }
+        let keys: [Item] = ["a", "b", "z"].map { ["PK": .s($0), "SK": .s("S")] }
+        _ = try await counted.batchGetItem(
+            BatchGetItemRequest(requestItems: [Self.name: KeysAndAttributes(keys: keys, consistentRead: true)]))
+        #expect(counted.consumed.read == 3)
+        _ = try await counted.batchGetItem(
+            BatchGetItemRequest(requestItems: [Self.name: KeysAndAttributes(keys: keys, consistentRead: false)]))
+        #expect(counted.consumed.read == 4.5)
+    }
 }

@@ -22,8 +22,9 @@ package struct ConsumedUnits: Sendable, Hashable {
 /// - A write that adds, changes or removes an item in an index (an item with `GSI1PK`, the
 ///   index of template.yaml, projecting every attribute) adds the same units again for the index;
 ///   twice when it moves the item from one index key to another (a delete and a put).
-/// - A read: `GetItem` and `BatchGetItem` per item, `Query` and `Scan` over the sum of the items
-///   returned (the store uses neither filters nor projections), each rounded up to 4 KB.
+/// - A read: `GetItem` and `BatchGetItem` per item asked for (one found or not: a key with no item
+///   costs one 4 KB step, as a `GetItem` that finds none), `Query` and `Scan` over the sum of the
+///   items returned (the store uses neither filters nor projections), each rounded up to 4 KB.
 ///
 /// Sizes before and after a write are read from the wrapped table, uncounted.
 package final class CountingTable: Table {
@@ -50,9 +51,16 @@ package final class CountingTable: Table {
 
     package func batchGetItem(_ request: BatchGetItemRequest) async throws -> BatchGetItemResponse {
         let response = try await table.batchGetItem(request)
-        for (name, items) in response.responses {
-            let consistent = request.requestItems[name]?.consistentRead ?? false
-            for item in items { addRead(bytes: ItemSize.of(item), consistent: consistent) }
+        // "DynamoDB processes each item in the batch as an individual GetItem request"
+        // (read-write-operations.html): a key with no item costs what a GetItem finding none does,
+        // one 4 KB step; keys left unprocessed were not read.
+        for (name, asked) in request.requestItems {
+            let items = response.responses[name] ?? []
+            for item in items { addRead(bytes: ItemSize.of(item), consistent: asked.consistentRead) }
+            let unprocessed = response.unprocessedKeys[name]?.keys.count ?? 0
+            for _ in 0..<max(0, asked.keys.count - items.count - unprocessed) {
+                addRead(bytes: 0, consistent: asked.consistentRead)
+            }
         }
         return response
     }

@@ -52,15 +52,23 @@ package struct GatewayChain: Sendable {
 
     /// Runs the authorizer on its event: its answer, and why it refused when it ran in-process
     /// (a runtime behind the Runtime API answers only `Unauthorized`).
-    private func runAuthorizer(_ event: JSONValue, at time: Date?) async -> (Invocation.Outcome, refusal: String?) {
-        if let target, let result = await target(.authorizer, event, recordedTime) { return (result.outcome, nil) }
-        guard let authorizer = stack.handler(for: .authorizer) as? PoolRoutingAuthorizer else {
-            return (await run(.authorizer, event, at: time).outcome, nil)
+    /// The run's duration is `nil` when a runtime elsewhere answered.
+    private func runAuthorizer(
+        _ event: JSONValue, at time: Date?
+    ) async -> (Invocation.Outcome, refusal: String?, duration: Duration?) {
+        if let target, let result = await target(.authorizer, event, recordedTime) {
+            return (result.outcome, nil, nil)
         }
+        guard let authorizer = stack.handler(for: .authorizer) as? PoolRoutingAuthorizer else {
+            let result = await run(.authorizer, event, at: time)
+            return (result.outcome, nil, result.duration)
+        }
+        let started = ContinuousClock.now
         let (answer, refusal) = await authorizer.explained(event, context: stack.context(at: time))
+        let duration = ContinuousClock.now - started
         switch answer {
-        case .success(let json): return (.success(json), refusal)
-        case .failure(let error): return (.failure(error), refusal)
+        case .success(let json): return (.success(json), refusal, duration)
+        case .failure(let error): return (.failure(error), refusal, duration)
         }
     }
 
@@ -78,9 +86,10 @@ package struct GatewayChain: Sendable {
         // The authorizer, and repairCharges (invoked by its schedule, not through API Gateway),
         // take their events alone.
         if function == .authorizer {
-            let (outcome, refusal) = await runAuthorizer(event, at: time)
+            let (outcome, refusal, duration) = await runAuthorizer(event, at: time)
             var result = Invocation(outcome: outcome)
             result.refusal = refusal
+            result.duration = duration
             return result
         }
         guard function != .repairCharges else {
@@ -103,6 +112,7 @@ package struct GatewayChain: Sendable {
         var refusal: String?
         if let authorizerCache {
             var sent: JSONValue?
+            var ran: Duration?
             // Each API's authorizer has a cache of its own: a REST API's answer never serves an HTTP
             // API's request (a recording may hold both), so the key is the API's and the token.
             let api = proxy.requestContext?["apiId"]?.scalarText ?? ""
@@ -112,19 +122,21 @@ package struct GatewayChain: Sendable {
             ) {
                 let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
                 sent = event
-                let (outcome, reason) = await runAuthorizer(event, at: time)
+                let (outcome, reason, duration) = await runAuthorizer(event, at: time)
                 refusal = reason
+                ran = duration
                 return outcome
             } decide: { outcome in
                 Self.decision(outcome, proxy: proxy, resource: resource)
             }
-            step = AuthorizerStep(event: sent, result: answer.outcome, cached: answer.cached)
+            step = AuthorizerStep(event: sent, result: answer.outcome, cached: answer.cached, duration: ran)
             decision = answer.decision
         } else {
             let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
             let outcome: Invocation.Outcome
-            (outcome, refusal) = await runAuthorizer(event, at: time)
-            step = AuthorizerStep(event: event, result: outcome)
+            let duration: Duration?
+            (outcome, refusal, duration) = await runAuthorizer(event, at: time)
+            step = AuthorizerStep(event: event, result: outcome, duration: duration)
             decision = Self.decision(step.result, proxy: proxy, resource: resource)
         }
         switch decision {

@@ -27,6 +27,10 @@ package struct Invocation: Sendable {
     /// Whether API Gateway's request validator refused the body (400 `Invalid request body`), so
     /// the function was never invoked.
     package var bodyRefused = false
+    /// How long the function ran in-process, from the event handed over to its answer (what Lambda
+    /// bills as Duration); `nil` when no function ran here (API Gateway answered itself, or a
+    /// runtime elsewhere ran it).
+    package var duration: Duration?
 
     /// Creates a result.
     package init(outcome: Outcome, authorizer: AuthorizerStep? = nil) {
@@ -52,11 +56,15 @@ package struct Invocation: Sendable {
     package static func run(
         _ handler: any EventHandler, _ event: JSONValue, context: InvocationContext
     ) async -> Invocation {
+        let started = ContinuousClock.now
+        var result: Invocation
         do {
-            return Invocation(outcome: .success(try await handler.handle(event, context: context)))
+            result = Invocation(outcome: .success(try await handler.handle(event, context: context)))
         } catch {
-            return Invocation(outcome: .failure(error))
+            result = Invocation(outcome: .failure(error))
         }
+        result.duration = ContinuousClock.now - started
+        return result
     }
 }
 
@@ -69,4 +77,6 @@ package struct AuthorizerStep: Sendable, Hashable {
     package var result: Invocation.Outcome
     /// Whether the answer came from API Gateway's authorizer cache rather than a run.
     package var cached = false
+    /// How long the authorizer ran in-process; `nil` when the cache answered or a runtime ran it.
+    package var duration: Duration?
 }

@@ -1,0 +1,348 @@
+import Foundation
+import InkraHandlers
+import InkraJSON
+import InkraUsage
+
+/// What replayed traffic costs on AWS (`replay --report --cost`): its usage priced in total, by
+/// function, by tier and per 1,000 users, under the recorded limits and, when `--limits` names
+/// others, under those too, side by side.
+package struct CostReport: Sendable {
+    /// One replay priced: under the recorded limits, or under `--limits`.
+    package struct Column: Sendable {
+        /// The column's heading: `recorded limits`, or the limits file.
+        package var title: String
+        /// What the replay used.
+        package var usage: TrafficUsage
+        /// The bill of everything.
+        package var total: Bill
+        /// The bill of each function's part.
+        package var byFunction: [(function: FunctionName, bill: Bill)]
+        /// The bill of each tier's events.
+        package var byTier: [(tier: String, bill: Bill)]
+        /// What `--algorithm` would change, when it names another than `calendar`.
+        package var estimate: AlgorithmEstimate?
+
+        /// Prices a replay's usage.
+        package init(
+            title: String, usage: TrafficUsage, limits: TierLimits, algorithm: WindowAlgorithm, prices: Prices,
+            sizing: Bill.Sizing
+        ) {
+            self.title = title
+            self.usage = usage
+            if algorithm != .calendar {
+                estimate = AlgorithmEstimate(
+                    usage, limits: limits, algorithm: algorithm, prices: prices, sizing: sizing)
+            }
+            total = Bill(usage.total, prices: prices, sizing: sizing)
+            byFunction = FunctionName.allCases.compactMap { function in
+                usage.byFunction[function].map { (function, Bill($0, prices: prices, sizing: sizing)) }
+            }
+            byTier = usage.byTier.keys.sorted().compactMap { tier in
+                usage.byTier[tier].map { (tier, Bill($0, prices: prices, sizing: sizing)) }
+            }
+        }
+    }
+
+    /// The prices applied.
+    package var prices: Prices
+    /// How durations were billed.
+    package var sizing: Bill.Sizing
+    /// The replay under the recorded limits, then, with `--limits`, under those.
+    package var columns: [Column]
+
+    /// How the windows were counted (another than `calendar`: estimated, ``AlgorithmEstimate``).
+    package var algorithm: WindowAlgorithm
+
+    /// Prices replays.
+    /// - Parameters:
+    ///   - recorded: the usage of the replay under the recorded limits, and those limits.
+    ///   - limits: the usage of the replay under `--limits`, with the file's name and its limits,
+    ///     when given.
+    ///   - algorithm: `--algorithm`: another than `calendar` adds an estimate to each column.
+    package init(
+        recorded: TrafficUsage, recordedLimits: TierLimits = TierLimits(),
+        limits: (file: String, limits: TierLimits, usage: TrafficUsage)? = nil, algorithm: WindowAlgorithm = .calendar,
+        prices: Prices, sizing: Bill.Sizing
+    ) {
+        self.prices = prices
+        self.sizing = sizing
+        self.algorithm = algorithm
+        columns = [
+            Column(
+                title: "recorded limits", usage: recorded, limits: recordedLimits, algorithm: algorithm, prices: prices,
+                sizing: sizing)
+        ]
+        if let limits {
+            columns.append(
+                Column(
+                    title: limits.file, usage: limits.usage, limits: limits.limits, algorithm: algorithm,
+                    prices: prices, sizing: sizing))
+        }
+    }
+
+    /// Distinct users in the recording (those the replay under the recorded limits saw).
+    package var users: Int { columns.first?.usage.users.count ?? 0 }
+
+    /// A total per 1,000 users; `nil` when the recording names no user.
+    package func perThousandUsers(_ total: Decimal) -> Decimal? {
+        users > 0 ? total * 1000 / Decimal(users) : nil
+    }
+
+    /// A total per million events of the recording, the recording's mix kept.
+    package func perMillionEvents(_ total: Decimal, events: Int) -> Decimal? {
+        events > 0 ? total * 1_000_000 / Decimal(events) : nil
+    }
+
+    /// What the report does not price, for its last lines.
+    package static let notPriced =
+        "not priced: the model's own price, data transfer out, DynamoDB storage and backups, X-Ray traces, "
+        + "CloudWatch alarms and metrics, Cognito, and Lambda's own log records (START, END, REPORT), metric "
+        + "and recording lines"
+}
+
+extension CostReport {
+    /// The report as text: a heading, one row per billed resource and one per function and tier, a
+    /// column per replay, and what is not counted.
+    package var text: String {
+        var lines: [String] = []
+        let events = columns.first?.usage.events ?? 0
+        lines.append(
+            "Cost: \(events) event\(events == 1 ? "" : "s") replayed in turn, priced at \(prices.region) on-demand prices "
+                + "(\(prices.file), read \(prices.readOn); no free tier).")
+        let durations =
+            sizing.lambdaMilliseconds.map { "\($0) ms per invocation (--lambda-ms)" }
+            ?? "as measured here, each rounded up to 1 ms (this machine's, not Lambda's; --lambda-ms N sets one)"
+        lines.append("  Lambda: \(sizing.architecture.rawValue), template.yaml's memory; durations \(durations)")
+        lines.append("  users: \(users) distinct in the recording")
+        let label = 34
+        let width = 30
+        func row(_ name: String, _ cells: [String]) -> String {
+            let padded = cells.enumerated().map { index, cell in
+                index == cells.count - 1
+                    ? cell : cell.padding(toLength: max(width, cell.count), withPad: " ", startingAt: 0)
+            }
+            return "  " + name.padding(toLength: max(label, name.count), withPad: " ", startingAt: 0)
+                + padded.joined(separator: "  ")
+        }
+        lines.append(row("", columns.map(\.title)))
+        for name in Self.rowOrder(sizing.architecture) {
+            lines.append(
+                row(
+                    Self.label(name, architecture: sizing.architecture),
+                    columns.map { column in
+                        let line = column.total[name]
+                        return "\(Self.quantity(line, usage: column.usage.total))  \(line.usd.dollars)"
+                    }))
+        }
+        lines.append(row("total", columns.map { $0.total.total.dollars }))
+        lines.append(
+            row(
+                "per 1,000 users", columns.map { perThousandUsers($0.total.total)?.dollars ?? "no users recorded" }))
+        lines.append(
+            row(
+                "per million events",
+                columns.map { perMillionEvents($0.total.total, events: $0.usage.events)?.dollars ?? "-" }))
+        lines.append(
+            row("generateQuestions answered 200", columns.map { "\($0.usage.total.answeredCalls) (model calls)" }))
+        if algorithm != .calendar {
+            lines.append(
+                row(
+                    "\(algorithm.rawValue) (estimated)",
+                    columns.map { column in
+                        guard let estimate = column.estimate else { return "-" }
+                        return "\(estimate.admittedToRefused) → refused, \(estimate.refusedToAdmitted) → admitted"
+                    }))
+            lines.append(
+                row(
+                    "  total, estimated",
+                    columns.map { column in
+                        guard let estimate = column.estimate else { return "-" }
+                        let change = estimate.change
+                        return
+                            "\((column.total.total + change).dollars)  (\(change < 0 ? "-" : "+")\((change < 0 ? -change : change).dollars))"
+                    }))
+            lines.append(
+                row(
+                    "  answered 200, estimated",
+                    columns.map { column in
+                        "\(column.usage.total.answeredCalls + (column.estimate?.answeredCallsChange ?? 0)) (model calls)"
+                    }))
+        }
+        lines.append("By function (its Lambda, DynamoDB, API Gateway and log lines):")
+        for function in FunctionName.allCases where columns.contains(where: { $0.usage.byFunction[function] != nil }) {
+            lines.append(
+                row(
+                    "  " + function.rawValue,
+                    columns.map { column in
+                        guard let (_, bill) = column.byFunction.first(where: { $0.function == function }) else {
+                            return "-"
+                        }
+                        let count = column.usage.byFunction[function]?.invocations[function]?.count ?? 0
+                        return "\(count) run\(count == 1 ? "" : "s")  \(bill.total.dollars)"
+                    }))
+        }
+        lines.append("By tier (the caller's; the events of each):")
+        let tiers = Set(columns.flatMap { $0.usage.byTier.keys }).sorted()
+        for tier in tiers {
+            lines.append(
+                row(
+                    "  " + tier,
+                    columns.map { column in
+                        column.byTier.first { $0.tier == tier }.map { $0.bill.total.dollars } ?? "-"
+                    }))
+        }
+        let usage = columns.first?.usage ?? TrafficUsage()
+        if usage.cachedAuthorizerAnswers > 0 {
+            lines.append(
+                "  \(usage.cachedAuthorizerAnswers) authorizer answer\(usage.cachedAuthorizerAnswers == 1 ? "" : "s") "
+                    + "came from API Gateway's cache: not invoked, not billed.")
+        }
+        if algorithm != .calendar {
+            let unpriced = columns.compactMap(\.estimate).reduce(0) { $0 + $1.unpriced }
+            lines.append(
+                "  --algorithm \(algorithm.rawValue) is simulated, not run: a call it decides otherwise is priced as the "
+                    + "replay's average call of its tier answered that way"
+                    + (unpriced > 0 ? "; \(unpriced) had none to be priced by and are left as they were." : "."))
+        }
+        if usage.carriedAuthorizerAnswer > 0 {
+            lines.append(
+                "  \(usage.carriedAuthorizerAnswer) event\(usage.carriedAuthorizerAnswer == 1 ? "" : "s") carried the "
+                    + "authorizer's answer (imported or hand-written): the authorizer runs production made for them are not counted."
+            )
+        }
+        for problem in usage.problems { lines.append("  not replayed: \(problem.file): \(problem.problem)") }
+        lines.append(
+            "  API Gateway: requests refused for authorization are not charged; an HTTP API request is charged per 512 KB "
+                + "of request and response body. Logs: the bytes of the functions' lines in Lambda's JSON format.")
+        lines.append("  " + Self.notPriced + ".")
+        return lines.joined(separator: "\n")
+    }
+
+    /// The resources in the order rows show them (the GB-second of the architecture only).
+    static func rowOrder(_ architecture: LambdaArchitecture) -> [Prices.Name] {
+        [
+            .apiGatewayRestRequest, .apiGatewayHttpRequest, .lambdaRequest, architecture.gbSecondPrice,
+            .dynamoDBWriteRequestUnit, .dynamoDBReadRequestUnit, .cloudWatchLogsIngestionGB,
+        ]
+    }
+
+    static func label(_ name: Prices.Name, architecture: LambdaArchitecture) -> String {
+        switch name {
+        case .apiGatewayRestRequest: "API Gateway REST API requests"
+        case .apiGatewayHttpRequest: "API Gateway HTTP API requests"
+        case .lambdaRequest: "Lambda requests"
+        case .lambdaGBSecondX86, .lambdaGBSecondArm64: "Lambda duration, GB-s (\(architecture.rawValue))"
+        case .dynamoDBWriteRequestUnit: "DynamoDB write request units"
+        case .dynamoDBReadRequestUnit: "DynamoDB read request units"
+        case .cloudWatchLogsIngestionGB: "CloudWatch Logs ingestion, bytes"
+        }
+    }
+
+    /// What a line's quantity counts.
+    static func unit(_ name: Prices.Name) -> String {
+        switch name {
+        case .apiGatewayRestRequest, .apiGatewayHttpRequest, .lambdaRequest: "requests"
+        case .lambdaGBSecondX86, .lambdaGBSecondArm64: "GB-seconds"
+        case .dynamoDBWriteRequestUnit, .dynamoDBReadRequestUnit: "request units"
+        case .cloudWatchLogsIngestionGB: "bytes"
+        }
+    }
+
+    /// A line's quantity as the report shows it: counts whole, GB-seconds to six places, logs in bytes.
+    static func quantity(_ line: Bill.Line, usage: Usage) -> String {
+        switch line.name {
+        case .lambdaGBSecondX86, .lambdaGBSecondArm64: Decimal.fixed(line.quantity, places: 6)
+        case .dynamoDBReadRequestUnit:
+            usage.readHalfUnits % 2 == 0 ? "\(usage.readHalfUnits / 2)" : "\(usage.readHalfUnits / 2).5"
+        case .cloudWatchLogsIngestionGB: "\(usage.logBytes)"
+        default: "\(line.quantity)"
+        }
+    }
+}
+
+extension CostReport {
+    /// The report as one JSON object: `prices`, `lambda`, `users`, `notPriced`, and `recorded` and
+    /// (with `--limits`) `limits`, each a column: `limits`, `events`, `lines` (by resource:
+    /// `quantity`, `unit`, `usd`), `totalUsd`, `per1000UsersUsd`, `perMillionEventsUsd`, `answeredCalls`, `byFunction`, `byTier`,
+    /// `cachedAuthorizerAnswers`, `carriedAuthorizerAnswer`, `algorithm` (an estimate, or `null`),
+    /// `problems`. Money is a string of
+    /// dollars with six decimals, unrounded sums rounded once.
+    package var json: JSONValue {
+        var object: JSONObject = [
+            "prices": [
+                "file": .string(prices.file), "region": .string(prices.region), "read": .string(prices.readOn),
+                "freeTier": "not applied",
+            ],
+            "lambda": [
+                "architecture": .string(sizing.architecture.rawValue),
+                "milliseconds": sizing.lambdaMilliseconds.map { JSONValue.number($0) } ?? "measured",
+            ],
+            "users": .number(users),
+        ]
+        for (index, column) in columns.enumerated() {
+            object[index == 0 ? "recorded" : "limits"] = json(column)
+        }
+        object["notPriced"] = .string(Self.notPriced)
+        return .object(object)
+    }
+
+    private func json(_ column: Column) -> JSONValue {
+        func money(_ value: Decimal) -> JSONValue { .string(Decimal.fixed(value, places: 6)) }
+        func lines(_ bill: Bill, usage: Usage) -> JSONValue {
+            var lines = JSONObject()
+            for name in Self.rowOrder(sizing.architecture) {
+                let line = bill[name]
+                lines[name.rawValue] = [
+                    "quantity": .number(Self.quantity(line, usage: usage)), "unit": .string(Self.unit(name)),
+                    "usd": money(line.usd),
+                ]
+            }
+            return .object(lines)
+        }
+        var functions = JSONObject()
+        for (function, bill) in column.byFunction {
+            let usage = column.usage.byFunction[function] ?? Usage()
+            let runs = usage.invocations[function] ?? Usage.Invocations()
+            functions[function.rawValue] = [
+                "invocations": .number(runs.count),
+                "billedMilliseconds": .number(sizing.milliseconds(runs)),
+                "lambdaUsd": money(bill.lambda), "dynamoDBUsd": money(bill.dynamoDB),
+                "apiGatewayUsd": money(bill.apiGateway), "logsUsd": money(bill[.cloudWatchLogsIngestionGB].usd),
+                "totalUsd": money(bill.total),
+            ]
+        }
+        var tiers = JSONObject()
+        for (tier, bill) in column.byTier {
+            tiers[tier] = [
+                "lines": lines(bill, usage: column.usage.byTier[tier] ?? Usage()), "totalUsd": money(bill.total),
+            ]
+        }
+        return [
+            "limits": .string(column.title),
+            "events": .number(column.usage.events),
+            "lines": lines(column.total, usage: column.usage.total),
+            "totalUsd": money(column.total.total),
+            "per1000UsersUsd": perThousandUsers(column.total.total).map(money) ?? .null,
+            "perMillionEventsUsd": perMillionEvents(column.total.total, events: column.usage.events).map(money)
+                ?? .null,
+            "answeredCalls": .number(column.usage.total.answeredCalls),
+            "byFunction": .object(functions),
+            "byTier": .object(tiers),
+            "cachedAuthorizerAnswers": .number(column.usage.cachedAuthorizerAnswers),
+            "carriedAuthorizerAnswer": .number(column.usage.carriedAuthorizerAnswer),
+            "algorithm": column.estimate.map { estimate in
+                [
+                    "name": .string(estimate.algorithm.rawValue),
+                    "admittedToRefused": .number(estimate.admittedToRefused),
+                    "refusedToAdmitted": .number(estimate.refusedToAdmitted),
+                    "unpriced": .number(estimate.unpriced),
+                    "changeUsd": money(estimate.change),
+                    "totalUsd": money(column.total.total + estimate.change),
+                    "answeredCalls": .number(column.usage.total.answeredCalls + estimate.answeredCallsChange),
+                ]
+            } ?? .null,
+            "problems": .array(
+                column.usage.problems.map { ["file": .string($0.file), "problem": .string($0.problem)] }),
+        ]
+    }
+}
