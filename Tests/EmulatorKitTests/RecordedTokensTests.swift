@@ -153,6 +153,45 @@ struct RecordedTokensTests {
         #expect(try signer.signing(event, function: .checkUsage, at: Date(timeIntervalSince1970: 1_794_815_999)) == nil)
     }
 
+    @Test("The what-if report runs imported events with their signed tokens too: the recorded tier decides")
+    func whatIfSigns() async throws {
+        var tokens = RecordedTokens()
+        tokens.add(Self.authorizerRecording("u-premium", at: 0, id: "auth-1", tier: "premium"))
+        // Two calls in one hour, both answered 200 when recorded; the injected context says free.
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (index, offset) in [Int64(1_000), 60_000].enumerated() {
+            var event = Self.usageEvent(user: "u-premium", tier: "free", at: offset)
+            for (path, value) in [
+                (["resource"], JSONValue.string("/questions")), (["path"], "/questions"), (["httpMethod"], "POST"),
+                (["requestContext", "resourcePath"], "/questions"), (["requestContext", "httpMethod"], "POST"),
+                (["requestContext", "requestId"], .string("call-\(index)")),
+                (["x-inkra-function"], "generateQuestions"), (["body"], #"{"topic":"a first job"}"#),
+            ] {
+                event.set(value, at: path)
+            }
+            try Data(event.prettyJSONString.utf8).write(to: folder.appendingPathComponent("call-\(index).json"))
+            try Data(#"{"statusCode": 200}"#.utf8).write(
+                to: folder.appendingPathComponent("call-\(index).expected.json"))
+        }
+        let limits = Repository.temporaryDirectory().appendingPathExtension("json")
+        defer { try? FileManager.default.removeItem(at: limits) }
+        try Data(#"{"free": {"hourly": 1}}"#.utf8).write(to: limits)
+        var options = try Repository.options()
+        options.limitsFile = limits
+        let stack = try EmulatorStack(options: options)
+        var whatIf = try WhatIfReplayer(stack: stack)
+        whatIf.replayer.recordedTokens = RecordedTokenSigner(
+            tokens: tokens, key: Repository.developmentKey, configuration: try stack.options.cognitoConfiguration())
+        let report = await whatIf.report([folder])
+        // Signed, the calls are a premium user's, whom an hourly limit of 1 for free users does not
+        // touch; run on the injected context, the second would be reported as newly refused.
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(report.compared == 2)
+        #expect(report.tiers.map(\.tier) == ["premium"])
+        #expect(report.changedCalls == 0)
+    }
+
     @Test("An authorizer event naming a recording .inkra-tokens.json does not hold is a problem, not a guess")
     func unknownRecording() async throws {
         let signer = RecordedTokenSigner(

@@ -98,16 +98,11 @@ package struct CostReplayer: Sendable {
         guard let function = loaded.function else {
             return .problem(WhatIfReport.Problem(file: loaded.display, problem: "no function"))
         }
-        var event = loaded.event
-        // `import --with-tokens` traffic: the token replay signs from the recorded claims, as `replay` does.
-        if let signer = replayer.recordedTokens {
-            do throws(EmulatorError) {
-                if let signed = try signer.signing(event, function: function, at: Replayer.recordedTime(event)) {
-                    event = signed
-                }
-            } catch {
-                return .problem(WhatIfReport.Problem(file: loaded.display, problem: error.message))
-            }
+        let event: JSONValue
+        do throws(EmulatorError) {
+            event = try replayer.withRecordedToken(loaded.event, function: function).event
+        } catch {
+            return .problem(WhatIfReport.Problem(file: loaded.display, problem: error.message))
         }
         let moved = quota.moving(event)
         let (unitsBefore, logsBefore) = (table.consumed, logs.count)

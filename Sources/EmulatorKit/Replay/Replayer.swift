@@ -105,6 +105,29 @@ package struct Replayer: Sendable {
         return tally
     }
 
+    /// The event as replay runs it: with a token signed from recorded claims in place of its
+    /// injected authorizer context, when ``recordedTokens`` has claims for it (`import
+    /// --with-tokens`; ``RecordedTokenSigner``), and whether it was signed. Every report of
+    /// `replay` (the lines, the what-if, the bill) runs events through this.
+    /// - Throws: when recorded claims cannot be signed, or an authorizer event `import
+    ///   --with-tokens` wrote comes without its claims file.
+    package func withRecordedToken(
+        _ event: JSONValue, function: FunctionName
+    ) throws(EmulatorError) -> (event: JSONValue, signed: Bool) {
+        guard let recordedTokens else {
+            if function == .authorizer, event[RecordedTokenSigner.recordedTokenField] != nil {
+                throw EmulatorError(
+                    "an authorizer event import --with-tokens wrote: its token is signed from "
+                        + "\(RecordedTokens.fileName), which is not in its folder or the one above")
+            }
+            return (event, false)
+        }
+        guard let signed = try recordedTokens.signing(event, function: function, at: Self.recordedTime(event)) else {
+            return (event, false)
+        }
+        return (signed, true)
+    }
+
     /// Replays one event given as JSON (no file), with its function named.
     package func replay(event: JSONValue, function: FunctionName) async -> Invocation {
         let (cleaned, time) = Self.prepare(event)
@@ -119,21 +142,11 @@ package struct Replayer: Sendable {
         }
         guard let function = loaded.function else { return record }
         record.function = function
-        var event = loaded.event
-        if let recordedTokens {
-            do throws(EmulatorError) {
-                if let signed = try recordedTokens.signing(event, function: function, at: Self.recordedTime(event)) {
-                    event = signed
-                    record.tokenSigned = true
-                }
-            } catch {
-                record.problem = error.message
-                return record
-            }
-        } else if function == .authorizer, event[RecordedTokenSigner.recordedTokenField] != nil {
-            record.problem =
-                "an authorizer event import --with-tokens wrote: its token is signed from "
-                + "\(RecordedTokens.fileName), which is not in its folder or the one above"
+        let event: JSONValue
+        do throws(EmulatorError) {
+            (event, record.tokenSigned) = try withRecordedToken(loaded.event, function: function)
+        } catch {
+            record.problem = error.message
             return record
         }
         let (cleaned, time) = Self.prepare(event)

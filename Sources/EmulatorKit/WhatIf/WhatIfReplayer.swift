@@ -94,7 +94,12 @@ package struct WhatIfReplayer: Sendable {
     private func replay(_ loaded: LoadedEvent) async -> (String, Replayed) {
         if let problem = loaded.problem { return (loaded.display, .problem(problem)) }
         guard let function = loaded.function else { return (loaded.display, .problem("no function")) }
-        let event = loaded.event
+        let event: JSONValue
+        do throws(EmulatorError) {
+            event = try replayer.withRecordedToken(loaded.event, function: function).event
+        } catch {
+            return (loaded.display, .problem(error.message))
+        }
         let moved = quota.moving(event)
         let invocation = await replayer.replay(event: moved, function: function)
         guard function == .generateQuestions else { return (loaded.display, .notMetered) }
