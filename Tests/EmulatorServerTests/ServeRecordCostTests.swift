@@ -8,12 +8,10 @@ import Testing
 
 /// The bill of a session recorded by `serve --record` on the REST API, with API Gateway's
 /// authorizer cache: what production would have been charged for it.
-@Suite("replay --report --cost over a serve --record session")
+@Suite("replay --report over a serve --record session: the bill, and other algorithms")
 struct ServeRecordCostTests {
-    @Test("Charged requests, authorizer runs and units of a recorded session, worked by hand")
-    func recordedSession() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-cost-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
+    /// Records the session into `folder` and returns each request's status.
+    static func recordSession(into folder: URL) async throws -> [Int] {
         var settings = ServeFixture.settings(payload: .v1)
         let recorder = try ServeRecorder(directory: folder)
         settings.gateway.observers.append { recorder.record($0) }
@@ -29,7 +27,14 @@ struct ServeRecordCostTests {
             statuses.append(
                 try await served.generate(token: try ServeFixture.token("cost-carol", tier: "premium")).status)
         }
-        #expect(statuses == [200, 200, 429, 200, 401, 401, 200])
+        return statuses
+    }
+
+    @Test("Charged requests, authorizer runs and units of a recorded session, worked by hand")
+    func recordedSession() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-cost-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try await Self.recordSession(into: folder) == [200, 200, 429, 200, 401, 401, 200])
 
         var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = ServeFixture.developmentKey
@@ -55,5 +60,37 @@ struct ServeRecordCostTests {
         #expect(usage.total.answeredCalls == 3)
         #expect(usage.users.isSuperset(of: ["cost-alice", "cost-carol"]))
         #expect(Set(usage.byTier.keys).isSuperset(of: ["free", "premium"]))
+    }
+
+    @Test(
+        "The same session decided again by another algorithm: the same limits change nothing, a wider hour admits the refusal",
+        arguments: [WindowAlgorithm.slidingWindow, .tokenBucket])
+    func algorithms(algorithm: WindowAlgorithm) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-algo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try await Self.recordSession(into: folder) == [200, 200, 429, 200, 401, 401, 200])
+        func report(limits: String?) async throws -> WhatIfReport {
+            var options = EmulatorOptions(clock: { Date() })
+            options.developmentKey = ServeFixture.developmentKey
+            if let limits {
+                let file = folder.deletingLastPathComponent().appendingPathComponent("limits-\(UUID().uuidString).json")
+                try Data(limits.utf8).write(to: file)
+                options.limitsFile = file
+            }
+            var whatIf = try WhatIfReplayer(stack: try EmulatorStack(options: options))
+            whatIf.algorithm = algorithm
+            return await whatIf.report([folder])
+        }
+        // Alice's three calls came at one instant: 2 admitted, the third refused by the free
+        // hourly limit of 2. Counted over a rolling hour, or by a bucket of 2 tokens, the same.
+        let same = try await report(limits: nil)
+        #expect(same.problems.isEmpty, "\(same.problems)")
+        #expect(same.compared == 4)
+        #expect(same.changedCalls == 0)
+        // Three an hour: the refused call would have been admitted, whatever the count.
+        let wider = try await report(limits: #"{"free": {"hourly": 3}}"#)
+        let free = try #require(wider.tiers.first { $0.tier == "free" })
+        #expect(free.refusedToAdmitted.calls == 1)
+        #expect(wider.changedCalls == 1)
     }
 }
