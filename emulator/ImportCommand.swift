@@ -39,7 +39,7 @@ struct ImportCommand: ParsableCommand {
               swift run inkra-emulator import logs.json --out recorded
               swift run inkra-emulator replay recorded/generateQuestions
               swift run inkra-emulator import logs.json --out shared --pseudonymize "$KEY" \\
-                --scan scan.json --scan-out shared/scan.json
+                --scan scan.json --scan-out shared-scan.json
             """
     )
 
