@@ -13,7 +13,7 @@ import Foundation
 ///   503 or a throttling 429 waits for `Retry-After`; a lost answer (a timeout, a dropped
 ///   connection) retries at once with a growing backoff: all within ``RetryPolicy``.
 /// - A 401 asks the token provider once for a fresh token and retries once.
-/// - Every answer that carries usage updates ``usageTracker``, for the app's screens only.
+/// - Every answer that carries usage updates the ``UsageTracker`` the app gave, for its screens only.
 ///
 /// ```swift
 /// let client = InkraClient(
@@ -30,8 +30,8 @@ public struct InkraClient: Sendable {
 
     /// The API's base URL, its stage included (`https://…execute-api…/prod`).
     let baseURL: URL
-    /// The figures of the last answer that carried usage.
-    public let usageTracker: UsageTracker
+    /// The figures of the last answer that carried usage: the tracker the app gave, and holds.
+    let usageTracker: UsageTracker
     /// How far one call goes to get an answer.
     let retryPolicy: RetryPolicy
 
@@ -65,7 +65,7 @@ public struct InkraClient: Sendable {
         self.token = token
     }
 
-    /// The caller's usage (`GET /usage`), which charges nothing; it also updates ``usageTracker``.
+    /// The caller's usage (`GET /usage`), which charges nothing; it also updates the ``UsageTracker``.
     /// - Returns: the month's, the day's and the hour's figures, read at once.
     /// - Throws: ``InkraClientError``, an error of the token provider, or `CancellationError`.
     public func usage() async throws -> Usage {

@@ -19,8 +19,8 @@ public struct AuthorizerResult: Sendable, Hashable, CustomStringConvertible {
     public let context: JSONObject
 
     /// Reads an authorizer's answer.
-    /// - Throws: ``Failure`` when it is neither a policy answer nor a simple response.
-    public init(_ json: JSONValue) throws(Failure) {
+    /// - Throws: ``TestFailure`` when it is neither a policy answer nor a simple response.
+    public init(_ json: JSONValue) throws(TestFailure) {
         self.json = json
         context = json["context"]?.object ?? JSONObject()
         if let authorized = json["isAuthorized"]?.bool {
@@ -29,7 +29,7 @@ public struct AuthorizerResult: Sendable, Hashable, CustomStringConvertible {
             return
         }
         guard let statements = json["policyDocument"]?["Statement"]?.array, !statements.isEmpty else {
-            throw Failure(
+            throw TestFailure(
                 "not an authorizer's answer (no isAuthorized, no policyDocument.Statement): \(json.jsonString)")
         }
         let effects = statements.compactMap { $0["Effect"]?.string }
@@ -54,12 +54,4 @@ public struct AuthorizerResult: Sendable, Hashable, CustomStringConvertible {
 
     /// The answer's JSON.
     public var description: String { json.jsonString }
-
-    /// A value that is not an authorizer's answer.
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
-        /// What is wrong.
-        public var description: String
-
-        init(_ description: String) { self.description = description }
-    }
 }

@@ -24,25 +24,25 @@ public struct ProxyResult: Sendable, Hashable, CustomStringConvertible {
     public let text: String
 
     /// Reads a function's result.
-    /// - Throws: ``Failure`` when the result is not a proxy response (no `statusCode`) or its body
+    /// - Throws: ``TestFailure`` when the result is not a proxy response (no `statusCode`) or its body
     ///   is not JSON.
-    public init(_ json: JSONValue) throws(Failure) {
+    public init(_ json: JSONValue) throws(TestFailure) {
         guard let response = ProxyResponse(json: json) else {
-            throw Failure("not a proxy response (no statusCode): \(json.jsonString)")
+            throw TestFailure("not a proxy response (no statusCode): \(json.jsonString)")
         }
         try self.init(response)
     }
 
     /// Reads a proxy response; an empty body (a 204's) reads as `null`.
-    /// - Throws: ``Failure`` when its body is not JSON.
-    public init(_ response: ProxyResponse) throws(Failure) {
+    /// - Throws: ``TestFailure`` when its body is not JSON.
+    public init(_ response: ProxyResponse) throws(TestFailure) {
         statusCode = response.statusCode
         headers = response.headers
         text = response.body
         do {
             body = response.body.isEmpty ? .null : try JSONParser.parse(response.body)
         } catch {
-            throw Failure("the \(response.statusCode) response's body is not JSON (\(error)): \(response.body)")
+            throw TestFailure("the \(response.statusCode) response's body is not JSON (\(error)): \(response.body)")
         }
     }
 
@@ -62,12 +62,4 @@ public struct ProxyResult: Sendable, Hashable, CustomStringConvertible {
 
     /// `429 {"error":…,"code":…}`: the status and the body.
     public var description: String { "\(statusCode) \(text)" }
-
-    /// A value that is not a proxy response with a JSON body.
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
-        /// What is wrong.
-        public var description: String
-
-        init(_ description: String) { self.description = description }
-    }
 }

@@ -25,17 +25,8 @@ public final class ScriptedGenerator: QuestionGenerator {
         /// Waits (cancellably, as a network call does), then does the step.
         case delayed(Duration, Step)
 
-        /// Throws a ``Failure``.
-        public static var failure: Step { .fail(Failure(description: "the scripted generator failed")) }
-    }
-
-    /// The error of ``Step/failure``.
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
-        /// What failed.
-        public var description: String
-
-        /// Creates a failure.
-        public init(description: String) { self.description = description }
+        /// Throws a ``TestFailure``.
+        public static var failure: Step { .fail(TestFailure("the scripted generator failed")) }
     }
 
     private struct State {

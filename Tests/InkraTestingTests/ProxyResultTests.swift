@@ -24,7 +24,7 @@ struct ProxyResultTests {
         let ok = try ProxyResult(ProxyResponse.json(200, ["questions": []]))
         #expect(ok.code == nil)
         #expect(ok.retryAfter == nil)
-        #expect(throws: ProxyResult.Failure.self) { try ProxyResult(["isAuthorized": true]) }
-        #expect(throws: ProxyResult.Failure.self) { try ProxyResult(ProxyResponse(statusCode: 200, body: "<html>")) }
+        #expect(throws: TestFailure.self) { try ProxyResult(["isAuthorized": true]) }
+        #expect(throws: TestFailure.self) { try ProxyResult(ProxyResponse(statusCode: 200, body: "<html>")) }
     }
 }

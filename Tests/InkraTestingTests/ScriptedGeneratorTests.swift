@@ -12,7 +12,7 @@ struct ScriptedGeneratorTests {
     func script() async throws {
         let generator = ScriptedGenerator([.questions(["One?"]), .failure, .template])
         #expect(try await generator.questions(for: Self.request) == ["One?"])
-        await #expect(throws: ScriptedGenerator.Failure.self) { try await generator.questions(for: Self.request) }
+        await #expect(throws: TestFailure.self) { try await generator.questions(for: Self.request) }
         let template = try await TemplateQuestionGenerator().questions(for: Self.request)
         #expect(try await generator.questions(for: Self.request) == template)
         #expect(try await generator.questions(for: QuestionRequest(topic: "sailing", count: 3)) == template)

@@ -1,10 +1,11 @@
 /// The stable, machine-readable `code` of every error body a client can get, with its status.
 ///
 /// A client acts on the code (retry later, ask the user to sign in, show the upgrade screen),
-/// never on the English `error` text beside it. The functions answer the codes of `ErrorCode.functions`;
-/// API Gateway answers the codes of `ErrorCode.gateway` itself, through template.yaml's gateway responses,
-/// in the same JSON shape. docs/errors.md lists them all, and a test holds the list, the
-/// functions and the template to one another.
+/// never on the English `error` text beside it. The public codes are the ones a function answers
+/// (`ErrorCode.functions`), which a function of yours may answer too; API Gateway answers its own
+/// (`access_denied`, `throttled`, `timeout`…, `ErrorCode.gateway`, the package's) through
+/// template.yaml's gateway responses, in the same JSON shape. docs/errors.md lists them all, and a
+/// test holds the list, the functions and the template to one another.
 public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// The code as it appears in the body (`quota_exceeded`).
     public let rawValue: String
@@ -45,21 +46,21 @@ public struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     // MARK: API Gateway's codes (template.yaml's gateway responses)
 
     /// 403, `ACCESS_DENIED`: the authorizer denied the caller (a blocked account).
-    public static let accessDenied = ErrorCode("access_denied", 403)
+    package static let accessDenied = ErrorCode("access_denied", 403)
     /// 500, `AUTHORIZER_FAILURE`: the authorizer failed; retry later, the user stays signed in.
-    public static let authorizerFailure = ErrorCode("authorizer_failure", 500)
+    package static let authorizerFailure = ErrorCode("authorizer_failure", 500)
     /// 500, `AUTHORIZER_CONFIGURATION_ERROR`: the authorizer could not check the token (the
     /// pool's keys were unreachable); retry later, the user stays signed in.
-    public static let authorizerUnavailable = ErrorCode("authorizer_unavailable", 500)
+    package static let authorizerUnavailable = ErrorCode("authorizer_unavailable", 500)
     /// 429, `THROTTLED`: the stage's throttling limit; retry with backoff.
-    public static let throttled = ErrorCode("throttled", 429)
+    package static let throttled = ErrorCode("throttled", 429)
     /// 504, `INTEGRATION_TIMEOUT`: the function did not answer in time; retry later.
-    public static let timeout = ErrorCode("timeout", 504)
+    package static let timeout = ErrorCode("timeout", 504)
     /// 400, `BAD_REQUEST_BODY`: a body the request model refused; 4XX, `DEFAULT_4XX`: any other
     /// refusal by API Gateway (an unknown path, a body too large).
-    public static let requestRejected = ErrorCode("request_rejected", 400)
+    package static let requestRejected = ErrorCode("request_rejected", 400)
     /// 5XX, `DEFAULT_5XX`: any other failure in API Gateway.
-    public static let gatewayError = ErrorCode("gateway_error", 500)
+    package static let gatewayError = ErrorCode("gateway_error", 500)
 
     /// Every code the functions answer.
     package static let functions: [ErrorCode] = [

@@ -37,16 +37,16 @@ public struct HTTPError: Error, Sendable, Hashable {
     }
 
     /// 400 naming what is wrong.
-    public static func badRequest(_ message: String) -> HTTPError { HTTPError(.invalidRequest, message) }
+    package static func badRequest(_ message: String) -> HTTPError { HTTPError(.invalidRequest, message) }
     /// 401.
-    public static let unauthorized = HTTPError(.unauthorized, "Unauthorized")
+    package static let unauthorized = HTTPError(.unauthorized, "Unauthorized")
     /// 503: the usage store failed, so nothing was generated unmetered, and no unit stays charged
     /// that the store could give back.
-    public static let storeUnavailable = unavailable("Usage store unavailable")
+    package static let storeUnavailable = unavailable("Usage store unavailable")
     /// 503 when the user directory (Cognito) could not delete an account.
     package static let directoryUnavailable = unavailable("User directory unavailable")
     /// 500 that reveals nothing internal.
-    public static let internalServer = HTTPError(.internalError, "Internal server error")
+    package static let internalServer = HTTPError(.internalError, "Internal server error")
 
     /// How long a client waits before retrying a 503, in seconds.
     package static let unavailableRetryAfter = 2
