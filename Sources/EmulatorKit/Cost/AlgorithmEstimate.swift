@@ -33,38 +33,33 @@ package struct AlgorithmEstimate: Sendable, Hashable {
     ) {
         self.algorithm = algorithm
         let bills = usage.calls.map { Bill($0.usage, prices: prices, sizing: sizing).total }
-        var sums: [String: (admitted: Decimal, admittedCount: Int, refused: Decimal, refusedCount: Int)] = [:]
-        for ((call, _), bill) in zip(usage.calls, bills) {
-            var sum = sums[call.tier] ?? (0, 0, 0, 0)
-            switch call.replayed {
-            case .admitted: (sum.admitted, sum.admittedCount) = (sum.admitted + bill, sum.admittedCount + 1)
-            case .refused: (sum.refused, sum.refusedCount) = (sum.refused + bill, sum.refusedCount + 1)
-            case .other: break
-            }
-            sums[call.tier] = sum
+        // Per tier and decision (admitted or not), the replayed calls' bills, to price a call
+        // decided the other way by their mean.
+        var sums: [Decided: (total: Decimal, count: Int)] = [:]
+        for ((call, _), bill) in zip(usage.calls, bills) where call.replayed.isDecision {
+            let key = Decided(tier: call.tier, admitted: call.replayed == .admitted)
+            let sum = sums[key] ?? (0, 0)
+            sums[key] = (sum.total + bill, sum.count + 1)
         }
         let decided = algorithm.redecide(usage.calls.map(\.call), limits: limits)
         for ((call, bill), now) in zip(zip(usage.calls.map(\.call), bills), decided) {
-            let sum = sums[call.tier] ?? (0, 0, 0, 0)
-            switch (call.replayed, now.replayed) {
-            case (.admitted, .refused):
-                admittedToRefused += 1
-                guard sum.refusedCount > 0 else {
-                    unpriced += 1
-                    continue
-                }
-                change += sum.refused / Decimal(sum.refusedCount) - bill
-            case (.refused, .admitted):
-                refusedToAdmitted += 1
-                guard sum.admittedCount > 0 else {
-                    unpriced += 1
-                    continue
-                }
-                change += sum.admitted / Decimal(sum.admittedCount) - bill
-            default:
+            guard call.replayed.isDecision, now.replayed.isDecision,
+                (call.replayed == .admitted) != (now.replayed == .admitted)
+            else { continue }
+            let admits = now.replayed == .admitted
+            if admits { refusedToAdmitted += 1 } else { admittedToRefused += 1 }
+            guard let sum = sums[Decided(tier: call.tier, admitted: admits)], sum.count > 0 else {
+                unpriced += 1
                 continue
             }
+            change += sum.total / Decimal(sum.count) - bill
         }
+    }
+
+    /// A tier's calls with one decision.
+    private struct Decided: Hashable {
+        var tier: String
+        var admitted: Bool
     }
 
     /// The change in calls answered 200 (each a call to the model).
