@@ -3,38 +3,23 @@ import EmulatorServer
 import Foundation
 import InkraHandlers
 import InkraTestSupport
-import NIOHTTP1
 import Testing
 
 /// The bill of a session recorded by `serve --record` on the REST API, with API Gateway's
 /// authorizer cache: what production would have been charged for it.
 @Suite("replay --report over a serve --record session: the bill, and other algorithms")
 struct ServeRecordCostTests {
-    /// Records the session into `folder` and returns each request's status.
-    static func recordSession(into folder: URL) async throws -> [Int] {
-        var settings = ServeFixture.settings(payload: .v1)
-        let recorder = try ServeRecorder(directory: folder)
-        settings.gateway.observers.append { recorder.record($0) }
-        var statuses: [Int] = []
-        try await ServeFixture.run(settings) { served in
-            let alice = try ServeFixture.token("cost-alice")
-            for _ in 0..<3 { statuses.append(try await served.generate(token: alice).status) }
-            let usage = try await served.send(
-                .GET, served.endpoints.api, path: "/usage", headers: [("Authorization", "Bearer \(alice)")])
-            statuses.append(usage.status)
-            statuses.append(try await served.generate(token: nil).status)
-            statuses.append(try await served.generate(token: "not.a.token").status)
-            statuses.append(
-                try await served.generate(token: try ServeFixture.token("cost-carol", tier: "premium")).status)
-        }
-        return statuses
-    }
+    /// The session's answers (``ServeRecordTests/recordSession(payload:into:)`` on the REST API):
+    /// alice's three calls (the third over the free hourly limit) and her usage, a call without a
+    /// token, one with a malformed token, a blocked user's, carol's (premium), and a path API
+    /// Gateway refuses itself (not recorded).
+    static let statuses = [200, 200, 429, 200, 401, 401, 403, 200, 403]
 
     @Test("Charged requests, authorizer runs and units of a recorded session, worked by hand")
     func recordedSession() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-cost-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        #expect(try await Self.recordSession(into: folder) == [200, 200, 429, 200, 401, 401, 200])
+        #expect(try await ServeRecordTests.recordSession(payload: "v1", into: folder) == Self.statuses)
 
         var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = ServeFixture.developmentKey
@@ -42,14 +27,16 @@ struct ServeRecordCostTests {
         replayer.replayer = replayer.replayer.cachingAuthorizer(for: 300)
         let usage = await replayer.meter([folder])
         #expect(usage.problems.isEmpty, "\(usage.problems)")
-        #expect(usage.events == 7)
+        #expect(usage.events == 8)
         // API Gateway charges what reached a function: alice's 3 calls and her usage, carol's call;
-        // not the two requests refused 401 ("Requests are not charged for authorization and
-        // authentication failures", https://aws.amazon.com/api-gateway/pricing/).
+        // not the two requests refused 401 nor the blocked user's denied 403 ("Requests are not
+        // charged for authorization and authentication failures",
+        // https://aws.amazon.com/api-gateway/pricing/).
         #expect(usage.total.restRequests == 5)
         // The authorizer ran for alice's token once (the cache answered her next three
-        // requests), for the malformed token and for carol's; never for the request without one.
-        #expect(usage.total.invocations[.authorizer]?.count == 3)
+        // requests), for the malformed token, the blocked user's and carol's; never for the
+        // request without one.
+        #expect(usage.total.invocations[.authorizer]?.count == 4)
         #expect(usage.cachedAuthorizerAnswers == 3)
         #expect(usage.total.invocations[.generateQuestions]?.count == 4)
         #expect(usage.total.invocations[.checkUsage]?.count == 1)
@@ -58,7 +45,7 @@ struct ServeRecordCostTests {
         #expect(usage.total.writeUnits == 6 + 6 + 2 + 6)
         #expect(usage.total.readHalfUnits == 2 * (1 + 1 + 3 + 1))
         #expect(usage.total.answeredCalls == 3)
-        #expect(usage.users.isSuperset(of: ["cost-alice", "cost-carol"]))
+        #expect(usage.users.isSuperset(of: ["rec-alice", "rec-carol"]))
         #expect(Set(usage.byTier.keys).isSuperset(of: ["free", "premium"]))
     }
 
@@ -68,7 +55,7 @@ struct ServeRecordCostTests {
     func algorithms(algorithm: WindowAlgorithm) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-algo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        #expect(try await Self.recordSession(into: folder) == [200, 200, 429, 200, 401, 401, 200])
+        #expect(try await ServeRecordTests.recordSession(payload: "v1", into: folder) == Self.statuses)
         func report(limits: String?) async throws -> WhatIfReport {
             var options = EmulatorOptions(clock: { Date() })
             options.developmentKey = ServeFixture.developmentKey

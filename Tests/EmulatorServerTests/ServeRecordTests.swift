@@ -9,8 +9,9 @@ import Testing
 
 @Suite("serve --record: a session becomes a regression suite")
 struct ServeRecordTests {
-    /// Runs a session against a recording server and returns the folder it wrote.
-    private func recordSession(payload: String, into folder: URL) async throws -> [Int] {
+    /// Runs a session against a recording server, writing into `folder`, and returns each
+    /// request's status (also the session `ServeRecordCostTests` bills).
+    static func recordSession(payload: String, into folder: URL) async throws -> [Int] {
         var settings = ServeFixture.settings(payload: payload == "v1" ? .v1 : .v2)
         let recorder = try ServeRecorder(directory: folder)
         settings.gateway.observers.append { recorder.record($0) }
@@ -38,7 +39,7 @@ struct ServeRecordTests {
     func replayRecorded(payload: String) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-record-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let statuses = try await recordSession(payload: payload, into: folder)
+        let statuses = try await Self.recordSession(payload: payload, into: folder)
         let refusedToken = payload == "v1" ? 401 : 403
         #expect(statuses == [200, 200, 429, 200, 401, refusedToken, 403, 200, payload == "v1" ? 403 : 404])
 
@@ -96,7 +97,7 @@ struct ServeRecordTests {
     func changedAnswerMismatches() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-record-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        _ = try await recordSession(payload: "v1", into: folder)
+        _ = try await Self.recordSession(payload: "v1", into: folder)
         var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = ServeFixture.developmentKey
         let limits = folder.deletingLastPathComponent().appendingPathComponent("limits-\(UUID().uuidString).json")
