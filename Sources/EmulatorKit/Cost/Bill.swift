@@ -33,8 +33,8 @@ package struct Bill: Sendable, Hashable {
         }
 
         /// GB-seconds of a function's invocations: memory in GB (of 1,024 MB) × seconds billed.
-        package func gbSeconds(_ function: FunctionName, _ invocations: Usage.Invocations) -> Decimal {
-            Decimal(TemplateSizing.memoryMB(of: function)) * Decimal(milliseconds(invocations)) / Decimal(1024 * 1000)
+        package func gbSeconds(_ invocations: Usage.Invocations) -> Decimal {
+            Decimal(TemplateSizing.memoryMB) * Decimal(milliseconds(invocations)) / Decimal(1024 * 1000)
         }
     }
 
@@ -46,10 +46,7 @@ package struct Bill: Sendable, Hashable {
 
     /// Prices a usage.
     package init(_ usage: Usage, prices: Prices, sizing: Sizing) {
-        var gbSeconds = Decimal(0)
-        for (function, invocations) in usage.invocations {
-            gbSeconds += sizing.gbSeconds(function, invocations)
-        }
+        let gbSeconds = usage.invocations.values.reduce(Decimal(0)) { $0 + sizing.gbSeconds($1) }
         let quantities: [(Prices.Name, Decimal)] = [
             (.apiGatewayRestRequest, Decimal(usage.restRequests)),
             (.apiGatewayHttpRequest, Decimal(usage.httpRequests)),

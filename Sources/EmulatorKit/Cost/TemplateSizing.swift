@@ -1,5 +1,3 @@
-import InkraHandlers
-
 /// The instruction set Lambda runs the functions on (template.yaml's `Architecture` parameter):
 /// it decides the price of a GB-second.
 package enum LambdaArchitecture: String, CaseIterable, Sendable {
@@ -20,12 +18,9 @@ package enum LambdaArchitecture: String, CaseIterable, Sendable {
 /// What template.yaml deploys that the bill depends on, held to the template by a test
 /// (`CostTemplateTests`), as the emulator holds its other template values.
 package enum TemplateSizing {
-    /// Each function's `MemorySize`, in MB: the template's Globals give every function 256.
-    package static func memoryMB(of function: FunctionName) -> Int {
-        switch function {
-        case .authorizer, .checkUsage, .generateQuestions, .deleteAccount, .repairCharges: 256
-        }
-    }
+    /// Every function's `MemorySize`, in MB: the template's Globals give each 256 and none sets
+    /// its own (the test checks each function).
+    package static let memoryMB = 256
 
     /// The `Architecture` parameter's default.
     package static let architecture = LambdaArchitecture.x86
