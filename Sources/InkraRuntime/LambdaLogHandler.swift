@@ -39,18 +39,9 @@ struct LambdaLogHandler: LogHandler {
         let invocation = InvocationLogContext.current
         var line: String
         if json {
-            var fields: [(String, String)] = [
-                ("timestamp", timestamp), ("level", event.level.rawValue.uppercased()), ("message", "\(event.message)"),
-                ("logger", label),
-            ]
-            if let invocation {
-                fields.append(("requestId", invocation.requestID))
-                if let trace = invocation.traceID { fields.append(("traceId", trace)) }
-            }
-            for (key, value) in merged.sorted(by: { $0.key < $1.key }) where !Self.reserved.contains(key) {
-                fields.append((key, "\(value)"))
-            }
-            line = "{" + fields.map { "\(Self.quote($0.0)):\(Self.quote($0.1))" }.joined(separator: ",") + "}"
+            line = LambdaJSONLogLine.line(
+                timestamp: timestamp, level: event.level, message: "\(event.message)", logger: label,
+                requestID: invocation?.requestID, traceID: invocation?.traceID, metadata: merged)
         } else {
             let request = invocation.map { "\t\(Self.escaped($0.requestID))" } ?? ""
             line =
@@ -67,11 +58,6 @@ struct LambdaLogHandler: LogHandler {
         }
         Console.error(line)
     }
-
-    /// The JSON format's own fields, which metadata of the same name does not repeat.
-    static let reserved: Set<String> = ["timestamp", "level", "message", "logger", "requestId", "traceId"]
-
-    static func quote(_ text: String) -> String { JSONValue.string(text).jsonString }
 
     /// `text` for one line of the Text format: a backslash and every control character (C0, DEL,
     /// C1, and the line and paragraph separators) written as an escape (`\\`, `\n`, `\r`, `\t`,

@@ -1,11 +1,12 @@
-import InkraJSON
+import InkraHandlers
 import Logging
 import Synchronization
 
 /// Counts the bytes of the log lines the functions write, as the JSON lines CloudWatch Logs would
 /// ingest from the deployed runtime (template.yaml's `LogFormat: JSON`, at Lambda's default `INFO`
 /// level): `{"timestamp":…,"level":…,"message":…,"logger":…,"requestId":…,"traceId":…}` and the
-/// line's metadata, plus its line feed, as `bootstrap`'s log handler writes them.
+/// line's metadata, plus its line feed, as `bootstrap`'s log handler writes them (one formatter,
+/// ``LambdaJSONLogLine``).
 ///
 /// The request and trace ids are those of a deployed invocation in length (a UUID; an X-Ray
 /// `Root=…;Parent=…;Sampled=1` header). Not counted: Lambda's own platform records (`START`,
@@ -38,23 +39,15 @@ package final class LogBytes: Sendable {
     /// `CivilTime.iso8601Milliseconds`' length: `2026-11-17T10:00:00.000Z`.
     static let timestamp = "2026-11-17T10:00:00.000Z"
 
-    /// The length of one line in Lambda's JSON log format, its line feed included.
+    /// The length of one line in Lambda's JSON log format, as `bootstrap` writes it
+    /// (``LambdaJSONLogLine``), its line feed included.
     static func lineLength(
         level: Logger.Level, message: String, label: String, metadata: Logger.Metadata
     ) -> Int {
-        var fields: [(String, String)] = [
-            ("timestamp", timestamp), ("level", level.rawValue.uppercased()), ("message", message),
-            ("logger", label), ("requestId", requestID), ("traceId", traceID),
-        ]
-        let reserved: Set<String> = ["timestamp", "level", "message", "logger", "requestId", "traceId"]
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where !reserved.contains(key) {
-            fields.append((key, "\(value)"))
-        }
-        let line =
-            "{"
-            + fields.map { JSONValue.string($0.0).jsonString + ":" + JSONValue.string($0.1).jsonString }
-            .joined(separator: ",") + "}"
-        return line.utf8.count + 1
+        LambdaJSONLogLine.line(
+            timestamp: timestamp, level: level, message: message, logger: label, requestID: requestID,
+            traceID: traceID, metadata: metadata
+        ).utf8.count + 1
     }
 
     private struct Handler: LogHandler {
