@@ -1,6 +1,7 @@
 import ArgumentParser
 import EmulatorKit
 import Foundation
+import InkraAuth
 import InkraJSON
 
 struct ReplayCommand: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import Foundation
+import InkraAuth
 import InkraHandlers
 import InkraJSON
 import InkraTime
