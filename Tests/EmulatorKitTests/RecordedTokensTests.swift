@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import InkraAuth
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
@@ -151,6 +152,33 @@ struct RecordedTokensTests {
                 at: Date(timeIntervalSince1970: 1_794_816_001)) == nil)
         // Before the user's first recording, none applies either.
         #expect(try signer.signing(event, function: .checkUsage, at: Date(timeIntervalSince1970: 1_794_815_999)) == nil)
+    }
+
+    @Test(
+        "The signed token is Cognito's claim set with the recorded claims: times, groups, both tier attributes, quota")
+    func signedClaims() throws {
+        let signer = RecordedTokenSigner(
+            tokens: RecordedTokens(), key: Repository.developmentKey,
+            configuration: try Repository.options().cognitoConfiguration())
+        var tokens = RecordedTokens()
+        tokens.add(
+            Recording(
+                function: "authorizer", requestID: "auth-9", epochMilliseconds: Self.start,
+                decision: ["effect": "Allow"],
+                claims: [
+                    "sub": "u1", "token_use": "id", "iat": 1_794_815_990, "exp": 1_794_819_590,
+                    "cognito:groups": ["blocked"], "custom:tier": "premium", "custom:monthly_quota": 40,
+                ]))
+        let entry = try #require(tokens.entry(for: "u1", requestID: "auth-9"))
+        let payload = try signer.claims(for: "u1", entry).payload()
+        #expect(payload["sub"] == "u1")
+        #expect(payload["jti"] == "auth-9", "one recording, one token")
+        #expect(payload["iat"] == 1_794_815_990)
+        #expect(payload["exp"] == 1_794_819_590)
+        #expect(payload["cognito:groups"] == ["blocked"])
+        #expect(payload["custom:tier"] == "premium")
+        #expect(payload["custom:monthly_quota"] == "40", "a string, as Cognito writes custom attributes")
+        #expect(payload["email"] == nil)
     }
 
     @Test("The what-if report runs imported events with their signed tokens too: the recorded tier decides")

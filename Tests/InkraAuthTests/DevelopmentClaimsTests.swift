@@ -87,16 +87,21 @@ struct DevelopmentClaimsTests {
         #expect(payload["scope"] == "aws.cognito.signin.user.admin")
         #expect(payload["username"] == "0f6c1f8e-user")
         #expect(try Self.claims("access").payload()["cognito:groups"] == nil)
+        // The older tier attribute, when a user has it (replay signs recorded ones).
+        var older = Self.claims("id")
+        older.customTier = "premium"
+        #expect(try older.payload()["custom:tier"] == "premium")
     }
 
     @Test(
         "An access token refuses an email or a custom attribute, saying why",
-        arguments: ["email", "custom:subscription_tier", "custom:monthly_quota"])
+        arguments: ["email", "custom:subscription_tier", "custom:tier", "custom:monthly_quota"])
     func accessTokenRefusals(claim: String) throws {
         var claims = Self.claims("access")
         switch claim {
         case "email": claims.email = "ana@example.com"
         case "custom:subscription_tier": claims.subscriptionTier = "premium"
+        case "custom:tier": claims.customTier = "premium"
         default: claims.monthlyQuota = "40"
         }
         #expect {

@@ -104,7 +104,7 @@ package final class RecordedTokenSigner: Sendable {
         if let known = signed.withLock({ $0[id] }) { return known }
         let token: String
         do {
-            token = try key.signer.sign(payload: payload(for: user, entry))
+            token = try key.signer.sign(claims(for: user, entry))
         } catch {
             throw EmulatorError("cannot sign the recorded claims of \(user): \(error)")
         }
@@ -112,31 +112,23 @@ package final class RecordedTokenSigner: Sendable {
         return token
     }
 
-    /// Cognito's claim set for the recorded token use ("Understanding the identity (ID) token",
-    /// "Understanding the access token"), with the recorded claims and no email.
-    func payload(for user: String, _ entry: RecordedTokens.Entry) -> JSONValue {
-        let claims = entry.claims
-        let use = claims["token_use"]?.string ?? configuration.tokenUse.rawValue
-        let exp = claims["exp"] ?? .null
-        let iat = claims["iat"] ?? exp
-        let client = configuration.clientIds.first ?? DevelopmentKey.clientID
-        var payload: JSONObject = [
-            "sub": .string(user), "iss": .string(configuration.issuer), "token_use": .string(use),
-            "auth_time": iat, "iat": iat, "exp": exp, "jti": .string(entry.requestID),
-        ]
-        if use == TokenUse.access.rawValue {
-            payload["client_id"] = .string(client)
-            payload["scope"] = .string(DevelopmentClaims.signInScope)
-            payload["username"] = .string(user)
-        } else {
-            payload["aud"] = .string(client)
-            payload["cognito:username"] = .string(user)
-        }
-        if let groups = claims["cognito:groups"]?.array, !groups.isEmpty { payload["cognito:groups"] = .array(groups) }
-        for name in ["custom:subscription_tier", "custom:tier", "custom:monthly_quota"] {
-            // Cognito writes every custom attribute as a string.
-            if let value = claims[name]?.scalarText { payload[name] = .string(value) }
-        }
-        return .object(payload)
+    /// Cognito's claim set for the recorded token use (``DevelopmentClaims``), with the recorded
+    /// times, groups, tier and quota, no email, and the recording's request id as `jti`, so one
+    /// recording signs one token (API Gateway's cache key).
+    package func claims(for user: String, _ entry: RecordedTokens.Entry) -> DevelopmentClaims {
+        let recorded = entry.claims
+        let exp = recorded["exp"]?.double ?? 0
+        var claims = DevelopmentClaims(
+            sub: user, tokenUse: recorded["token_use"]?.string ?? configuration.tokenUse.rawValue,
+            clientId: configuration.clientIds.first ?? DevelopmentKey.clientID, issuer: configuration.issuer,
+            issuedAt: Date(timeIntervalSince1970: recorded["iat"]?.double ?? exp),
+            expiresAt: Date(timeIntervalSince1970: exp))
+        claims.jti = entry.requestID
+        claims.groups = recorded["cognito:groups"]?.array?.compactMap(\.string) ?? []
+        // Cognito writes every custom attribute as a string.
+        claims.subscriptionTier = recorded["custom:subscription_tier"]?.scalarText
+        claims.customTier = recorded["custom:tier"]?.scalarText
+        claims.monthlyQuota = recorded["custom:monthly_quota"]?.scalarText
+        return claims
     }
 }

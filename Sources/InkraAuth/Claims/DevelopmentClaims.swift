@@ -13,7 +13,7 @@ import InkraJSON
 ///
 /// - ID token: `sub`, `iss`, `aud`, `token_use` (`id`), `auth_time`, `exp`, `iat`, `jti`,
 ///   `origin_jti`, `event_id`, `cognito:username`, `email` and `email_verified` (when the user has
-///   an email), the custom attributes the user has (`custom:subscription_tier`,
+///   an email), the custom attributes the user has (`custom:subscription_tier`, `custom:tier`,
 ///   `custom:monthly_quota`, as strings), and `cognito:groups` when the user is in any group.
 /// - Access token: `sub`, `iss`, `client_id`, `token_use` (`access`), `scope`
 ///   (`aws.cognito.signin.user.admin`), `auth_time`, `exp`, `iat`, `jti`, `origin_jti`,
@@ -49,6 +49,8 @@ package struct DevelopmentClaims: Sendable, Hashable {
     package var groups: [String] = []
     /// `custom:subscription_tier` (ID tokens only).
     package var subscriptionTier: String?
+    /// `custom:tier`, the older tier attribute the authorizer also reads (ID tokens only).
+    package var customTier: String?
     /// `custom:monthly_quota` (ID tokens only), a string as Cognito writes every custom attribute.
     package var monthlyQuota: String?
 
@@ -105,7 +107,8 @@ package struct DevelopmentClaims: Sendable, Hashable {
         case TokenUse.access.rawValue:
             if email != nil { throw Refusal(claim: "email", reason: "Cognito puts the email in the ID token only") }
             for (claim, value) in [
-                ("custom:subscription_tier", subscriptionTier), ("custom:monthly_quota", monthlyQuota),
+                ("custom:subscription_tier", subscriptionTier), ("custom:tier", customTier),
+                ("custom:monthly_quota", monthlyQuota),
             ] where value != nil {
                 throw Refusal(claim: claim, reason: Refusal.noCustomAttributes)
             }
@@ -128,6 +131,7 @@ package struct DevelopmentClaims: Sendable, Hashable {
                 payload["email_verified"] = .bool(emailVerified)
             }
             if let subscriptionTier { payload["custom:subscription_tier"] = .string(subscriptionTier) }
+            if let customTier { payload["custom:tier"] = .string(customTier) }
             if let monthlyQuota { payload["custom:monthly_quota"] = .string(monthlyQuota) }
         } else {
             payload["username"] = .string(username)
