@@ -318,6 +318,7 @@ let package = Package(
             name: "LambdaRuntimeAPITests",
             dependencies: [
                 "LambdaRuntimeAPI", "EmulatorKit", "EmulatorServer", "InkraJSON", "InkraTestSupport", "Bootstrap",
+                "InkraUsage",
             ],
             swiftSettings: strictSettings
         ),

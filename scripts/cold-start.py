@@ -54,7 +54,8 @@ def main():
     jwks = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
     json.dump({"keys": []}, jwks)
     jwks.close()
-    environment = {"_HANDLER": args.handler, "INKRA_STORE": "memory", "COGNITO_USER_POOL_ID": "us-east-1_InkraLocal",
+    environment = {"_HANDLER": args.handler, "INKRA_STORE": "memory",
+                   "INKRA_SERVER_SECRET": "inkra development secret: public, never for production", "COGNITO_USER_POOL_ID": "us-east-1_InkraLocal",
                    "COGNITO_REGION": "us-east-1", "INKRA_JWKS_FILE": jwks.name, "PATH": "/usr/bin:/bin"}
     for pair in args.env:
         name, _, value = pair.partition("=")

@@ -129,6 +129,7 @@ def measure(args, function, size):
         "PATH": "/usr/bin:/bin", "AWS_LAMBDA_RUNTIME_API": api.address, "_HANDLER": function,
         "AWS_LAMBDA_FUNCTION_NAME": function, "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(size),
         "AWS_REGION": "us-east-1", "LOG_LEVEL": "warning", "INKRA_STORE": "memory",
+        "INKRA_SERVER_SECRET": "inkra development secret: public, never for production",
     }
     started = time.perf_counter()
     child = subprocess.Popen(

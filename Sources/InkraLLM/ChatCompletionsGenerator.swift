@@ -124,8 +124,14 @@ package struct ChatCompletionsGenerator: Sendable {
 
     /// The chat request. The topic is the user's text: it goes as a JSON string the model is told
     /// to treat as data, never as instructions, and `max_tokens` bounds what the answer may cost.
+    /// The language is a BCP 47 tag (`generateQuestions` refuses anything else) and is quoted the
+    /// same way, as a JSON string.
     static func body(for request: Prompt, model: String) -> JSONValue {
-        let language = request.language.map { " Write them in the language \($0)." } ?? ""
+        let language =
+            request.language.map {
+                " Write them in the language whose BCP 47 tag is \(JSONValue.string($0).jsonString)."
+            }
+            ?? ""
         let system =
             "You help people record interviews about their lives. Write open, warm, specific interview questions, "
             + "one per line, no numbering, no other text. The topic is given as a JSON string after \"Topic:\". "

@@ -100,6 +100,10 @@ struct Configuration: Sendable, Hashable {
     var modelAPIKeySecretARN: String?
     /// `INKRA_LLM_TIMEOUT`: seconds one model call may take (default 20).
     var modelTimeout: TimeInterval
+    /// `INKRA_SERVER_SECRET`: the server's secret itself.
+    var serverSecret: String?
+    /// `INKRA_SERVER_SECRET_ARN`: a Secrets Manager secret holding it, read at start.
+    var serverSecretARN: String?
 
     /// The values `LOG_LEVEL` accepts (any case): swift-log's levels, and `warn` for `warning`.
     static let logLevels: [(name: String, level: Logger.Level)] =
@@ -184,6 +188,8 @@ struct Configuration: Sendable, Hashable {
         modelAPIKey = text(.modelAPIKey)
         modelAPIKeySecretARN = text(.modelAPIKeySecretARN)
         modelTimeout = seconds(.modelTimeout)
+        serverSecret = text(.serverSecret)
+        serverSecretARN = text(.serverSecretARN)
         if let format = value("AWS_LAMBDA_LOG_FORMAT") {
             guard let parsed = LogFormat.allCases.first(where: { $0.rawValue.lowercased() == format.lowercased() })
             else {

@@ -113,16 +113,50 @@ enum Dependencies {
 
     static func store(
         _ configuration: Configuration, clock: @escaping @Sendable () -> Date
-    ) throws -> any UsageStore {
+    ) async throws -> any UsageStore {
+        let secret = try await serverSecret(configuration, clock: clock)
         switch configuration.store {
         case .memory:
             let table = InMemoryTable(schema: .singleTable(named: configuration.tableName), now: clock)
-            return TableUsageStore(table: table, tableName: configuration.tableName)
+            return TableUsageStore(table: table, tableName: configuration.tableName, secret: secret)
         case .dynamodb:
             return TableUsageStore(
                 table: try DynamoDBStore.table(configuration, clock: clock),
-                tableName: configuration.tableName
+                tableName: configuration.tableName,
+                secret: secret
             )
         }
+    }
+
+    /// The server's secret: `INKRA_SERVER_SECRET_ARN`'s secret, else `INKRA_SERVER_SECRET`; outside
+    /// Lambda, the public development secret without either. Inside Lambda one is required (fail
+    /// closed: a public secret would let anyone who reads the table open its sealed answers).
+    /// - Throws: ``ConfigurationError`` naming the setting that is missing, unreadable or too short.
+    static func serverSecret(
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
+    ) async throws(ConfigurationError) -> ServerSecret {
+        let short =
+            "must hold at least \(ServerSecret.minimumBytes) bytes (random, as template.yaml's ServerSecret generates)"
+        if let arn = configuration.serverSecretARN {
+            let text: String
+            do {
+                text = try await AWSJSONService.secretsManager(configuration.aws, now: clock).secretString(id: arn)
+            } catch {
+                throw ConfigurationError("INKRA_SERVER_SECRET_ARN", "cannot read the secret: \(error)")
+            }
+            guard let secret = ServerSecret(text) else { throw ConfigurationError("INKRA_SERVER_SECRET_ARN", short) }
+            return secret
+        }
+        if let text = configuration.serverSecret {
+            guard let secret = ServerSecret(text) else { throw ConfigurationError("INKRA_SERVER_SECRET", short) }
+            return secret
+        }
+        guard !configuration.insideLambda else {
+            throw ConfigurationError(
+                "INKRA_SERVER_SECRET_ARN",
+                "is required inside Lambda by every function with a usage store: a Secrets Manager secret that keys "
+                    + "sealed answers and deleted accounts' carried usage (template.yaml's ServerSecret)")
+        }
+        return .development
     }
 }

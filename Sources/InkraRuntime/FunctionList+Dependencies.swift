@@ -66,7 +66,7 @@ final class SharedDependencies: Sendable {
 
     func store() async throws -> any UsageStore {
         if let store = made.withLock({ $0.store }) { return store }
-        let store = try Dependencies.store(configuration, clock: clock)
+        let store = try await Dependencies.store(configuration, clock: clock)
         made.withLock { $0.store = store }
         return store
     }

@@ -42,7 +42,7 @@ public struct FunctionList: Sendable {
 
     /// The Inkra API's functions, as template.yaml deploys them.
     public static let standard = FunctionList([
-        "authorizer": { Authorizer(verifier: try $0.tokenVerifier(), limits: $0.limits, logger: $0.logger) },
+        "authorizer": { Authorizer(verifier: try $0.tokenVerifier(), logger: $0.logger) },
         "checkUsage": { CheckUsage(store: try await $0.usageStore(), limits: $0.limits, logger: $0.logger) },
         "generateQuestions": {
             GenerateQuestions(

@@ -51,25 +51,24 @@ public struct Caller: Sendable, Hashable {
     }
 
     /// The context the `authorizer` function answers for the caller's ID token: `userId`,
-    /// `email` (when they have one), `tier`, and `quota` (their monthly limit).
-    /// - Parameter limits: the tiers' limits the authorizer is configured with.
-    package func authorizerContext(limits: TierLimits = TierLimits()) -> JSONObject {
+    /// `email` (when they have one), `tier`, and `quota` (their own monthly quota, when they have
+    /// one; never their tier's limit, which the functions hold).
+    package func authorizerContext() -> JSONObject {
         var context = JSONObject()
         context["userId"] = .string(sub)
         if let email { context["email"] = .string(email) }
         context["tier"] = .string(resolvedTier.rawValue)
-        context["quota"] = .number(self.limits(in: limits).monthly)
+        if let quota, quota > 0 { context["quota"] = .number(quota) }
         return context
     }
 
     /// `requestContext.authorizer` of a REST API proxy event, as API Gateway fills it from the
     /// authorizer's answer: `principalId`, the context's values as strings, and
     /// `integrationLatency`.
-    /// - Parameter limits: the tiers' limits the authorizer is configured with.
-    package func restAuthorizer(limits: TierLimits = TierLimits()) -> JSONValue {
+    package func restAuthorizer() -> JSONValue {
         var section = JSONObject()
         section["principalId"] = .string(sub)
-        for (key, value) in authorizerContext(limits: limits).pairs {
+        for (key, value) in authorizerContext().pairs {
             section[key] = .string(value.scalarText ?? value.jsonString)
         }
         section["integrationLatency"] = 0
@@ -79,8 +78,7 @@ public struct Caller: Sendable, Hashable {
     /// `requestContext.authorizer` of an HTTP API (payload 2.0) proxy event, as API Gateway fills
     /// it from a Lambda authorizer's simple response: the context under `lambda`, values as they
     /// were.
-    /// - Parameter limits: the tiers' limits the authorizer is configured with.
-    package func httpAuthorizer(limits: TierLimits = TierLimits()) -> JSONValue {
-        ["lambda": .object(authorizerContext(limits: limits))]
+    package func httpAuthorizer() -> JSONValue {
+        ["lambda": .object(authorizerContext())]
     }
 }

@@ -90,8 +90,10 @@ public struct InMemoryUsageStore: UsageStore {
         try await store.repairCharges(at: instant)
     }
 
-    public func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport {
-        try await store.usage(for: userID, at: instant, limits: limits)
+    public func usage(for userID: String, email: String?, at instant: Date, limits: Limits) async throws
+        -> UsageReport
+    {
+        try await store.usage(for: userID, email: email, at: instant, limits: limits)
     }
 
     public func refusedUsers(on day: String) async throws -> [String] {
@@ -114,6 +116,10 @@ public struct InMemoryUsageStore: UsageStore {
 
     public func erase(user userID: String) async throws -> UsageErasure {
         try await store.erase(user: userID)
+    }
+
+    public func closeAccount(of userID: String, email: String?, at instant: Date) async throws -> UsageErasure {
+        try await store.closeAccount(of: userID, email: email, at: instant)
     }
 
     // MARK: Seeding

@@ -35,7 +35,6 @@ public enum ProxyEvent {
     ///   - base64: sends the body base64-encoded with `isBase64Encoded`, as API Gateway does for
     ///     binary media types.
     ///   - authorizer: `requestContext.authorizer` as it is, in place of the caller's.
-    ///   - limits: the tiers' limits the authorizer is configured with (the caller's `quota`).
     /// - Returns: the event, as the function's `handle(_:context:)` takes it.
     public static func rest(
         _ method: String = "POST",
@@ -45,15 +44,14 @@ public enum ProxyEvent {
         headers: [String: String] = [:],
         at time: Date = defaultTime,
         base64: Bool = false,
-        authorizer: JSONValue? = nil,
-        limits: TierLimits = TierLimits()
+        authorizer: JSONValue? = nil
     ) -> JSONValue {
         let fields = headerFields(defaults: restHeaders(), given: headers)
         var event = restRequest(method, path, headers: fields, at: time)
         event["body"] = body.map { .string(base64 ? Data($0.utf8).base64EncodedString() : $0) } ?? .null
         event["isBase64Encoded"] = .bool(base64)
         var value = JSONValue.object(event)
-        value.set(authorizer ?? caller?.restAuthorizer(limits: limits), at: ["requestContext", "authorizer"])
+        value.set(authorizer ?? caller?.restAuthorizer(), at: ["requestContext", "authorizer"])
         return value
     }
 
@@ -68,7 +66,6 @@ public enum ProxyEvent {
     ///   - time: when API Gateway received the request (`timeEpoch`, `time`).
     ///   - base64: sends the body base64-encoded with `isBase64Encoded`.
     ///   - authorizer: `requestContext.authorizer` as it is, in place of the caller's.
-    ///   - limits: the tiers' limits the authorizer is configured with (the caller's `quota`).
     /// - Returns: the event, as the function's `handle(_:context:)` takes it.
     public static func http(
         _ method: String = "POST",
@@ -78,15 +75,14 @@ public enum ProxyEvent {
         headers: [String: String] = [:],
         at time: Date = defaultTime,
         base64: Bool = false,
-        authorizer: JSONValue? = nil,
-        limits: TierLimits = TierLimits()
+        authorizer: JSONValue? = nil
     ) -> JSONValue {
         let fields = headerFields(defaults: httpHeaders(body: body), given: headers)
         var event = httpRequest(method, path, headers: fields, at: time)
         if let body { event["body"] = .string(base64 ? Data(body.utf8).base64EncodedString() : body) }
         event["isBase64Encoded"] = .bool(base64)
         var value = JSONValue.object(event)
-        value.set(authorizer ?? caller?.httpAuthorizer(limits: limits), at: ["requestContext", "authorizer"])
+        value.set(authorizer ?? caller?.httpAuthorizer(), at: ["requestContext", "authorizer"])
         return value
     }
 

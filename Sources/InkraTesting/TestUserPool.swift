@@ -140,17 +140,15 @@ public struct TestUserPool: Sendable {
     /// The `authorizer` function, trusting this pool.
     /// - Parameters:
     ///   - tokenUse: the tokens accepted (`id`, as template.yaml deploys).
-    ///   - limits: the tiers' limits (the context's `quota`).
     ///   - simpleResponses: answer HTTP API payload 2.0 events with `{"isAuthorized":…}`.
     ///   - now: the verifier's own clock; the authorizer checks `exp` against its invocation
     ///     context's time (`handle(_:context:)`).
     public func authorizer(
         tokenUse: TokenUse = .id,
-        limits: TierLimits = TierLimits(),
         simpleResponses: Bool = true,
         now: @escaping @Sendable () -> Date
     ) -> Authorizer {
         Authorizer(
-            verifier: verifier(tokenUse: tokenUse, now: now), limits: limits, simpleResponses: simpleResponses)
+            verifier: verifier(tokenUse: tokenUse, now: now), simpleResponses: simpleResponses)
     }
 }

@@ -3,6 +3,7 @@ import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraUsage
 import Testing
 
 /// The packaged runtime's deadline and fail-closed start, through the Runtime API as Lambda drives
@@ -25,6 +26,33 @@ struct BootstrapDeadlineTests {
             return
         }
         #expect(try JSONParser.parse(body)["errorMessage"]?.string?.contains("INKRA_STORE") == true)
+        await server.shutdown()
+    }
+
+    @Test(
+        "Inside Lambda, a function with a store and no server secret (or a short one) fails its init, naming it",
+        arguments: [
+            ("checkUsage", nil, "INKRA_SERVER_SECRET_ARN is required inside Lambda"),
+            ("deleteAccount", "too short", "INKRA_SERVER_SECRET must hold at least 32 bytes"),
+        ] as [(String, String?, String)])
+    func serverSecretRequiredInLambda(function: String, secret: String?, message: String) async throws {
+        let server = try await RuntimeAPIServer(functionName: function, clock: { Date() })
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
+        environment["AWS_LAMBDA_RUNTIME_API"] = server.address
+        environment["AWS_LAMBDA_FUNCTION_NAME"] = function
+        environment["_HANDLER"] = function
+        environment["INKRA_STORE"] = "memory"
+        environment["INKRA_DELETE_COGNITO_USER"] = "false"
+        environment["INKRA_SERVER_SECRET"] = secret
+        let status = try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment).status
+        #expect(status != 0)
+        guard case .initializationFailed(_, let body)? = await server.initializationFailure else {
+            Issue.record("\(function) started inside Lambda with the public development secret")
+            await server.shutdown()
+            return
+        }
+        let text = try JSONParser.parse(body)["errorMessage"]?.string ?? ""
+        #expect(text.contains(message), "\(text)")
         await server.shutdown()
     }
 
@@ -51,6 +79,7 @@ struct BootstrapDeadlineTests {
         environment["AWS_LAMBDA_FUNCTION_NAME"] = "generateQuestions"
         environment["_HANDLER"] = "generateQuestions"
         environment["INKRA_STORE"] = "memory"
+        environment["INKRA_SERVER_SECRET"] = ServerSecret.developmentText
         environment["INKRA_LLM_BASE_URL"] = "http://127.0.0.1:\(model.port)/v1"
         environment["INKRA_LLM_MODEL"] = "test-model"
         let runtime = Task { try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment) }

@@ -3,6 +3,7 @@ import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraUsage
 
 /// The built `bootstrap`, run once through a local Runtime API as one function with some
 /// settings: what the tests that start the real binary share.
@@ -29,6 +30,7 @@ enum BuiltBootstrap {
         environment["AWS_LAMBDA_FUNCTION_NAME"] = function
         environment["_HANDLER"] = function
         environment["INKRA_STORE"] = "memory"
+        environment["INKRA_SERVER_SECRET"] = ServerSecret.developmentText
         for (name, value) in settings { environment[name] = value }
         return environment
     }

@@ -61,7 +61,9 @@ struct TemplatePermissionTests {
         func questions(for request: QuestionRequest) async throws -> [String] { throw CancellationError() }
     }
 
-    static let caller: JSONValue = ["principalId": "u1", "userId": "u1", "tier": "free"]
+    /// With an email, so the flows open the month, carry a deleted account's usage over and read
+    /// it back, as an ID token's caller does.
+    static let caller: JSONValue = ["principalId": "u1", "userId": "u1", "tier": "free", "email": "u1@example.com"]
 
     static func event(_ method: String, _ path: String, body: String? = nil, key: String? = nil) -> JSONValue {
         var headers: JSONObject = ["Content-Type": "application/json"]
@@ -97,7 +99,8 @@ struct TemplatePermissionTests {
         case "generateQuestions":
             let answering = GenerateQuestions(
                 store: store, generator: TemplateQuestionGenerator(), limits: one)
-            // Answered, repeated with its key, answered, refused by the month; then given back.
+            // Answered, repeated with its key, answered, refused by the month and refused again
+            // (the standing refusal, read without a write, with and without a key); then given back.
             _ = try await answering.handle(
                 event("POST", "/questions", body: question, key: "k1"), context: InvocationContext(time: now()))
             _ = try await answering.handle(
@@ -106,6 +109,10 @@ struct TemplatePermissionTests {
                 event("POST", "/questions", body: question), context: InvocationContext(time: now()))
             _ = try await answering.handle(
                 event("POST", "/questions", body: question), context: InvocationContext(time: now()))
+            _ = try await answering.handle(
+                event("POST", "/questions", body: question), context: InvocationContext(time: now()))
+            _ = try await answering.handle(
+                event("POST", "/questions", body: question, key: "k9"), context: InvocationContext(time: now()))
             let room = TierLimits(["free": Limits(monthly: 100, daily: 100, hourly: 100)])
             let failing = GenerateQuestions(store: store, generator: Failing(), limits: room)
             _ = try await failing.handle(

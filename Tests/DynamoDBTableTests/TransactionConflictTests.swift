@@ -225,7 +225,8 @@ struct TransactionConflictTests {
             return
         }
         #expect(refusal.window == .hour)
-        #expect(stack.transport.sent("UpdateItem").count == 7)
+        // The day's mark through six conflicts, then the standing refusal.
+        #expect(stack.transport.sent("UpdateItem").count == 6 + 2)
         #expect(try await stack.store.refusedUsers(on: "2027-01-15") == ["u1"])
     }
 

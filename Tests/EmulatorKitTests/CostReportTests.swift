@@ -203,11 +203,15 @@ struct CostReportTests {
         return await replayer.meter([folder])
     }
 
-    /// By hand, from DynamoDB's rules (read-write-operations.html) and the store's requests: an
-    /// admitted call is a transaction of 3 new items under 1 KB (2 units each: 6) and a consistent
+    /// By hand, from DynamoDB's rules (read-write-operations.html) and the store's requests: every
+    /// consume first reads the standing refusal, eventually consistent (half a unit); an admitted
+    /// call is then a transaction of 3 new items under 1 KB (2 units each: 6) and a consistent
     /// read of the month (1); a refusal's cancelled transaction is not counted (CountingTable) and
-    /// its mark updates the day item and adds it to GSI1 (1 + 1); checkUsage reads 3 items
-    /// consistently (3). API Gateway does not charge the request refused without a token.
+    /// its marks update the day item and add it to GSI1 (1 + 1) and write the standing refusal
+    /// (1); a user's first call of the month, their token carrying an email, looks for usage
+    /// carried over from a deleted account of that address (a Query finding nothing, half a unit);
+    /// checkUsage reads 3 items consistently (3). API Gateway does not charge the request refused
+    /// without a token.
     @Test("A tiny recording's units, requests and invocations, worked by hand")
     func tinyRecording() async throws {
         let folder = Repository.temporaryDirectory()
@@ -223,8 +227,10 @@ struct CostReportTests {
         #expect(total.invocations[.authorizer]?.count == 2)
         #expect(total.invocations[.generateQuestions]?.count == 4)
         #expect(total.invocations[.checkUsage]?.count == 1)
-        #expect(total.writeUnits == 6 + 6 + 2 + 0 + 6)
-        #expect(total.readHalfUnits == 2 * (1 + 1 + 0 + 3 + 1))
+        #expect(total.writeUnits == 6 + 6 + (2 + 1) + 0 + 6)
+        // The month's reads and checkUsage's, in halves; then four standing-refusal reads and two
+        // users' carried-usage queries, half a unit each.
+        #expect(total.readHalfUnits == 2 * (1 + 1 + 0 + 3 + 1) + 4 + 2)
         #expect(total.answeredCalls == 3)
         #expect(total.logBytes > 0)
         #expect(usage.cachedAuthorizerAnswers == 3)
@@ -235,12 +241,12 @@ struct CostReportTests {
         #expect(usage.byTier["unknown"]?.restRequests == 0)
 
         // Priced with 10 ms an invocation: 4 × $3.50 + 1 × $1.00 + 7 × $0.20 per million, 7 × 10 ms
-        // × 0.25 GB = 0.0175 GB-s × $0.0000166667, 20 × $0.625 and 6 × $0.125 per million, and
+        // × 0.25 GB = 0.0175 GB-s × $0.0000166667, 21 × $0.625 and 9 × $0.125 per million, and
         // the logs' bytes at $0.50 a GB.
         let report = CostReport(recorded: usage, prices: try Self.prices(), sizing: Bill.Sizing(lambdaMilliseconds: 10))
         let logs = Decimal(total.logBytes) * Decimal(string: "0.50")! / Decimal(Bill.bytesPerGB)
         let bill = try #require(report.columns.first).total
-        #expect(bill.total == Decimal(string: "0.00002994166725")! + logs)
+        #expect(bill.total == Decimal(string: "0.00003094166725")! + logs)
         #expect(report.perThousandUsers(bill.total) == bill.total * 1000 / 2)
     }
 
@@ -253,9 +259,11 @@ struct CostReportTests {
         try Data(#"{"free": {"hourly": 1}}"#.utf8).write(to: limits)
         let recorded = try await Self.meter(folder)
         let lower = try await Self.meter(folder, limits: limits)
-        // alice's second call is refused now: a mark (2) instead of a charge (6) and its read (1).
-        #expect(lower.total.writeUnits == 6 + 2 + 2 + 0 + 6)
-        #expect(lower.total.readHalfUnits == 2 * (1 + 0 + 0 + 3 + 1))
+        // alice's second call is refused now: its marks and the standing refusal (2 + 1) instead of
+        // a charge (6) and its read (1); her third is refused again by the standing refusal alone,
+        // without a write (it read the standing refusal, half a unit, as every consume does).
+        #expect(lower.total.writeUnits == 6 + (2 + 1) + 0 + 0 + 6)
+        #expect(lower.total.readHalfUnits == 2 * (1 + 0 + 0 + 3 + 1) + 4 + 2)
         #expect(lower.total.answeredCalls == 2)
         #expect(lower.total.invocations[.generateQuestions]?.count == 4)
         let prices = try Self.prices()
@@ -264,7 +272,8 @@ struct CostReportTests {
             sizing: Bill.Sizing(lambdaMilliseconds: 10))
         let (before, after) = (report.columns[0].total, report.columns[1].total)
         #expect(
-            before[.dynamoDBWriteRequestUnit].usd - after[.dynamoDBWriteRequestUnit].usd == Decimal(string: "0.0000025")
+            before[.dynamoDBWriteRequestUnit].usd - after[.dynamoDBWriteRequestUnit].usd
+                == Decimal(string: "0.00000375")
         )
         #expect(
             before[.dynamoDBReadRequestUnit].usd - after[.dynamoDBReadRequestUnit].usd == Decimal(string: "0.000000125")
@@ -303,8 +312,9 @@ extension CostReportTests {
     }
 
     /// SCALING.md's "Cost (billed)": a free user who uses the free tier fully costs, a month, 25
-    /// REST requests, 35 invocations (10 of the authorizer), 30 write units and 65 read units; at
-    /// 30 ms an invocation, $0.000126 (the bill's $0.125750 per 1,000 users).
+    /// REST requests, 35 invocations (10 of the authorizer), 30 write units and 68.5 read units
+    /// (65, and half a unit for each call's standing-refusal read and for the first calls'
+    /// carried-usage queries); at 30 ms an invocation, $0.000126 (the bill's $0.126188 per 1,000 users).
     @Test("SCALING.md's free user-month: requests, invocations and units as the bill counts them")
     func scalingUserMonth() async throws {
         let folder = Repository.temporaryDirectory()
@@ -316,14 +326,16 @@ extension CostReportTests {
         #expect(usage.total.invocations[.authorizer]?.count == 2 * 10)
         #expect(usage.total.invocationCount == 2 * 35)
         #expect(usage.total.writeUnits == 2 * 30)
-        #expect(usage.total.readHalfUnits == 2 * 2 * 65)
+        // 65 units, and half a unit for each generateQuestions' standing-refusal read (5), its
+        // first call's carried-usage query (1), and the first usage read's, before the month opened (1).
+        #expect(usage.total.readHalfUnits == 2 * (2 * 65 + 5 + 1 + 1))
         #expect(usage.total.answeredCalls == 2 * 5)
         let report = CostReport(recorded: usage, prices: try Self.prices(), sizing: Bill.Sizing(lambdaMilliseconds: 30))
         let bill = try #require(report.columns.first).total
-        // 50 × $3.50 + 70 × $0.20 + 60 × $0.625 + 130 × $0.125 per million, and 70 × 30 ms × 0.25 GB
+        // 50 × $3.50 + 70 × $0.20 + 60 × $0.625 + 137 × $0.125 per million, and 70 × 30 ms × 0.25 GB
         // = 0.525 GB-s × $0.0000166667.
-        #expect(bill.total == Decimal(string: "0.0002515000175")!)
-        #expect(report.perThousandUsers(bill.total) == Decimal(string: "0.12575000875"))
+        #expect(bill.total == Decimal(string: "0.0002523750175")!)
+        #expect(report.perThousandUsers(bill.total) == Decimal(string: "0.12618750875"))
     }
 }
 
@@ -444,8 +456,8 @@ struct CostCommandTests {
         #expect(object["lambda"]?["milliseconds"] == 10)
         #expect(object["prices"]?["file"] == .string(Prices.repositoryFile))
         #expect(object["recorded"]?["events"] == 6)
-        #expect(object["recorded"]?["lines"]?["dynamoDBWriteRequestUnit"]?["quantity"] == 20)
-        #expect(object["limits"]?["lines"]?["dynamoDBWriteRequestUnit"]?["quantity"] == 16)
+        #expect(object["recorded"]?["lines"]?["dynamoDBWriteRequestUnit"]?["quantity"] == 21)
+        #expect(object["limits"]?["lines"]?["dynamoDBWriteRequestUnit"]?["quantity"] == 15)
         #expect(object["recorded"]?["lines"]?["apiGatewayRestRequest"]?["usd"] == "0.000014")
         #expect(object["recorded"]?["lines"]?["lambdaRequest"]?["quantity"] == 7)
         #expect(object["recorded"]?["answeredCalls"] == 3)
@@ -457,7 +469,7 @@ struct CostCommandTests {
         #expect(text.status == 0, "\(text.standardError)")
         let lines = text.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("Cost: 6 events replayed in turn, priced at us-east-1 on-demand prices") == true)
-        #expect(lines.contains { $0.hasPrefix("  DynamoDB write request units") && $0.contains("20  $0.000013") })
+        #expect(lines.contains { $0.hasPrefix("  DynamoDB write request units") && $0.contains("21  $0.000013") })
         #expect(lines.contains("  users: 2 distinct in the recording"))
         // A bill holds counts and dollars: no token, topic, email, client address or user id.
         for output in [text.standardOutput, json.standardOutput] {

@@ -37,7 +37,7 @@ struct ParallelReplayTests {
                 let user = item["PK"]?["S"]?.string?.dropFirst("USER#".count)
             else { return item }
             for key in InterleavedWorkload.idempotencyKeys {
-                if let opened = IdempotencySeal(key: key, userID: String(user)).open(sealed) {
+                if let opened = IdempotencySeal(key: key, userID: String(user), secret: .development).open(sealed) {
                     return item.setting(.string("\(opened.statusCode) \(opened.body)"), at: ["sealedResponse", "S"])
                 }
             }

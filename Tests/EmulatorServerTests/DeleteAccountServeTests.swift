@@ -92,6 +92,7 @@ struct DeleteAccountServeTests {
         environment["AWS_LAMBDA_FUNCTION_NAME"] = "deleteAccount"
         environment["_HANDLER"] = "deleteAccount"
         environment["INKRA_STORE"] = "memory"
+        environment["INKRA_SERVER_SECRET"] = ServerSecret.developmentText
         let process = Task {
             try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment)
         }
@@ -128,6 +129,7 @@ struct DeleteAccountServeTests {
         environment["AWS_LAMBDA_FUNCTION_NAME"] = "deleteAccount"
         environment["_HANDLER"] = "deleteAccount"
         environment["INKRA_STORE"] = "dynamodb"
+        environment["INKRA_SERVER_SECRET"] = ServerSecret.developmentText
         environment["INKRA_TABLE_NAME"] = "inkra-usage"
         environment["AWS_ENDPOINT_URL_DYNAMODB"] = endpoint.absoluteString
         environment["AWS_REGION"] = "us-east-1"

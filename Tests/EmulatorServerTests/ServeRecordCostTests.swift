@@ -41,9 +41,11 @@ struct ServeRecordCostTests {
         #expect(usage.total.invocations[.generateQuestions]?.count == 4)
         #expect(usage.total.invocations[.checkUsage]?.count == 1)
         // Admitted: 6 write units and 1 read each (3 calls); the hourly refusal's mark 1 + 1 for
-        // its GSI1 entry; checkUsage's 3 consistent reads.
-        #expect(usage.total.writeUnits == 6 + 6 + 2 + 6)
-        #expect(usage.total.readHalfUnits == 2 * (1 + 1 + 3 + 1))
+        // its GSI1 entry and the standing refusal 1; checkUsage's 3 consistent reads; half a unit
+        // for each of the four consumes' standing-refusal read and for alice's and carol's first
+        // call's carried-usage query (their tokens carry an email).
+        #expect(usage.total.writeUnits == 6 + 6 + (2 + 1) + 6)
+        #expect(usage.total.readHalfUnits == 2 * (1 + 1 + 3 + 1) + 4 + 2)
         #expect(usage.total.answeredCalls == 3)
         #expect(usage.users.isSuperset(of: ["rec-alice", "rec-carol"]))
         #expect(Set(usage.byTier.keys).isSuperset(of: ["free", "premium"]))

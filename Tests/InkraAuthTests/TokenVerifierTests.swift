@@ -11,9 +11,21 @@ struct TokenVerifierTests {
         for form in [token, "Bearer \(token)", "bearer \(token)", "BEARER  \(token)"] {
             let claims = try await verifier().verify(form)
             #expect(claims.subject == "user-1")
-            #expect(claims.email == "u@example.com")
+            // An email Cognito never verified names nobody (it could be anyone's address).
+            #expect(claims.email == nil)
             #expect(claims.tier == .free)
         }
+    }
+
+    @Test(
+        "The email is kept only when email_verified says Cognito verified it",
+        arguments: [
+            (JSONValue.bool(true), "u@example.com"), (.string("true"), "u@example.com"), (.bool(false), nil),
+            (.string("false"), nil), (.null, nil),
+        ] as [(JSONValue, String?)])
+    func verifiedEmail(verified: JSONValue, kept: String?) async throws {
+        let token = try testSigner.sign(payload: validClaims { $0["email_verified"] = verified })
+        #expect(try await verifier().verify(token).email == kept)
     }
 
     @Test("ID tokens are checked against aud; any accepts both kinds")

@@ -81,17 +81,18 @@ struct AuthorizerTests {
                             ]
                         ],
                     ],
-                    "context": ["userId": "user-1", "email": "user-1@example.com", "tier": "free", "quota": 5],
+                    // The tier, never its limits: the functions hold those (API Gateway caches this).
+                    "context": ["userId": "user-1", "email": "user-1@example.com", "tier": "free"],
                 ]
         )
     }
 
-    @Test("Premium and quota claims shape the context")
+    @Test("Premium and quota claims shape the context; a tier's limit is never in it")
     func premiumContext() async throws {
         let premium = try await authorizer.handle(
             Self.tokenEvent(try Self.token(groups: ["premium_tier"])), context: Self.context)
         #expect(premium["context"]?["tier"] == "premium")
-        #expect(premium["context"]?["quota"] == 999_999)
+        #expect(premium["context"]?["quota"] == nil)
         let quota = try await authorizer.handle(Self.tokenEvent(try Self.token(quota: "12")), context: Self.context)
         #expect(quota["context"]?["quota"] == 12)
     }
@@ -112,15 +113,15 @@ struct AuthorizerTests {
     @Test(
         "Access tokens, which carry no custom attributes, get their tier from the plan's groups",
         arguments: [
-            ([], "free", 5), (["free_tier"], "free", 5), (["premium_tier"], "premium", 999_999),
-            (["free_tier", "premium_tier"], "premium", 999_999),
-        ] as [([String], JSONValue, JSONValue)])
-    func accessTokenTier(groups: [String], tier: JSONValue, quota: JSONValue) async throws {
+            ([], "free"), (["free_tier"], "free"), (["premium_tier"], "premium"),
+            (["free_tier", "premium_tier"], "premium"),
+        ] as [([String], JSONValue)])
+    func accessTokenTier(groups: [String], tier: JSONValue) async throws {
         let authorizer = try Self.authorizer(tokenUse: .access)
         let result = try await authorizer.handle(
             Self.tokenEvent(try Self.token(use: .access, groups: groups)), context: Self.context)
         #expect(result["policyDocument"]?["Statement"]?.array?.first?["Effect"] == "Allow")
-        #expect(result["context"] == ["userId": "user-1", "tier": tier, "quota": quota])
+        #expect(result["context"] == ["userId": "user-1", "tier": tier])
     }
 
     @Test(

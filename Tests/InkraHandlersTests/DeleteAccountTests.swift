@@ -30,10 +30,17 @@ struct DeleteAccountTests {
         store.items.filter { $0["PK"] == .s("USER#\(user)") }
     }
 
-    @Test("204 with an empty body, nothing left under the caller, another user untouched; again 204")
+    /// What a closed account keeps: its month's tombstone, which holds nothing but when it ends.
+    static func isTombstone(_ items: [Item]) -> Bool {
+        items.count == 1 && Set(items[0].keys) == ["PK", "SK", "closedUntil", "expiresAt"]
+            && items[0]["SK"] == .s("USAGE#2026-03")
+            && items[0]["closedUntil"] == .n(Int(Self.now.now.timeIntervalSince1970) + 25 * 3600)
+    }
+
+    @Test("204 with an empty body, nothing left under the caller but a tombstone, another user untouched; again 204")
     func deletes() async throws {
         let store = try await Self.seededStore()
-        #expect(Self.items(of: "ada", in: store).count == 4)  // month, day (with its refusal mark), hour, idempotency
+        #expect(Self.items(of: "ada", in: store).count == 5)  // month, day (refusal mark), hour, idempotency, refused
         let bob = Self.items(of: "bob", in: store)
         let delete = DeleteAccount(store: store)
         for event in [
@@ -44,13 +51,13 @@ struct DeleteAccountTests {
             #expect(result.statusCode == 204)
             #expect(result.text.isEmpty)
             #expect(result.body == .null)
-            #expect(Self.items(of: "ada", in: store).isEmpty)
+            #expect(Self.isTombstone(Self.items(of: "ada", in: store)), "\(Self.items(of: "ada", in: store))")
             #expect(Self.items(of: "bob", in: store) == bob)
         }
         #expect(try await store.refusedUsers(on: "2026-03-10").isEmpty)
-        // The account starts again from zero.
+        // The account does not start again from zero: its token gets nothing more.
         let usage = try await store.usage(for: "ada", at: Self.now.now, limits: .free)
-        #expect(usage.monthly.used == 0)
+        #expect(usage.accountClosed)
     }
 
     @Test("Without a caller 401 unauthorized; a failing store 503 unavailable with Retry-After")
@@ -60,7 +67,7 @@ struct DeleteAccountTests {
             DeleteAccount(store: store).handle(ProxyEvent.rest("DELETE", "/account"), context: Self.now.context))
         #expect(anonymous.statusCode == 401)
         #expect(anonymous.code == "unauthorized")
-        #expect(Self.items(of: "ada", in: store).count == 4)
+        #expect(Self.items(of: "ada", in: store).count == 5)
 
         let broken = DeleteAccount(store: TableUsageStore(table: BrokenTable(), tableName: "inkra-usage"))
         let failed = try await ProxyResult(
@@ -79,7 +86,7 @@ struct DeleteAccountTests {
             let result = try await ProxyResult(
                 delete.handle(ProxyEvent.rest("DELETE", "/account", caller: Caller("ada")), context: Self.now.context))
             #expect(result.statusCode == 204)
-            #expect(Self.items(of: "ada", in: store).isEmpty)
+            #expect(Self.isTombstone(Self.items(of: "ada", in: store)))
         }
         #expect(await directory.users == ["bob"])
         #expect(await directory.calls == ["ada", "ada"])
@@ -96,7 +103,7 @@ struct DeleteAccountTests {
         #expect(failed.code == "unavailable")
         #expect(failed.error == "User directory unavailable")
         #expect(failed.retryAfter == 2)
-        #expect(Self.items(of: "ada", in: store).isEmpty)
+        #expect(Self.isTombstone(Self.items(of: "ada", in: store)))
         #expect(await directory.users == ["ada"])
         #expect(try await ProxyResult(delete.handle(event, context: Self.now.context)).statusCode == 204)
         #expect(await directory.users.isEmpty)

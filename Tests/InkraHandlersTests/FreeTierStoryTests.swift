@@ -102,8 +102,16 @@ struct FreeTierStoryTests {
         #expect(day2["blockedUntil"] == .s("2026-04-01T00:00:00Z"))
         #expect(try await harness.store.refusedUsers(on: "2026-03-10") == ["user-1"])
         #expect(try await harness.store.refusedUsers(on: "2026-03-11") == ["user-1"])
+        // The standing refusal, which answers the next refused calls without a write: the month's.
+        let standing = try #require(try await harness.item("USER#user-1", "REFUSED"))
+        #expect(standing["refusedWindow"] == .s("month"))
+        #expect(standing["refusedUsed"] == .n(5))
+        #expect(standing["markedDay"] == .s("2026-03-11"))
+        #expect(standing["blockedUntil"] == .n(Int(instant("2026-04-01T00:00:00Z").timeIntervalSince1970)))
         let items = harness.table.snapshot()
-        #expect(items.count == 1 + 2 + 4)  // one month, two days, four hours (10, 11 on day 1; 09, 10 on day 2)
+        // One month, two days, four hours (10, 11 on day 1; 09, 10 on day 2), the standing refusal.
+        let expected: Int = 1 + 2 + 4 + 1
+        #expect(items.count == expected)
     }
 
     @Test("Premium users pass where free ones stop")

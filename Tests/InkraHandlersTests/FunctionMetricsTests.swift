@@ -29,8 +29,8 @@ struct FunctionMetricsTests {
         let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         let monthly = RecordingMetrics()
         let oneAMonthLimits = TierLimits(["free": Limits(monthly: 1, daily: 5, hourly: 5)])
-        // The authorizer's context carries the caller's monthly quota, as the authorizer reads it.
-        let oneAMonthCaller = Caller("u1", tier: .free).restAuthorizer(limits: oneAMonthLimits)
+        // The function holds the limits; the authorizer's context names only the tier.
+        let oneAMonthCaller = Caller("u1", tier: .free).restAuthorizer()
         let oneAMonth = generateQuestions(table: table, limits: oneAMonthLimits, metrics: monthly)
         let event = ProxyEvent.rest(body: body, authorizer: oneAMonthCaller)
         #expect(try Reply(await oneAMonth.handle(event, context: Self.context)).statusCode == 200)

@@ -215,7 +215,7 @@ struct TableUsageStoreTests {
 
     @Test("An in-progress record from before records named their attempt frees its key once it expired")
     func recordWithoutAttempt() async throws {
-        let seal = IdempotencySeal(key: "k", userID: "u1")
+        let seal = IdempotencySeal(key: "k", userID: "u1", secret: .development)
         var old = UsageKeys.key(user: "u1", sort: UsageKeys.idempotency(seal.recordID))
         old["status"] = .s("INPROGRESS")
         old["requestDigest"] = .s(seal.fingerprint(of: Array(#"{"topic":"t"}"#.utf8)))

@@ -1,6 +1,7 @@
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraUsage
 import LambdaRuntimeAPI
 import Synchronization
 import Testing
@@ -177,6 +178,7 @@ struct RuntimeAPIRefusalTests {
         environment["AWS_LAMBDA_FUNCTION_NAME"] = "checkUsage"
         environment["_HANDLER"] = "checkUsage"
         environment["INKRA_STORE"] = "memory"
+        environment["INKRA_SERVER_SECRET"] = ServerSecret.developmentText
         let result = try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment)
 
         // The third /next is answered 500, which ends the runtime.

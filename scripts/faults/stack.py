@@ -141,6 +141,7 @@ class Runtime:
             "AWS_LAMBDA_RUNTIME_API": f"127.0.0.1:{self.serve.runtime_port}",
             "_HANDLER": self.function, "AWS_LAMBDA_FUNCTION_NAME": self.function,
             "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256", "INKRA_STORE": "dynamodb",
+            "INKRA_SERVER_SECRET": "inkra development secret: public, never for production",
             "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", "testing"),
             "AWS_SECRET_ACCESS_KEY": os.environ.get("AWS_SECRET_ACCESS_KEY", "testing"),
             "LOG_LEVEL": "warning",

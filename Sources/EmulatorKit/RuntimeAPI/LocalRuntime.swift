@@ -1,6 +1,7 @@
 import Foundation
 import InkraAuth
 import InkraHandlers
+import InkraUsage
 import Synchronization
 
 #if canImport(Glibc)
@@ -152,6 +153,9 @@ package final class LocalRuntime: Sendable {
         environment["AWS_REGION"] = environment["AWS_REGION"] ?? "us-east-1"
         environment["INKRA_CLOCK"] = "request-time"
         environment["INKRA_TABLE_NAME"] = options.tableName
+        // The emulator's own functions seal with the development secret: the runtime shares it,
+        // and so the table.
+        environment["INKRA_SERVER_SECRET"] = ServerSecret.developmentText
         environment["LOG_LEVEL"] = logLevel
         if let dynamoDBEndpoint {
             environment["INKRA_STORE"] = "dynamodb"

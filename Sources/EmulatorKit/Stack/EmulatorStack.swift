@@ -101,12 +101,12 @@ package struct EmulatorStack: Sendable {
             now: now,
             logger: logger
         )
-        authorizer = Authorizer(verifier: verifier, limits: limits, logger: logger)
+        authorizer = Authorizer(verifier: verifier, logger: logger)
         let keys = try Self.keySource(options)
         trustedPools = TrustedPools { configuration, poolKeys in
             Authorizer(
                 verifier: TokenVerifier(configuration: configuration, keys: poolKeys ?? keys, now: now, logger: logger),
-                limits: limits, logger: logger)
+                logger: logger)
         }
         checkUsage = CheckUsage(store: store, limits: limits, logger: logger)
         generateQuestions = GenerateQuestions(

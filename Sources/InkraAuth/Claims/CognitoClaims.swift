@@ -11,7 +11,7 @@ import InkraJSON
 package struct CognitoClaims: Sendable, Hashable {
     /// `sub`.
     package var subject: String
-    /// `email`.
+    /// `email`, when `email_verified` is true (ID tokens; access tokens carry no email).
     package var email: String?
     /// `token_use`.
     package var tokenUse: String?

@@ -143,6 +143,16 @@ public struct TokenVerifier: Sendable {
             payload, subject: subject, issuer: issuer, use: use, clientId: clientId, audience: audience, exp: exp)
     }
 
+    /// `email` when `email_verified` says Cognito verified it (`true`, or the string `"true"` as
+    /// some pools write it); an address a user typed and never confirmed names nobody.
+    private static func verifiedEmail(_ payload: JSONObject) -> String? {
+        guard let email = payload["email"]?.string, !email.isEmpty else { return nil }
+        switch payload["email_verified"] {
+        case .bool(true)?, .string("true")?: return email
+        default: return nil
+        }
+    }
+
     /// The claims the functions use, from a payload whose signature and issuer were verified.
     private static func claims(
         _ payload: JSONObject, subject: String, issuer: String, use: String?, clientId: String?, audience: [String],
@@ -150,7 +160,7 @@ public struct TokenVerifier: Sendable {
     ) -> CognitoClaims {
         CognitoClaims(
             subject: subject,
-            email: payload["email"]?.string,
+            email: verifiedEmail(payload),
             tokenUse: use,
             clientId: clientId,
             audience: audience,

@@ -22,7 +22,6 @@ import Metrics
 /// out; the failure is counted as `AuthorizerKeySourceFailure` and logged, never with the token.
 public struct Authorizer: EventHandler {
     let verifier: TokenVerifier
-    let limits: TierLimits
     let blockedGroup: String
     let simpleResponses: Bool
     let logger: Logger
@@ -31,7 +30,6 @@ public struct Authorizer: EventHandler {
     /// Creates the function.
     /// - Parameters:
     ///   - verifier: checks tokens.
-    ///   - limits: each tier's limits; the context's `quota` is the caller's monthly limit.
     ///   - blockedGroup: members of this Cognito group get a `Deny` policy.
     ///   - simpleResponses: answer HTTP API 2.0 events with `{"isAuthorized":…}` rather than a policy.
     ///   - logger: where refusals and their reasons are logged, and key-source failures.
@@ -39,14 +37,12 @@ public struct Authorizer: EventHandler {
     ///     metrics system unless another is given).
     public init(
         verifier: TokenVerifier,
-        limits: TierLimits = TierLimits(),
         blockedGroup: String = "blocked",
         simpleResponses: Bool = true,
         logger: Logger = Logger(label: "inkra.authorizer"),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.verifier = verifier
-        self.limits = limits
         self.blockedGroup = blockedGroup
         self.simpleResponses = simpleResponses
         self.logger = logger
@@ -167,13 +163,16 @@ public struct Authorizer: EventHandler {
         throw FunctionError.unauthorized
     }
 
-    /// What API Gateway passes on: strings and numbers only.
+    /// What API Gateway passes on: strings and numbers only. The tier, never its limits: API
+    /// Gateway caches this context (up to the authorizer's TTL), and the functions hold the limits
+    /// in force themselves (``TierLimits``, refreshed per `INKRA_LIMITS_MAX_AGE`). `quota` is the
+    /// user's own `custom:monthly_quota`, a claim of the token, when it has one.
     private func context(for caller: CallerIdentity) -> JSONObject {
         var context = JSONObject()
         context["userId"] = .string(caller.userID)
         if let email = caller.email { context["email"] = .string(email) }
         context["tier"] = .string(caller.tier.rawValue)
-        context["quota"] = .number(caller.limits(in: limits).monthly)
+        if let quota = caller.monthlyQuota { context["quota"] = .number(quota) }
         return context
     }
 

@@ -10,7 +10,8 @@ import Metrics
     import Foundation
 #endif
 
-/// `checkUsage` (GET): the caller's usage in the month, day and hour; consumes nothing.
+/// `checkUsage` (GET): the caller's usage in the month, day and hour; consumes nothing. A deleted
+/// account's token gets 401 `unauthorized`, as from `generateQuestions`.
 public struct CheckUsage: EventHandler {
     let store: any UsageStore
     let limits: TierLimits
@@ -49,12 +50,14 @@ public struct CheckUsage: EventHandler {
         }
         let report: UsageReport
         do {
-            report = try await store.usage(for: caller.userID, at: instant, limits: caller.limits(in: limits))
+            report = try await store.usage(
+                for: caller.userID, email: caller.email, at: instant, limits: caller.limits(in: limits))
         } catch {
             logger.error("usage store failed", metadata: ["error": "\(error)"])
             MetricName.usageStoreFailure.increment(in: metrics)
             return HTTPError.storeUnavailable.response
         }
+        guard !report.accountClosed else { return HTTPError.accountDeleted.response }
         return .json(
             200,
             [

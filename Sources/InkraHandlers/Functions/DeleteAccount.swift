@@ -3,10 +3,22 @@ import InkraUsage
 import Logging
 import Metrics
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// `deleteAccount` (`DELETE /account`): erases every usage item of the caller (their month, day and
 /// hour counters, idempotency records, refunds and refusal marks) and then their account in the
 /// user directory (the Cognito user), as App Store Review Guideline 5.1.1(v) asks of an app that
 /// lets people create an account.
+///
+/// Deleting does not reset the meter (``UsageStore/closeAccount(of:email:at:)``): a tombstone
+/// makes every function refuse the account's tokens (401) for as long as one may be valid, and
+/// the units used in the month, day and hour of the deletion stay, under a keyed hash of the
+/// verified email, until each window ends, so signing up again with the same address gets no
+/// fresh month (docs/functions.md says what is kept and for how long).
 ///
 /// Answers 204 with an empty body, also when there was nothing to erase, so a repeat answers the
 /// same; no other user's items are touched. Without a caller, 401 `unauthorized`; when the usage
@@ -40,17 +52,17 @@ public struct DeleteAccount: EventHandler {
     /// Erases the caller's usage, then their account.
     public func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
         let request = try ProxyRequest(event: event)
-        return await context.withDeadlines { await respond(to: request) }.json
+        return await context.withDeadlines { await respond(to: request, at: context.time) }.json
     }
 
-    /// Answers one proxy request.
-    package func respond(to request: ProxyRequest) async -> ProxyResponse {
+    /// Answers one proxy request at an instant.
+    package func respond(to request: ProxyRequest, at instant: Date) async -> ProxyResponse {
         guard let caller = CallerIdentity(authorizer: request.authorizer) else {
             return HTTPError.unauthorized.response
         }
         let erasure: UsageErasure
         do {
-            erasure = try await store.erase(user: caller.userID)
+            erasure = try await store.closeAccount(of: caller.userID, email: caller.email, at: instant)
         } catch {
             logger.error("usage store failed; the account's usage is not erased", metadata: ["error": "\(error)"])
             MetricName.usageStoreFailure.increment(in: metrics)

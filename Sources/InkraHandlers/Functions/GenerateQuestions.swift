@@ -81,7 +81,7 @@ public struct GenerateQuestions: EventHandler {
                     ConsumeRequest(
                         userID: caller.userID, instant: instant, limits: callerLimits,
                         idempotencyKey: idempotencyKey, requestBody: idempotencyKey == nil ? [] : bodyBytes ?? [],
-                        tier: caller.tier.rawValue)
+                        tier: caller.tier.rawValue, email: caller.email)
                 )
             }
         } catch {
@@ -126,6 +126,9 @@ public struct GenerateQuestions: EventHandler {
         case .keyReused:
             throw HTTPError(
                 .idempotencyKeyReused, "This Idempotency-Key was used with a different body; use a new key")
+        case .closed:
+            logger.info("refused: the account was deleted", metadata: ["user": "\(caller.userID)"])
+            throw HTTPError.accountDeleted
         case .consumed(let consumption, let monthly):
             return try await answer(body, consumption, monthly)
         }
@@ -254,6 +257,9 @@ extension CallerIdentity {
 }
 
 extension HTTPError {
+    /// 401: the caller's account was deleted; its tokens are refused until they expire.
+    static let accountDeleted = HTTPError(.unauthorized, "This account was deleted; sign up to use Inkra again")
+
     /// 503: the request's deadline came before its answer; the unit was given back.
     static let outOfTime = unavailable("The request ran out of time; nothing was charged")
 

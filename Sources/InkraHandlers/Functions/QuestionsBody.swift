@@ -11,6 +11,25 @@ package struct QuestionsBody {
     /// The characters a language tag may have, after trimming.
     package static let languageCharacters = 1...35
 
+    /// Whether `text` has the shape of a BCP 47 language tag (RFC 5646, section 2.1): a primary
+    /// subtag of 2 to 8 ASCII letters, then subtags of 1 to 8 ASCII letters or digits, each after
+    /// a hyphen (`en`, `es-MX`, `zh-Hant-TW`, `sr-Latn`); at most 35 characters. Nothing else
+    /// reaches the model's prompt: no space, punctuation or instruction.
+    package static func isLanguageTag(_ text: String) -> Bool {
+        guard languageCharacters.contains(text.utf8.count) else { return false }
+        let subtags = text.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        guard let primary = subtags.first, (2...8).contains(primary.count),
+            primary.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) })
+        else { return false }
+        return subtags.dropFirst().allSatisfy { subtag in
+            (1...8).contains(subtag.count)
+                && subtag.allSatisfy {
+                    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20)
+                        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                }
+        }
+    }
+
     var topic: String
     var count: Int
     var length: QuestionLength
@@ -96,8 +115,10 @@ package struct QuestionsBody {
             language = nil
         case .string(let text)?:
             let trimmed = text.trimmingWhitespace()
-            guard Self.languageCharacters.contains(trimmed.count) else {
-                throw HTTPError.badRequest("language must be a language tag such as en or es-MX")
+            guard Self.isLanguageTag(trimmed) else {
+                throw HTTPError.badRequest(
+                    "language must be a BCP 47 language tag such as en, es-MX or zh-Hant-TW: letters, digits and "
+                        + "hyphens, at most 35 characters")
             }
             language = trimmed
         case let other?:

@@ -82,7 +82,9 @@ extension RuntimeSetting {
         case .tableName: .tableName
         case .tokenUse: .choice(["access", "id", "any"])
         case .upgradeURL: .absoluteURL
-        case .jwksFile, .limits, .limitsFile, .limitsParameter, .modelAPIKey, .modelAPIKeySecretARN, .model: .text
+        case .jwksFile, .limits, .limitsFile, .limitsParameter, .modelAPIKey, .modelAPIKeySecretARN, .model,
+            .serverSecret, .serverSecretARN:
+            .text
         }
     }
 
@@ -100,7 +102,7 @@ extension RuntimeSetting {
         case .tokenUse: "id"
         case .upgradeURL: "https://inkra.app/premium"
         case .cognitoIssuer, .deleteCognitoUser, .jwksFile, .limits, .limitsFile, .limitsParameter, .modelAPIKey,
-            .modelAPIKeySecretARN, .modelBaseURL, .model, .store:
+            .modelAPIKeySecretARN, .modelBaseURL, .model, .serverSecret, .serverSecretARN, .store:
             nil
         }
     }
@@ -109,7 +111,7 @@ extension RuntimeSetting {
     package var readBy: Readers {
         switch self {
         case .clock, .gatewayTimeout, .limits, .limitsFile, .limitsMaxAge, .limitsParameter, .recordEvents: .all
-        case .store, .tableName: .store
+        case .serverSecret, .serverSecretARN, .store, .tableName: .store
         case .clockSkew, .cognitoIssuer, .jwksFile, .tokenUse: .only(["authorizer"])
         case .deleteCognitoUser: .only(["deleteAccount"])
         case .modelAPIKey, .modelAPIKeySecretARN, .modelBaseURL, .model, .modelTimeout, .upgradeURL:
@@ -121,7 +123,7 @@ extension RuntimeSetting {
     /// the others also count a value of only spaces and tabs as unset.
     package var keepsSpaces: Bool {
         switch self {
-        case .modelAPIKey, .modelAPIKeySecretARN, .modelBaseURL, .model, .modelTimeout: true
+        case .modelAPIKey, .modelAPIKeySecretARN, .modelBaseURL, .model, .modelTimeout, .serverSecret: true
         default: false
         }
     }

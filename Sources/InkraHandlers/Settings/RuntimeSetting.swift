@@ -41,6 +41,11 @@ package enum RuntimeSetting: String, Sendable, CaseIterable {
     case modelTimeout = "INKRA_LLM_TIMEOUT"
     /// `INKRA_RECORD_EVENTS`: writes a redacted recording of every invocation to the log.
     case recordEvents = "INKRA_RECORD_EVENTS"
+    /// `INKRA_SERVER_SECRET`: the server's secret itself (local work; at least 32 bytes).
+    case serverSecret = "INKRA_SERVER_SECRET"
+    /// `INKRA_SERVER_SECRET_ARN`: a Secrets Manager secret holding the server's secret, which keys
+    /// sealed answers, deleted accounts' carried usage and recordings' pseudonyms.
+    case serverSecretARN = "INKRA_SERVER_SECRET_ARN"
     /// `INKRA_STORE`: `memory` or `dynamodb`.
     case store = "INKRA_STORE"
     /// `INKRA_TABLE_NAME`: the usage table.

@@ -38,6 +38,19 @@ package enum RequestDeadline {
         return min(duration, left)
     }
 
+    /// Runs work that may take at most `budget` from now, and never past the request's deadline:
+    /// a read that only saves work when it answers at once (the standing refusal), so a slow
+    /// table costs the request `budget` at most.
+    /// - Parameters:
+    ///   - budget: the most time `body` may take.
+    ///   - body: the work.
+    /// - Returns: what `body` returns.
+    package static func within<Value>(_ budget: Duration, _ body: () async throws -> Value) async rethrows -> Value {
+        let now = ContinuousClock.now
+        let end = min(current ?? now.advanced(by: budget), now.advanced(by: budget))
+        return try await $current.withValue(end) { try await body() }
+    }
+
     /// Runs clean-up work with the clean-up instant as its deadline: ``cleanup`` when set, else
     /// ``cleanupBudget`` past the later of the work's deadline and now; without a deadline at all,
     /// `body` runs with none.

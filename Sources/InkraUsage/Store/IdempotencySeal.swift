@@ -10,7 +10,8 @@ import Crypto
 /// in the clear.
 ///
 /// Every secret is derived (HKDF-SHA256, salted with the user id) from the client's key, which
-/// the table never holds:
+/// the table never holds, keyed with the ``ServerSecret``, which neither the table nor the logs
+/// hold (so a recording that held the client's key would still open nothing):
 /// - the record's sort key holds a digest of it, so a repeat finds its record;
 /// - the request body is kept as an HMAC under a derived key, enough to tell a reused key with
 ///   another body (422) from a repeat, and nothing to a reader of the table;
@@ -22,21 +23,22 @@ struct IdempotencySeal {
     private let sealingKey: SymmetricKey
     private let fingerprintKey: SymmetricKey
 
-    init(key: String, userID: String) {
-        let secret = SymmetricKey(data: Array(key.utf8))
+    init(key: String, userID: String, secret server: ServerSecret) {
+        let secret = SymmetricKey(
+            data: Array(HMAC<SHA256>.authenticationCode(for: Array(key.utf8), using: server.key(for: "idempotency"))))
         let salt = Array("inkra idempotency \(userID)".utf8)
         func derive(_ purpose: String) -> SymmetricKey {
             HKDF<SHA256>.deriveKey(
                 inputKeyMaterial: secret, salt: salt, info: Array(purpose.utf8), outputByteCount: 32)
         }
-        recordID = derive("record id").withUnsafeBytes { Self.hex($0) }
+        recordID = derive("record id").withUnsafeBytes { Hex.lowercase($0) }
         sealingKey = derive("response")
         fingerprintKey = derive("request body")
     }
 
     /// The body's keyed digest, in lowercase hex.
     func fingerprint(of body: [UInt8]) -> String {
-        Self.hex(HMAC<SHA256>.authenticationCode(for: body, using: fingerprintKey))
+        Hex.lowercase(HMAC<SHA256>.authenticationCode(for: body, using: fingerprintKey))
     }
 
     /// The response sealed for storage: base64 of AES-GCM's nonce, ciphertext and tag over
@@ -59,15 +61,5 @@ struct IdempotencySeal {
             let status = Int(text[..<space])
         else { return nil }
         return StoredResponse(statusCode: status, body: String(text[text.index(after: space)...]))
-    }
-
-    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -71,13 +71,14 @@ extension TableUsageStore {
             }
             do {
                 try await transact(actions)
-                return refund
             } catch let error as TableError where error.code == .transactionCanceled {
                 // The record was written meanwhile, or a counter moved: read again.
                 continue
             } catch {
                 throw UsageStoreError(operation: "refund", underlying: error)
             }
+            try await liftStandingRefusal(of: userID, operation: "refund")
+            return refund
         }
         throw UsageStoreError(
             operation: "refund",
@@ -97,7 +98,10 @@ extension TableUsageStore {
         )
         do {
             let old = try await update(request)
+            try await liftStandingRefusal(of: userID, operation: "reset")
             return slot.change(before: old.attributes?[slot.counter]?.intValue ?? 0, after: 0)
+        } catch let error as UsageStoreError {
+            throw error
         } catch let error as TableError where error.code == .conditionalCheckFailed {
             return slot.change(before: 0, after: 0)
         } catch {
@@ -106,6 +110,12 @@ extension TableUsageStore {
     }
 
     package func erase(user userID: String) async throws -> UsageErasure {
+        try await erase(user: userID, keeping: [])
+    }
+
+    /// Deletes every item of a user but those whose sort key is in `kept` (a closed account's
+    /// tombstones).
+    func erase(user userID: String, keeping kept: Set<String>) async throws -> UsageErasure {
         var erasure = UsageErasure(userID: userID)
         for _ in 0..<Self.erasePasses {
             var found = 0
@@ -116,8 +126,8 @@ extension TableUsageStore {
                 consistentRead: true
             )
             try await queryAll(request, operation: "erase") { item in
+                guard let sort = item[UsageKeys.sortKey]?.stringValue, !kept.contains(sort) else { return }
                 found += 1
-                guard let sort = item[UsageKeys.sortKey]?.stringValue else { return }
                 let key = UsageKeys.key(user: userID, sort: sort)
                 do {
                     _ = try await Retry.current.write {

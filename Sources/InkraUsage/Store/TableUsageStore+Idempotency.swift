@@ -153,7 +153,7 @@ extension TableUsageStore {
     package func complete(_ consumption: Consumption, with response: StoredResponse) async throws {
         guard let key = consumption.idempotencyKey else { return }
         let attempt = consumption.attempt
-        let seal = IdempotencySeal(key: key, userID: consumption.userID)
+        let seal = IdempotencySeal(key: key, userID: consumption.userID, secret: secret)
         let sealed: String
         do {
             sealed = try seal.seal(response)
@@ -198,7 +198,7 @@ extension TableUsageStore {
         let windows = UsageWindows(at: consumption.instant)
         var hold: Hold?
         if let key = consumption.idempotencyKey {
-            let seal = IdempotencySeal(key: key, userID: consumption.userID)
+            let seal = IdempotencySeal(key: key, userID: consumption.userID, secret: secret)
             hold = Hold(sortKey: UsageKeys.idempotency(seal.recordID), attempt: consumption.attempt, leaseEndedBy: nil)
         }
         do {

@@ -12,21 +12,45 @@ import SingleTable
 /// A consume is one `TransactWriteItems` of three conditional `ADD`s (month, day, hour), plus the
 /// idempotency record's put when the call carries a key, so the unit and the record are written
 /// together or not at all. The position of the failed condition in the cancellation reasons says
-/// which window was full.
+/// which window was full. Before it, one eventually consistent read of the user's standing refusal
+/// (``standingRefusal(_:_:)``) answers a call that would be refused again without any write.
 package struct TableUsageStore: UsageStore {
     /// The table.
     package let table: any Table
     /// Its name, sent with every request.
     package let tableName: String
+    /// What keys the sealed answers and the carried usage of deleted accounts.
+    package let secret: ServerSecret
 
     /// A store over a table.
-    package init(table: any Table, tableName: String) {
+    /// - Parameter secret: the server's secret; the development one unless the caller holds another
+    ///   (the runtime requires one inside Lambda).
+    package init(table: any Table, tableName: String, secret: ServerSecret = .development) {
         self.table = table
         self.tableName = tableName
+        self.secret = secret
     }
 
     package func consume(_ request: ConsumeRequest) async throws -> ConsumeOutcome {
         let windows = UsageWindows(at: request.instant)
+        if let refusal = await standingRefusal(request, windows) { return .refused(refusal) }
+        // A first call of the month with an email opens the month (carrying over what a deleted
+        // account of the same address used), then charges; at most twice, as another call may
+        // open it meanwhile. With nothing to carry, the charge goes on as for a caller without one.
+        var request = request
+        for _ in 0..<2 {
+            if let outcome = try await charge(request, windows) { return outcome }
+            if try await !openMonth(request, windows) { request.email = nil }
+        }
+        guard let outcome = try await charge(request, windows) else {
+            throw UsageStoreError(
+                operation: "consume", underlying: AdministrationError("the month could not be opened; try again"))
+        }
+        return outcome
+    }
+
+    /// The consume transaction and what came of it; `nil` when the month must be opened first.
+    private func charge(_ request: ConsumeRequest, _ windows: UsageWindows) async throws -> ConsumeOutcome? {
         var actions: [TransactWriteItem] = [
             .update(monthUpdate(request, windows)),
             .update(dayUpdate(request, windows)),
@@ -41,7 +65,10 @@ package struct TableUsageStore: UsageStore {
             let attempt = Self.newAttempt()
             consumption.attempt = attempt
             actions.append(
-                .put(recordPut(request, IdempotencySeal(key: key, userID: request.userID), windows, attempt)))
+                .put(
+                    recordPut(
+                        request, IdempotencySeal(key: key, userID: request.userID, secret: secret), windows, attempt
+                    )))
         }
         var token: String?
         do {
@@ -95,7 +122,9 @@ package struct TableUsageStore: UsageStore {
         )
     }
 
-    package func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport {
+    package func usage(for userID: String, email: String?, at instant: Date, limits: Limits) async throws
+        -> UsageReport
+    {
         let windows = UsageWindows(at: instant)
         let keys = [
             UsageKeys.key(user: userID, sort: UsageKeys.month(windows.month)),
@@ -103,27 +132,30 @@ package struct TableUsageStore: UsageStore {
             UsageKeys.key(user: userID, sort: UsageKeys.rateLimit(windows.hour)),
         ]
         let items = try await readAll(keys, operation: "read usage")
-        func count(_ sort: String, _ counter: String) -> Int {
-            let item = items.first { $0[UsageKeys.sortKey] == .s(sort) }
-            return item?[counter]?.intValue ?? 0
-        }
+        func item(_ sort: String) -> Item? { items.first { $0[UsageKeys.sortKey] == .s(sort) } }
+        let month = item(UsageKeys.month(windows.month))
+        // Not opened yet: what a deleted account of the same address used waits to be carried over.
+        var carried = Carry()
+        if month == nil, let email { carried = try await carry(of: secret.emailKey(email), windows) }
+        func count(_ sort: String, _ counter: String) -> Int { item(sort)?[counter]?.intValue ?? 0 }
         return UsageReport(
             monthly: WindowUsage(
-                used: count(UsageKeys.month(windows.month), "interviewCount"),
+                used: count(UsageKeys.month(windows.month), "interviewCount") + carried.month,
                 limit: limits.monthly,
                 resetsAt: windows.monthResetsAt
             ),
             daily: WindowUsage(
-                used: count(UsageKeys.rateLimit(windows.day), "requestCount"),
+                used: count(UsageKeys.rateLimit(windows.day), "requestCount") + carried.day,
                 limit: limits.daily,
                 resetsAt: windows.dayResetsAt
             ),
             hourly: WindowUsage(
-                used: count(UsageKeys.rateLimit(windows.hour), "requestCount"),
+                used: count(UsageKeys.rateLimit(windows.hour), "requestCount") + carried.hour,
                 limit: limits.hourly,
                 resetsAt: windows.hourResetsAt
             ),
-            resetDate: windows.resetDate
+            resetDate: windows.resetDate,
+            accountClosed: month?[AccountAttribute.closedUntil] != nil
         )
     }
 
@@ -188,7 +220,13 @@ package struct TableUsageStore: UsageStore {
         static let monthUpdate =
             "SET lastInterviewDate = :now, quotaLimit = :limit, resetDate = :reset, expiresAt = :expires "
             + "ADD interviewCount :one"
-        static let monthCondition = "attribute_not_exists(interviewCount) OR interviewCount < :limit"
+        /// The month's condition: below the limit, and not a deleted account's tombstone.
+        static let monthCondition =
+            "(attribute_not_exists(interviewCount) OR interviewCount < :limit) AND attribute_not_exists(closedUntil)"
+        /// The same for a caller with an email, whose month must have been opened
+        /// (``TableUsageStore/openMonth(_:_:)``) so that a deleted account's usage is carried over.
+        static let openedMonthCondition =
+            "attribute_exists(interviewCount) AND interviewCount < :limit AND attribute_not_exists(closedUntil)"
         static let dayUpdate =
             "SET firstRequestTime = if_not_exists(firstRequestTime, :now), expiresAt = :expires "
             + "ADD requestCount :one"
@@ -206,7 +244,7 @@ package struct TableUsageStore: UsageStore {
             tableName: tableName,
             key: UsageKeys.key(user: request.userID, sort: UsageKeys.month(windows.month)),
             updateExpression: Expressions.monthUpdate,
-            conditionExpression: Expressions.monthCondition,
+            conditionExpression: request.email == nil ? Expressions.monthCondition : Expressions.openedMonthCondition,
             expressionAttributes: ExpressionAttributes(values: [
                 ":now": .s(windows.timestamp),
                 ":limit": .n(request.limits.monthly),
@@ -258,14 +296,14 @@ package struct TableUsageStore: UsageStore {
         _ request: ConsumeRequest,
         _ windows: UsageWindows,
         attempt ours: String?
-    ) async throws -> ConsumeOutcome {
+    ) async throws -> ConsumeOutcome? {
         let reasons = error.cancellationReasons
         func failed(_ index: Int) -> TableError.CancellationReason? {
             guard index < reasons.count, reasons[index].isConditionFailure else { return nil }
             return reasons[index]
         }
         if let record = failed(ConsumeSlot.record), let key = request.idempotencyKey {
-            let seal = IdempotencySeal(key: key, userID: request.userID)
+            let seal = IdempotencySeal(key: key, userID: request.userID, secret: secret)
             let old: Item
             if let item = record.item {
                 old = item
@@ -275,6 +313,11 @@ package struct TableUsageStore: UsageStore {
                 throw UsageStoreError(operation: "consume", underlying: error)
             }
             return try await resolve(existing: old, request, seal, windows, attempt: ours)
+        }
+        if let month = failed(ConsumeSlot.month) {
+            // A deleted account's tombstone, or (for a caller with an email) a month not yet opened.
+            if month.item?[AccountAttribute.closedUntil] != nil { return .closed }
+            if request.email != nil, month.item?["interviewCount"] == nil { return nil }
         }
         let counters: [(UsageWindow, Int, String)] = [
             (.month, ConsumeSlot.month, "interviewCount"), (.day, ConsumeSlot.day, "requestCount"),
@@ -297,10 +340,11 @@ package struct TableUsageStore: UsageStore {
     }
 
     /// Marks the user's day item so the GSI1 query "who was refused on a date" finds them, with
-    /// the refusing window and the caller's tier. The mark is clean-up the caller's 429 waits for:
-    /// it gets ``refusalMarkBudget`` of the clean-up budget, retried with backoff within it, and a
-    /// mark that still fails never changes the refusal.
-    /// - Returns: whether the mark was written.
+    /// the refusing window and the caller's tier, and writes the user's standing refusal that the
+    /// next calls read before any write (``standingRefusal(_:_:)``). The marks are clean-up the
+    /// caller's 429 waits for: they get ``refusalMarkBudget`` of the clean-up budget, retried with
+    /// backoff within it, and a mark that still fails never changes the refusal.
+    /// - Returns: whether the day's mark was written (and then the standing refusal).
     private func markRefused(_ consume: ConsumeRequest, _ windows: UsageWindows, _ refusal: Refusal) async -> Bool {
         let epoch = Int(windows.instant.timeIntervalSince1970)
         var values: [String: AttributeValue] = [
@@ -317,8 +361,20 @@ package struct TableUsageStore: UsageStore {
             updateExpression: consume.tier == nil ? Expressions.markRefused : Expressions.markRefusedWithTier,
             expressionAttributes: ExpressionAttributes(values: values)
         )
+        let standing = standingRefusalUpdate(consume.userID, refusal, windows)
+        return await RequestDeadline.cleaningUp(atMost: Self.refusalMarkBudget) {
+            // The day's mark first: a standing refusal answers the day's next refusals without
+            // writing, so it is written only once the day's mark is.
+            guard await written(request) else { return false }
+            _ = await written(standing)
+            return true
+        }
+    }
+
+    /// Whether an update went through.
+    private func written(_ request: UpdateItemRequest) async -> Bool {
         do {
-            _ = try await RequestDeadline.cleaningUp(atMost: Self.refusalMarkBudget) { try await update(request) }
+            _ = try await update(request)
             return true
         } catch {
             return false

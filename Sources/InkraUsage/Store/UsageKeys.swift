@@ -18,9 +18,18 @@ enum UsageKeys {
     /// GSI1's partition of the calls charged on a day and not yet answered.
     static func repair(_ day: String) -> String { "REPAIR#\(day)" }
     static func refund(_ reference: String) -> String { "REFUND#\(reference)" }
+    /// The user's standing refusal (``TableUsageStore/standingRefusal(_:_:)``).
+    static let refused = "REFUSED"
+    /// The partition of a deleted account's usage, under the keyed hash of its email
+    /// (``ServerSecret/emailKey(_:)``), until its windows end.
+    static func email(_ emailKey: String) -> String { "EMAIL#\(emailKey)" }
 
     static func key(user userID: String, sort: String) -> Item {
         [partitionKey: .s(user(userID)), sortKey: .s(sort)]
+    }
+
+    static func key(emailKey: String, sort: String) -> Item {
+        [partitionKey: .s(email(emailKey)), sortKey: .s(sort)]
     }
 
     /// Seconds an item is kept after its window starts, for DynamoDB TTL on `expiresAt`.

@@ -29,7 +29,9 @@ public protocol UsageStore: Sendable {
     /// - Parameter instant: now; leases that ran out before it are repaired.
     func repairCharges(at instant: Date) async throws -> ChargeRepair
     /// A user's usage in the windows of an instant; reads only.
-    func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport
+    /// - Parameter email: the user's verified email, when known: a month the user has not called in
+    ///   yet then counts what a deleted account of the same address used in it.
+    func usage(for userID: String, email: String?, at instant: Date, limits: Limits) async throws -> UsageReport
     /// The users refused at least once on a UTC day (`YYYY-MM-DD`), in user order.
     func refusedUsers(on day: String) async throws -> [String]
     /// The users refused at least once on a UTC day (`YYYY-MM-DD`), in user order, each with the
@@ -50,6 +52,19 @@ public protocol UsageStore: Sendable {
     /// Deletes every item of a user (usage, rate limits, idempotency records, refunds, and so the
     /// user's refusal marks in GSI1); erasing a user with no items removes nothing.
     func erase(user userID: String) async throws -> UsageErasure
+    /// Deletes an account's usage for good, without resetting its meter: every item as
+    /// ``erase(user:)`` does, but a tombstone that refuses the account's calls while its tokens
+    /// may still be used, and the units it used in the windows of `instant`, kept under a keyed
+    /// hash of `email` until each window ends, for an account signed up again with that address.
+    /// Closing an account again changes nothing more.
+    func closeAccount(of userID: String, email: String?, at instant: Date) async throws -> UsageErasure
+}
+
+extension UsageStore {
+    /// A user's usage in the windows of an instant, without an email.
+    package func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport {
+        try await usage(for: userID, email: nil, at: instant, limits: limits)
+    }
 }
 
 /// A request to consume one unit.
@@ -67,11 +82,14 @@ public struct ConsumeRequest: Sendable, Hashable {
     package var requestBody: [UInt8]
     /// The caller's tier (`free`, `premium`), recorded with a refusal for ``UsageStore/refusals(on:)``.
     package var tier: String?
+    /// The caller's verified email, when the token carries one: the first call of a month counts
+    /// what a deleted account of the same address used in it (kept only as a keyed hash).
+    package var email: String?
 
     /// Creates a request.
     package init(
         userID: String, instant: Date, limits: Limits, idempotencyKey: String? = nil, requestBody: [UInt8] = [],
-        tier: String? = nil
+        tier: String? = nil, email: String? = nil
     ) {
         self.userID = userID
         self.instant = instant
@@ -79,6 +97,7 @@ public struct ConsumeRequest: Sendable, Hashable {
         self.idempotencyKey = idempotencyKey
         self.requestBody = requestBody
         self.tier = tier
+        self.email = email
     }
 }
 
@@ -131,6 +150,8 @@ public enum ConsumeOutcome: Sendable, Hashable {
     case inProgress(retryAfter: Int)
     /// The idempotency key was used before with a different request body: nothing was consumed.
     case keyReused
+    /// The account was deleted (``UsageStore/closeAccount(of:email:at:)``): nothing was consumed.
+    case closed
 }
 
 /// Why a consume was refused: the first full window, month before day before hour.
@@ -196,13 +217,18 @@ public struct UsageReport: Sendable, Hashable {
     package var hourly: WindowUsage
     /// The first day of the next month, `YYYY-MM-01`.
     package var resetDate: String
+    /// Whether the account was deleted (``UsageStore/closeAccount(of:email:at:)``).
+    package var accountClosed: Bool
 
     /// Creates a report.
-    package init(monthly: WindowUsage, daily: WindowUsage, hourly: WindowUsage, resetDate: String) {
+    package init(
+        monthly: WindowUsage, daily: WindowUsage, hourly: WindowUsage, resetDate: String, accountClosed: Bool = false
+    ) {
         self.monthly = monthly
         self.daily = daily
         self.hourly = hourly
         self.resetDate = resetDate
+        self.accountClosed = accountClosed
     }
 }
 
