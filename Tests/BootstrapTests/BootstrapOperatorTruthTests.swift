@@ -1,8 +1,10 @@
 import AWSServices
 import EmulatorKit
 import Foundation
+import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTesting
 import OutboundHTTP
 import Testing
 
@@ -83,6 +85,46 @@ struct BootstrapOperatorTruthTests {
         }
         let message = try JSONParser.parse(body)["errorMessage"]?.string ?? ""
         #expect(message.contains("INKRA_LIMITS_PARAMETER") && message.contains("starts with '/'"), "\(message)")
+    }
+
+    @Test(
+        "A limits change reaches a call whose authorizer answer API Gateway still caches",
+        .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+    func limitsPastTheAuthorizerCache() async throws {
+        let endpoint = try #require(MotoEndpoint.url)
+        let name = "/inkra/cached-" + UUID().uuidString.prefix(8)
+        try await Self.put(name, Self.limits(monthly: 3), endpoint)
+        let start = 1_795_780_800
+        // The authorizer's answer for a free user's token, as API Gateway caches it (up to an
+        // hour) and passes on to every call meanwhile: it names the tier, never a number.
+        let pool = try TestUserPool()
+        let instant = Date(timeIntervalSince1970: TimeInterval(start))
+        let token = try pool.token(for: Caller("cached-ada", email: "ada@example.com"), at: instant)
+        let answer = try await pool.authorizer(now: { instant }).handle(
+            AuthorizerEvent.token("Bearer \(token)"), context: InvocationContext(time: instant))
+        let cached = try #require(answer["context"]?.object)
+        #expect(cached["quota"] == nil, "the cached context names a limit: \(cached)")
+        var authorizer = JSONValue.object(cached)
+        authorizer.set(.string("cached-ada"), at: ["principalId"])
+        func ask(at seconds: Int) -> JSONValue {
+            [
+                "httpMethod": "POST", "path": "/questions", "body": #"{"topic":"a harbour"}"#,
+                "requestContext": ["authorizer": authorizer, "requestTimeEpoch": .number(seconds * 1000)],
+            ]
+        }
+        var settings = Self.aws(endpoint)
+        settings["INKRA_LIMITS_PARAMETER"] = name
+        settings["INKRA_LIMITS_MAX_AGE"] = "60"
+        settings["INKRA_CLOCK"] = "request-time"
+        var statuses: [Int?] = []
+        let result = try await BuiltBootstrap.session("generateQuestions", settings) { invoke in
+            statuses.append(Self.statusAndBody(await invoke(ask(at: start))).0)
+            // The owner lowers the free month to 1; past the max age the function holds the call
+            // to it, with the same cached context.
+            try await Self.put(name, Self.limits(monthly: 1), endpoint)
+            statuses.append(Self.statusAndBody(await invoke(ask(at: start + 61))).0)
+        }
+        #expect(statuses == [200, 429], "\(result.standardError)")
     }
 
     @Test(

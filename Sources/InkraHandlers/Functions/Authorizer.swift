@@ -165,7 +165,7 @@ public struct Authorizer: EventHandler {
 
     /// What API Gateway passes on: strings and numbers only. The tier, never its limits: API
     /// Gateway caches this context (up to the authorizer's TTL), and the functions hold the limits
-    /// in force themselves (``TierLimits``, refreshed per `INKRA_LIMITS_MAX_AGE`). `quota` is the
+    /// in force themselves (`TierLimits`, refreshed per `INKRA_LIMITS_MAX_AGE`). `quota` is the
     /// user's own `custom:monthly_quota`, a claim of the token, when it has one.
     private func context(for caller: CallerIdentity) -> JSONObject {
         var context = JSONObject()

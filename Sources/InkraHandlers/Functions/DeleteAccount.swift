@@ -14,7 +14,7 @@ import Metrics
 /// user directory (the Cognito user), as App Store Review Guideline 5.1.1(v) asks of an app that
 /// lets people create an account.
 ///
-/// Deleting does not reset the meter (``UsageStore/closeAccount(of:email:at:)``): a tombstone
+/// Deleting does not reset the meter (`UsageStore.closeAccount(of:email:at:)`): a tombstone
 /// makes every function refuse the account's tokens (401) for as long as one may be valid, and
 /// the units used in the month, day and hour of the deletion stay, under a keyed hash of the
 /// verified email, until each window ends, so signing up again with the same address gets no

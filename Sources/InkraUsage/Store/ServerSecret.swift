@@ -12,26 +12,26 @@ import Crypto
 ///
 /// Changing the secret makes every sealed answer unreadable (a retry of a call made before the
 /// change runs as a new call) and every carried usage unfindable: rotate it only between months.
-public struct ServerSecret: Sendable {
+package struct ServerSecret: Sendable {
     private let key: SymmetricKey
 
     /// The fewest bytes a secret may have.
-    public static let minimumBytes = 32
+    package static let minimumBytes = 32
 
     /// A secret from its text (a Secrets Manager `SecretString`).
     /// - Returns: `nil` when the text has fewer than ``minimumBytes`` bytes of UTF-8.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         guard text.utf8.count >= Self.minimumBytes else { return nil }
         key = SymmetricKey(data: Array(text.utf8))
     }
 
     /// The text of the fixed secret of local work (the emulator, its local runtimes, tests): public,
     /// so that what it keys can be replayed anywhere; template.yaml generates a random one instead.
-    public static let developmentText = "inkra development secret: public, never for production"
+    package static let developmentText = "inkra development secret: public, never for production"
 
     /// The fixed secret of local work (``developmentText``); a runtime outside Lambda uses it
     /// when no secret is set, and one inside Lambda never does.
-    public static let development = ServerSecret(developmentText)!
+    package static let development = ServerSecret(developmentText)!
 
     /// A key for one purpose, derived from the secret (HKDF-SHA256).
     func key(for purpose: String) -> SymmetricKey {

@@ -13,12 +13,12 @@ import SingleTable
 /// same address. So deleting an account erases its items but two things, each kept only as long
 /// as it is needed:
 /// - a **tombstone**: `closedUntil` on the month items of every month the account's tokens may
-///   still be used in (``closedAccountSeconds``), which the consume transaction's month condition
+///   still be used in (`closedAccountSeconds`), which the consume transaction's month condition
 ///   and `checkUsage` check, so no function answers that account again;
 /// - its **carried usage**: the units it used in the month, day and hour of its deletion, under
 ///   the keyed hash of its email (``ServerSecret/emailKey(_:)``, never the address), until each
 ///   window ends. An account that calls with the same verified email opens its month with them
-///   (``openMonth(_:_:)``), so the windows count both accounts' calls.
+///   (`openMonth(_:_:)`), so the windows count both accounts' calls.
 extension TableUsageStore {
     /// How long a deleted account's tokens are refused: Cognito's longest ID and access token
     /// validity (one day) and API Gateway's longest authorizer cache TTL (one hour).

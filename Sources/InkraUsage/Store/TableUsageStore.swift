@@ -13,7 +13,7 @@ import SingleTable
 /// idempotency record's put when the call carries a key, so the unit and the record are written
 /// together or not at all. The position of the failed condition in the cancellation reasons says
 /// which window was full. Before it, one eventually consistent read of the user's standing refusal
-/// (``standingRefusal(_:_:)``) answers a call that would be refused again without any write.
+/// (docs/table.md) answers a call that would be refused again without any write.
 package struct TableUsageStore: UsageStore {
     /// The table.
     package let table: any Table
@@ -23,8 +23,11 @@ package struct TableUsageStore: UsageStore {
     package let secret: ServerSecret
 
     /// A store over a table.
-    /// - Parameter secret: the server's secret; the development one unless the caller holds another
-    ///   (the runtime requires one inside Lambda).
+    /// - Parameters:
+    ///   - table: the table.
+    ///   - tableName: its name.
+    ///   - secret: the server's secret; the development one unless the caller holds another (the
+    ///     runtime requires one inside Lambda).
     package init(table: any Table, tableName: String, secret: ServerSecret = .development) {
         self.table = table
         self.tableName = tableName
@@ -224,7 +227,7 @@ package struct TableUsageStore: UsageStore {
         static let monthCondition =
             "(attribute_not_exists(interviewCount) OR interviewCount < :limit) AND attribute_not_exists(closedUntil)"
         /// The same for a caller with an email, whose month must have been opened
-        /// (``TableUsageStore/openMonth(_:_:)``) so that a deleted account's usage is carried over.
+        /// (`openMonth(_:_:)`) so that a deleted account's usage is carried over.
         static let openedMonthCondition =
             "attribute_exists(interviewCount) AND interviewCount < :limit AND attribute_not_exists(closedUntil)"
         static let dayUpdate =
@@ -341,7 +344,7 @@ package struct TableUsageStore: UsageStore {
 
     /// Marks the user's day item so the GSI1 query "who was refused on a date" finds them, with
     /// the refusing window and the caller's tier, and writes the user's standing refusal that the
-    /// next calls read before any write (``standingRefusal(_:_:)``). The marks are clean-up the
+    /// next calls read before any write (`standingRefusal(_:_:)`). The marks are clean-up the
     /// caller's 429 waits for: they get ``refusalMarkBudget`` of the clean-up budget, retried with
     /// backoff within it, and a mark that still fails never changes the refusal.
     /// - Returns: whether the day's mark was written (and then the standing refusal).

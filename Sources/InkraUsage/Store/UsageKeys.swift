@@ -18,7 +18,7 @@ enum UsageKeys {
     /// GSI1's partition of the calls charged on a day and not yet answered.
     static func repair(_ day: String) -> String { "REPAIR#\(day)" }
     static func refund(_ reference: String) -> String { "REFUND#\(reference)" }
-    /// The user's standing refusal (``TableUsageStore/standingRefusal(_:_:)``).
+    /// The user's standing refusal (`TableUsageStore.standingRefusal(_:_:)`).
     static let refused = "REFUSED"
     /// The partition of a deleted account's usage, under the keyed hash of its email
     /// (``ServerSecret/emailKey(_:)``), until its windows end.

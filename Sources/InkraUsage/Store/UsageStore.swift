@@ -29,8 +29,12 @@ public protocol UsageStore: Sendable {
     /// - Parameter instant: now; leases that ran out before it are repaired.
     func repairCharges(at instant: Date) async throws -> ChargeRepair
     /// A user's usage in the windows of an instant; reads only.
-    /// - Parameter email: the user's verified email, when known: a month the user has not called in
-    ///   yet then counts what a deleted account of the same address used in it.
+    /// - Parameters:
+    ///   - userID: the user.
+    ///   - email: the user's verified email, when known: a month the user has not called in yet
+    ///     then counts what a deleted account of the same address used in it.
+    ///   - instant: the instant whose windows are read.
+    ///   - limits: the user's limits.
     func usage(for userID: String, email: String?, at instant: Date, limits: Limits) async throws -> UsageReport
     /// The users refused at least once on a UTC day (`YYYY-MM-DD`), in user order.
     func refusedUsers(on day: String) async throws -> [String]
