@@ -17,13 +17,16 @@ import SingleTable
 /// (docs/configuration.md), never from the environment itself.
 enum Dependencies {
     /// The function `_HANDLER` names in `functions`, wired to its store, keys, limits and generator.
+    /// - Parameter shared: the dependencies made once (the caller's, to read the same secret for
+    ///   its recordings); new ones when not given.
     /// - Throws: ``ConfigurationError`` naming the setting that is missing or malformed.
     static func function(
         named handler: String?,
         in functions: FunctionList = .standard,
         configuration: Configuration,
         clock: @escaping @Sendable () -> Date,
-        logger: Logger
+        logger: Logger,
+        shared: SharedDependencies? = nil
     ) async throws -> any EventHandler {
         guard let handler, !handler.isEmpty else {
             throw ConfigurationError("_HANDLER", "is required: \(functions.nameList)")
@@ -33,7 +36,8 @@ enum Dependencies {
         }
         let limits = try await tierLimits(configuration, clock: clock)
         let dependencies = FunctionList.Dependencies(
-            limits: limits, logger: logger, shared: SharedDependencies(configuration: configuration, clock: clock))
+            limits: limits, logger: logger,
+            shared: shared ?? SharedDependencies(configuration: configuration, clock: clock))
         let function = try await build(dependencies)
         guard let parameter = configuration.limitsParameter else { return function }
         return try LimitsRefresh.function(
@@ -112,9 +116,8 @@ enum Dependencies {
     }
 
     static func store(
-        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
-    ) async throws -> any UsageStore {
-        let secret = try await serverSecret(configuration, clock: clock)
+        _ configuration: Configuration, secret: ServerSecret, clock: @escaping @Sendable () -> Date
+    ) throws -> any UsageStore {
         switch configuration.store {
         case .memory:
             let table = InMemoryTable(schema: .singleTable(named: configuration.tableName), now: clock)
@@ -129,8 +132,10 @@ enum Dependencies {
     }
 
     /// The server's secret: `INKRA_SERVER_SECRET_ARN`'s secret, else `INKRA_SERVER_SECRET`; outside
-    /// Lambda, the public development secret without either. Inside Lambda one is required (fail
-    /// closed: a public secret would let anyone who reads the table open its sealed answers).
+    /// Lambda, the public development secret without either. Inside Lambda one is required by a
+    /// function with a usage store and by any function that records (fail closed: a public secret
+    /// would let anyone who reads the table open its sealed answers, and anyone who reads the
+    /// logs undo a recording's pseudonyms).
     /// - Throws: ``ConfigurationError`` naming the setting that is missing, unreadable or too short.
     static func serverSecret(
         _ configuration: Configuration, clock: @escaping @Sendable () -> Date
@@ -154,8 +159,9 @@ enum Dependencies {
         guard !configuration.insideLambda else {
             throw ConfigurationError(
                 "INKRA_SERVER_SECRET_ARN",
-                "is required inside Lambda by every function with a usage store: a Secrets Manager secret that keys "
-                    + "sealed answers and deleted accounts' carried usage (template.yaml's ServerSecret)")
+                "is required inside Lambda by every function with a usage store, and by every function with "
+                    + "INKRA_RECORD_EVENTS on: a Secrets Manager secret that keys sealed answers, deleted accounts' "
+                    + "carried usage and recordings' pseudonyms (template.yaml's ServerSecret)")
         }
         return .development
     }

@@ -53,6 +53,7 @@ final class SharedDependencies: Sendable {
     private let made = Mutex(Made())
 
     private struct Made {
+        var secret: ServerSecret?
         var store: (any UsageStore)?
         var verifier: TokenVerifier?
         var generator: (any QuestionGenerator)?
@@ -64,9 +65,18 @@ final class SharedDependencies: Sendable {
         self.clock = clock
     }
 
+    /// The server's secret (``Dependencies/serverSecret(_:clock:)``), read once for the store and
+    /// the recordings.
+    func secret() async throws -> ServerSecret {
+        if let secret = made.withLock({ $0.secret }) { return secret }
+        let secret = try await Dependencies.serverSecret(configuration, clock: clock)
+        made.withLock { $0.secret = secret }
+        return secret
+    }
+
     func store() async throws -> any UsageStore {
         if let store = made.withLock({ $0.store }) { return store }
-        let store = try await Dependencies.store(configuration, clock: clock)
+        let store = try Dependencies.store(configuration, secret: try await secret(), clock: clock)
         made.withLock { $0.store = store }
         return store
     }

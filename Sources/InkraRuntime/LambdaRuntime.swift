@@ -62,6 +62,7 @@ public enum LambdaRuntime {
 
         let configuration: Configuration
         let function: any EventHandler
+        let recorder: Recorder?
         let logger: Logger
         let daemon: XRayDaemonClient?
         do {
@@ -74,13 +75,23 @@ public enum LambdaRuntime {
             MetricsSetup.bootstrap(function: environment["_HANDLER"] ?? "unknown", namespace: "Inkra", now: systemClock)
             logger = Logger(label: "inkra.\(environment["_HANDLER"] ?? "bootstrap")")
             logger.info("bootstrap \(InkraVersion.current) serving \(environment["_HANDLER"] ?? "no _HANDLER")")
+            let shared = SharedDependencies(configuration: configuration, clock: systemClock)
             function = try await Dependencies.function(
                 named: environment["_HANDLER"],
                 in: functions,
                 configuration: configuration,
                 clock: systemClock,
-                logger: logger
+                logger: logger,
+                shared: shared
             )
+            // A recording's pseudonyms are keyed by the server's secret, which every function reads
+            // when it records (the one a store reads, read once).
+            recorder =
+                configuration.recordEvents
+                ? Recorder(
+                    handler: environment["_HANDLER"], json: configuration.logFormat == .json,
+                    secret: try await shared.secret(), functions: functions, clock: systemClock)
+                : nil
             daemon = try configuration.xrayDaemonAddress.map { try XRayDaemonClient(address: $0) }
             Counter(label: MetricName.coldStart.rawValue).increment()
         } catch {
@@ -92,12 +103,6 @@ public enum LambdaRuntime {
 
         do {
             let requestClock = configuration.requestClock
-            let recorder =
-                configuration.recordEvents
-                ? Recorder(
-                    handler: environment["_HANDLER"], json: configuration.logFormat == .json, functions: functions,
-                    clock: systemClock)
-                : nil
             let name = "## \(environment["_HANDLER"] ?? "function")"
             try await loop.run { lambda, event in
                 let parsed = Result { () throws(JSONParseError) in try JSONParser.parse(event) }

@@ -11,24 +11,32 @@ import LambdaRuntimeAPI
 #endif
 
 /// `INKRA_RECORD_EVENTS=1`: runs each invocation at one instant read once from the clock, and
-/// writes a recording of it to standard output (docs/configuration.md): the redacted event and
-/// response of `checkUsage`, `generateQuestions` and `deleteAccount`; the decision of the
-/// authorizer, the claims it verified that decide the caller's limits and why it refused. A recording is written after the answer is computed and never changes it.
+/// writes a recording of it to standard output (docs/configuration.md): what replay needs of the
+/// event of `checkUsage`, `generateQuestions` and `deleteAccount` and their response; the decision
+/// of the authorizer, the claims it verified that decide the caller's limits and why it refused
+/// (``RecordingRedaction``), user ids and idempotency keys as pseudonyms keyed by the server's
+/// secret. A recording is written after the answer is computed and never changes it.
 struct Recorder: Sendable {
     /// The function's name as events folders write it.
     let function: String
     /// Lambda's JSON log format rather than text.
     let json: Bool
+    /// What a recording keeps, pseudonyms keyed by the server's secret.
+    let redaction: RecordingRedaction
     /// The real time.
     let clock: @Sendable () -> Date
 
     /// A recorder for the function `_HANDLER` names, written as `functions` spells it.
-    init(handler: String?, json: Bool, functions: FunctionList = .standard, clock: @escaping @Sendable () -> Date) {
+    init(
+        handler: String?, json: Bool, secret: ServerSecret, functions: FunctionList = .standard,
+        clock: @escaping @Sendable () -> Date
+    ) {
         let handler = handler ?? ""
         function =
             functions.name(matching: handler)
             ?? handler.split(separator: ".").last.map(String.init) ?? ""
         self.json = json
+        redaction = RecordingRedaction(secret: secret)
         self.clock = clock
     }
 
@@ -60,7 +68,7 @@ struct Recorder: Sendable {
         var recording = recording(
             of: try? event.get(), outcome, requestID: context.requestID, milliseconds: milliseconds)
         if let examination {
-            recording.claims = examination.claims.map(RecordingRedaction.claims)
+            recording.claims = examination.claims.map(redaction.claims)
             recording.refusal = examination.refusal
         }
         write(recording)
@@ -84,9 +92,9 @@ struct Recorder: Sendable {
             recording.error = ["errorType": .string(error.errorType), "errorMessage": .string(error.errorMessage)]
         }
         if function == "authorizer" {
-            recording.decision = result.map(RecordingRedaction.decision)
+            recording.decision = result.map(redaction.decision)
         } else {
-            recording.event = event.map(RecordingRedaction.event) ?? .string(RecordingRedaction.marker)
+            recording.event = event.map(redaction.event) ?? .string(RecordingRedaction.marker)
             recording.response = result.map(RecordingRedaction.response)
         }
         return recording

@@ -9,7 +9,7 @@ import Testing
 /// `INKRA_RECORD_EVENTS=1` on the built `bootstrap` (docs/configuration.md, "Recording traffic"):
 /// in Lambda's text and JSON log formats (`AWS_LAMBDA_LOG_FORMAT`, as "Configuring advanced
 /// logging controls for Lambda functions" in the Lambda Developer Guide describes them), each
-/// invocation writes one tagged line that holds no token, topic, email, address or question, and
+/// invocation writes one tagged line that holds no token, topic, email, address, user id or question, and
 /// that `inkra-emulator import` reads back into an event that replays to the same status.
 @Suite("bootstrap records its invocations for import, in both log formats")
 struct BootstrapRecordingTests {
@@ -96,7 +96,11 @@ struct BootstrapRecordingTests {
         #expect(generated.count == 3)
 
         let secrets =
-            [Self.token, "Bearer \(Self.token)", Self.topic, Self.email, Self.address, Self.agent] + generated
+            [
+                Self.token, "Bearer \(Self.token)", Self.topic, Self.email, Self.address, Self.agent, "rec-reader",
+                "rec-writer",
+            ]
+            + generated
         for line in capture {
             for secret in secrets { #expect(!line.contains(secret), "a line holds \"\(secret)\": \(line)") }
         }

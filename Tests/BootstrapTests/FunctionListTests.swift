@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraUsage
 import Logging
 import Testing
 
@@ -17,7 +18,8 @@ struct FunctionListTests {
         arguments: FunctionList.standard.names)
     func recorderSpellsListedName(function: String) {
         for handler in [function, function.lowercased(), "bootstrap.\(function.uppercased())"] {
-            let recorder = Recorder(handler: handler, json: false, clock: { Date(timeIntervalSince1970: 0) })
+            let recorder = Recorder(
+                handler: handler, json: false, secret: .development, clock: { Date(timeIntervalSince1970: 0) })
             #expect(recorder.function == function, "_HANDLER=\(handler)")
         }
     }
@@ -25,8 +27,10 @@ struct FunctionListTests {
     @Test("A _HANDLER outside the list is recorded as given, and refused at start naming the list")
     func unknownHandler() async {
         #expect(FunctionList.standard.name(matching: "bootstrap.deleteAll") == nil)
-        #expect(Recorder(handler: "bootstrap.deleteAll", json: false, clock: { Date() }).function == "deleteAll")
-        #expect(Recorder(handler: nil, json: false, clock: { Date() }).function == "")
+        #expect(
+            Recorder(handler: "bootstrap.deleteAll", json: false, secret: .development, clock: { Date() }).function
+                == "deleteAll")
+        #expect(Recorder(handler: nil, json: false, secret: .development, clock: { Date() }).function == "")
         let error = await #expect(throws: ConfigurationError.self) {
             _ = try await Dependencies.function(
                 named: "bootstrap.deleteAll", configuration: Configuration(), clock: { Date() },

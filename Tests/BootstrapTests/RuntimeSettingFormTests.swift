@@ -89,6 +89,12 @@ struct RuntimeSettingFormTests {
         case .all: #expect(readBy == "all" || readBy == "every function", "\(setting.rawValue): \(readBy)")
         case .store:
             #expect(readBy == "`checkUsage`, `generateQuestions`, `deleteAccount`, `repairCharges`", "\(readBy)")
+        case .storeOrRecording:
+            #expect(
+                readBy
+                    == "`checkUsage`, `generateQuestions`, `deleteAccount`, `repairCharges`; "
+                    + "`authorizer` with `INKRA_RECORD_EVENTS` on",
+                "\(setting.rawValue): \(readBy)")
         case .only(let names):
             #expect(readBy == names.map { "`\($0)`" }.joined(separator: ", "), "\(setting.rawValue): \(readBy)")
         }

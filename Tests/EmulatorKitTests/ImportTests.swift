@@ -3,6 +3,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraUsage
 import SingleTable
 import Testing
 
@@ -11,6 +12,9 @@ import Testing
 /// pseudonymized import that replays as the original did.
 @Suite("Import of recorded traffic")
 struct ImportTests {
+    /// What the recorder keeps, keyed as a runtime outside Lambda keys it.
+    static let redaction = RecordingRedaction(secret: .development)
+
     /// The scenario's generateQuestions events, each run through the chain on one stack (seeded
     /// from `scan` first, when given) and recorded as `bootstrap` records them.
     static func record(seed scan: TableScan? = nil) async throws -> [Recording] {
@@ -36,7 +40,7 @@ struct ImportTests {
                 Recording(
                     function: "generateQuestions", requestID: "req-\(index)",
                     epochMilliseconds: Recording.milliseconds(of: try #require(time)),
-                    event: RecordingRedaction.event(sent), response: RecordingRedaction.response(result)))
+                    event: redaction.event(sent), response: RecordingRedaction.response(result)))
         }
         return recordings
     }
@@ -139,7 +143,8 @@ struct ImportTests {
     }
 
     @Test(
-        "A pseudonymized import seeded with the pseudonymized scan replays as the original does, with no user id left")
+        "An import seeded with the scan turned into the recordings' pseudonyms (and further pseudonymized) replays as the original does, with no user id left"
+    )
     func pseudonymized() async throws {
         let before = try EmulatorStack(options: Repository.options())
         try await before.table.putItem(
@@ -150,12 +155,19 @@ struct ImportTests {
         let scan = try TableScan(text: Self.scanText(items, pages: 1), name: "scan.json")
         let recordings = try await Self.record(seed: scan)
         let pseudonymizer = Pseudonymizer(key: "team-secret")
+        // What import --scan writes with --server-secret-file: the recordings' pseudonyms, and
+        // with --pseudonymize, theirs under KEY.
+        var recorded = scan
+        recorded.wireItems = recorded.wireItems.map { Pseudonymizer.item($0, users: Self.redaction.user) }
         var hidden = scan
-        hidden.wireItems = hidden.wireItems.map(pseudonymizer.item)
+        hidden.wireItems = hidden.wireItems.map {
+            Pseudonymizer.item($0) { pseudonymizer.pseudonym(Self.redaction.user($0)) }
+        }
+        #expect(!recorded.json.jsonString.contains("scenario-free-user"))
         #expect(!hidden.json.jsonString.contains("scenario-free-user"))
 
         for (writer, seed) in [
-            (ImportWriter(directory: Self.scratch()), scan),
+            (ImportWriter(directory: Self.scratch()), recorded),
             (ImportWriter(directory: Self.scratch(), pseudonymizer: pseudonymizer), hidden),
         ] {
             for recording in recordings { try writer.write(recording) }
@@ -164,12 +176,11 @@ struct ImportTests {
             let records = await Replayer(stack: stack).replay([writer.directory])
             #expect(records.count == recordings.count)
             #expect(records.allSatisfy { $0.ok && $0.checked }, "\(records.flatMap(\.mismatches))")
-            if writer.pseudonymizer != nil {
-                let files = try FileManager.default.subpathsOfDirectory(atPath: writer.directory.path)
-                for file in files where file.hasSuffix(".json") {
-                    let text = try String(contentsOf: writer.directory.appendingPathComponent(file), encoding: .utf8)
-                    #expect(!text.contains("scenario-free-user"), "\(file) holds the user id")
-                }
+            // The recordings hold no user id, pseudonymized further or not.
+            let files = try FileManager.default.subpathsOfDirectory(atPath: writer.directory.path)
+            for file in files where file.hasSuffix(".json") {
+                let text = try String(contentsOf: writer.directory.appendingPathComponent(file), encoding: .utf8)
+                #expect(!text.contains("scenario-free-user"), "\(file) holds the user id")
             }
             try? FileManager.default.removeItem(at: writer.directory)
         }

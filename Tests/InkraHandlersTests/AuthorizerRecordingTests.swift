@@ -2,16 +2,19 @@ import Foundation
 import InkraAuth
 import InkraHandlers
 import InkraJSON
+import InkraUsage
 import Testing
 
 /// What `INKRA_RECORD_EVENTS=1` keeps of an authorizer invocation (docs/configuration.md): its
 /// decision, the claims it verified that decide the caller's limits (`sub`, `token_use`, `iat`,
 /// `exp`, `cognito:groups`, the tier attributes, `custom:monthly_quota`) and why it refused —
-/// claims only from a token whose signature and issuer were verified, and never its email, its
-/// username, its client, its identifiers or the token itself.
+/// claims only from a token whose signature and issuer were verified, the user as its keyed
+/// pseudonym, and never its user id, email, username, client, identifiers or the token itself.
 @Suite("authorizer recordings")
 struct AuthorizerRecordingTests {
     let authorizer: Authorizer
+    /// What the recorder keeps, keyed as a runtime outside Lambda keys it.
+    let redaction = RecordingRedaction(secret: .development)
 
     init() throws { authorizer = try AuthorizerTests.authorizer() }
 
@@ -21,9 +24,9 @@ struct AuthorizerRecordingTests {
         let examination = await authorizer.examined(AuthorizerTests.tokenEvent(token), context: AuthorizerTests.context)
         var recording = Recording(
             function: "authorizer", requestID: "auth-1", epochMilliseconds: 1_794_823_320_123,
-            claims: examination.claims.map(RecordingRedaction.claims), refusal: examination.refusal)
+            claims: examination.claims.map(redaction.claims), refusal: examination.refusal)
         switch examination.answer {
-        case .success(let answer): recording.decision = RecordingRedaction.decision(answer)
+        case .success(let answer): recording.decision = redaction.decision(answer)
         case .failure(let error):
             recording.error = ["errorType": .string(error.errorType), "errorMessage": .string(error.errorMessage)]
         }
@@ -38,7 +41,9 @@ struct AuthorizerRecordingTests {
         return (examination, lines, read)
     }
 
-    @Test("An accepted token's recording holds the claims that decide the limits, and no email or token")
+    @Test(
+        "An accepted token's recording holds the claims that decide the limits, the user's pseudonym, no email or token"
+    )
     func acceptedToken() async throws {
         let token = try AuthorizerTests.token(
             sub: "rec-user", groups: ["premium_tier", "beta"], tier: "premium", quota: "40")
@@ -48,15 +53,17 @@ struct AuthorizerRecordingTests {
         #expect(
             read.claims
                 == [
-                    "sub": "rec-user", "token_use": "id", "iat": .number(now - 60), "exp": .number(now + 3600),
+                    "sub": .string(redaction.user("rec-user")), "token_use": "id", "iat": .number(now - 60),
+                    "exp": .number(now + 3600),
                     "cognito:groups": ["premium_tier", "beta"], "custom:subscription_tier": "premium",
                     "custom:monthly_quota": 40,
                 ])
         #expect(read.decision?["effect"] == "Allow")
+        #expect(read.decision?["principalId"] == .string(redaction.user("rec-user")))
         #expect(read.refusal == nil)
         let signature = String(token.split(separator: ".")[2])
         for line in lines {
-            for secret in [token, signature, "rec-user@example.com", "app-client", "jti", "username"] {
+            for secret in [token, signature, "rec-user", "app-client", "jti", "username"] {
                 #expect(!line.contains(secret), "a line holds \"\(secret)\": \(line)")
             }
         }
@@ -77,7 +84,7 @@ struct AuthorizerRecordingTests {
         #expect(examination.answer == .failure(.unauthorized))
         #expect(read.refusal == "expired")
         #expect(read.error?["errorMessage"] == "Unauthorized")
-        #expect(read.claims?["sub"] == "rec-late")
+        #expect(read.claims?["sub"] == .string(redaction.user("rec-late")))
         #expect(read.claims?["custom:monthly_quota"] == 7)
         #expect(read.claims?["exp"] == .number(Int(AuthorizerTests.now.timeIntervalSince1970) - 30))
     }

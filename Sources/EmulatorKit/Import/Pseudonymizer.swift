@@ -42,25 +42,22 @@ package struct Pseudonymizer: Sendable {
         return .object(result)
     }
 
+    /// A DynamoDB item (wire JSON) with the user ids in its keys replaced by their pseudonyms.
+    package func item(_ item: JSONObject) -> JSONObject { Self.item(item, users: pseudonym) }
+
     /// A DynamoDB item (wire JSON) with the user ids in its keys replaced: `USER#<id>` and what
-    /// follows it, in any string attribute.
-    package func item(_ item: JSONObject) -> JSONObject {
+    /// follows it, in any string attribute, becomes `USER#<users(id)>` and the same.
+    package static func item(_ item: JSONObject, users: (String) -> String) -> JSONObject {
         var result = JSONObject()
         for (name, value) in item.pairs {
-            if let text = value["S"]?.string {
-                result[name] = ["S": .string(keyText(text))]
+            if let text = value["S"]?.string, text.hasPrefix("USER#") {
+                let rest = text.dropFirst(5)
+                let id = rest.prefix { $0 != "#" }
+                result[name] = ["S": .string("USER#" + users(String(id)) + rest.dropFirst(id.count))]
             } else {
                 result[name] = value
             }
         }
         return result
-    }
-
-    /// `USER#<id>[#…]` with the id replaced; any other text unchanged.
-    func keyText(_ text: String) -> String {
-        guard text.hasPrefix("USER#") else { return text }
-        let rest = text.dropFirst(5)
-        let id = rest.prefix { $0 != "#" }
-        return "USER#" + pseudonym(String(id)) + rest.dropFirst(id.count)
     }
 }

@@ -231,12 +231,16 @@ public struct GenerateQuestions: EventHandler {
     /// The characters an `Idempotency-Key` may have.
     package static let idempotencyKeyLength = 1...128
 
+    /// Whether an `Idempotency-Key` is one the function takes: 1–128 printable characters.
+    package static func accepts(idempotencyKey key: String) -> Bool {
+        idempotencyKeyLength.contains(key.count)
+            && key.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }
+    }
+
     /// The `Idempotency-Key` header, 1–128 characters, when present.
     private static func idempotencyKey(_ request: ProxyRequest) throws(HTTPError) -> String? {
         guard let key = request.header("Idempotency-Key") else { return nil }
-        guard idempotencyKeyLength.contains(key.count),
-            key.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
-        else {
+        guard accepts(idempotencyKey: key) else {
             throw HTTPError.badRequest("Idempotency-Key header must be 1 to 128 printable characters")
         }
         return key

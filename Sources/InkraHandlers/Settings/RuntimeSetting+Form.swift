@@ -15,6 +15,9 @@ extension RuntimeSetting {
         /// The functions with a usage store: `checkUsage`, `generateQuestions`, `deleteAccount`,
         /// `repairCharges`.
         case store
+        /// The functions with a usage store, and every other function while it records
+        /// (`INKRA_RECORD_EVENTS`): the server's secret keys recordings' pseudonyms.
+        case storeOrRecording
         /// Only these (by `_HANDLER`'s name).
         case only([String])
     }
@@ -111,7 +114,8 @@ extension RuntimeSetting {
     package var readBy: Readers {
         switch self {
         case .clock, .gatewayTimeout, .limits, .limitsFile, .limitsMaxAge, .limitsParameter, .recordEvents: .all
-        case .serverSecret, .serverSecretARN, .store, .tableName: .store
+        case .store, .tableName: .store
+        case .serverSecret, .serverSecretARN: .storeOrRecording
         case .clockSkew, .cognitoIssuer, .jwksFile, .tokenUse: .only(["authorizer"])
         case .deleteCognitoUser: .only(["deleteAccount"])
         case .modelAPIKey, .modelAPIKeySecretARN, .modelBaseURL, .model, .modelTimeout, .upgradeURL:
