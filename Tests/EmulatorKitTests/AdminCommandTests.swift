@@ -145,18 +145,18 @@ enum AdminScenarios {
     static func erase(_ target: AdminTarget) async throws {
         let bob = try await target.items(of: "bob")
         let seeded = try await target.items(of: "ada").keys.sorted()
-        #expect(seeded.count == 7, "\(seeded)")
+        #expect(seeded.count == 8, "\(seeded)")
         #expect(
             seeded.filter { !$0.hasPrefix("IDEMPOTENCY#") } == [
                 "RATELIMIT#2026-11-16", "RATELIMIT#2026-11-16T10", "RATELIMIT#2026-11-17", "RATELIMIT#2026-11-17T10",
-                "USAGE#2026-11",
+                "REFUSED", "USAGE#2026-11",
             ])
         let first = try await target.run(["erase", "ada"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(
             first.standardOutput == """
                 admin erase: ada, \(target.described)
-                  removed 7 item(s): month 1, day 2, hour 2, idempotency 2
+                  removed 8 item(s): month 1, day 2, hour 2, idempotency 2, refused 1
                   refusal marks removed from GSI1: 1
 
                 """)
