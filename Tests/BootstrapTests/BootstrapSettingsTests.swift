@@ -58,9 +58,9 @@ struct BootstrapSettingsTests {
 
     @Test(
         "INKRA_LIMITS_PARAMETER reads the limits from SSM at start; a missing parameter stops start-up",
-        .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+        .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func limitsFromSSM() async throws {
-        let endpoint = try #require(MotoEndpoint.url)
+        let endpoint = try await MotoEndpoint.url()
         let aws = [
             "AWS_ENDPOINT_URL": endpoint.absoluteString, "AWS_REGION": "us-east-1",
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
@@ -89,9 +89,9 @@ struct BootstrapSettingsTests {
 
     @Test(
         "The model's key comes from Secrets Manager: the configuration holds only the secret's ARN",
-        .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+        .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func keyFromSecretsManager() async throws {
-        let endpoint = try #require(MotoEndpoint.url)
+        let endpoint = try await MotoEndpoint.url()
         let aws = [
             "AWS_ENDPOINT_URL": endpoint.absoluteString, "AWS_REGION": "us-east-1",
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
@@ -103,7 +103,7 @@ struct BootstrapSettingsTests {
             ["Name": .string("inkra-llm-\(UUID().uuidString.prefix(8))"), "SecretString": "sk-from-the-vault"],
             timeout: 60)
         let arn = try #require(created["ARN"]?.string)
-        let model = try StubHTTPServer { _ in
+        let model = try await StubHTTPServer { _ in
             let content = (1...3).map { "Question number \($0) about it?" }.joined(separator: "\n")
             return .json(200, (["choices": [["message": ["content": .string(content)]]]] as JSONValue).jsonString)
         }

@@ -21,7 +21,7 @@ import Testing
 /// https://docs.aws.amazon.com/lambda/latest/dg/services-xray.html).
 @Suite(
     "bootstrap's X-Ray segments: the invocation's time, call by call, and no content",
-    .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)),
+    .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)),
     .serialized)
 struct BootstrapTraceTests {
     static let root = "1-67a0b1c2-0123456789abcdef01234567"

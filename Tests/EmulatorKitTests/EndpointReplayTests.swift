@@ -151,7 +151,7 @@ struct EndpointReplayTests {
 
     @Test("An endpoint that answers 500 every time: the run stops after --storm-limit answers, exit 3, saying why")
     func storm() async throws {
-        let server = try StubHTTPServer { _ in .json(500, #"{"message":"Internal server error"}"#) }
+        let server = try await StubHTTPServer { _ in .json(500, #"{"message":"Internal server error"}"#) }
         defer { server.shutdown() }
         let directory = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

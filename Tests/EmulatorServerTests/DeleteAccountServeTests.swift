@@ -69,7 +69,7 @@ struct DeleteAccountServeTests {
 
     @Test(
         "Through the Runtime API with a Cognito pool (moto): the usage and the Cognito user go, the other user stays",
-        .enabled(if: MotoEndpoint.url != nil, "\(MotoEndpoint.skipReason)"))
+        .enabled(if: MotoEndpoint.isAvailable, "\(MotoEndpoint.skipReason)"))
     func withTheCognitoUser() async throws {
         let pool = try await MotoCognito.pool()
         let ada = try await pool.createUser(email: "leaving@example.com")

@@ -48,6 +48,10 @@ struct ClientServeTests {
                 return
             }
             #expect((1...3600).contains(untilNextHour))
+            // What the app shows its user, as Foundation gives any error's text.
+            let shown = try #require(hourFull).localizedDescription
+            #expect(shown.hasPrefix("You have reached the limit of 2 interviews per hour. Try again in "), "\(shown)")
+            #expect(!shown.contains("The operation could not be completed") && !shown.contains("InkraClientError"))
 
             try await stack.advance("PT1H")
             let third = try await client.generateQuestions(topic: "my first job", count: 2)
@@ -82,7 +86,7 @@ struct ClientServeTests {
         .timeLimit(.minutes(3)), arguments: payloads)
     func lostAnswer(payload: String) async throws {
         try await ServedStack.with(payload: payload, now: "2026-11-17T09:00:00Z") { stack in
-            let proxy = try FaultyProxy(upstream: stack.api) { number in number == 1 ? .loseAnswer : .forward }
+            let proxy = try await FaultyProxy(upstream: stack.api) { number in number == 1 ? .loseAnswer : .forward }
             defer { proxy.shutdown() }
             let recorder = Recorder()
             let client = Self.client(proxy.url, stack.tokens(for: "lost-\(payload)"), recorder)
@@ -107,7 +111,7 @@ struct ClientServeTests {
         .timeLimit(.minutes(3)), arguments: payloads)
     func unavailableHonoured(payload: String) async throws {
         try await ServedStack.with(payload: payload, now: "2026-11-17T09:00:00Z") { stack in
-            let proxy = try FaultyProxy(upstream: stack.api) { number in
+            let proxy = try await FaultyProxy(upstream: stack.api) { number in
                 number == 1 ? .unavailable(retryAfter: 7) : .forward
             }
             defer { proxy.shutdown() }
@@ -148,10 +152,10 @@ final class FaultyProxy: Sendable {
     /// The questions of the answer the proxy lost.
     var lostAnswerQuestions: [String] { log.state.withLock { $0.lost } }
 
-    init(upstream: URL, fault: @escaping @Sendable (_ post: Int) -> Fault) throws {
+    init(upstream: URL, fault: @escaping @Sendable (_ post: Int) -> Fault) async throws {
         let client = OutboundHTTPClient()
         let log = log
-        server = try StubHTTPServer { request in
+        server = try await StubHTTPServer { request in
             let number =
                 request.method == "POST"
                 ? log.state.withLock {

@@ -35,7 +35,7 @@ package struct MotoCognito: Sendable {
 
     /// A new pool in moto.
     package static func pool() async throws -> MotoCognito {
-        let endpoint = try MotoEndpoint.url.unwrapped(MotoEndpoint.skipReason)
+        let endpoint = try await MotoEndpoint.url()
         var environment = ["AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": endpoint.absoluteString]
         environment["AWS_REGION"] = "us-east-1"
         environment["AWS_ACCESS_KEY_ID"] = "testing"

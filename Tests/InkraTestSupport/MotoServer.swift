@@ -19,8 +19,8 @@ enum MotoServer {
     /// How long moto_server may take to answer its first request (importing moto is slow).
     static let startTimeout: Duration = .seconds(60)
 
-    /// The shell, and the pipe it waits on; held for the life of the process. Set once, while
-    /// `MotoEndpoint.url` is first read.
+    /// The shell, and the pipe it waits on; held for the life of the process. Set once, by the
+    /// start that `MotoEndpoint.url()` runs on a thread of its own.
     nonisolated(unsafe) private static var running: (shell: Process, lifeline: Pipe)?
 
     /// `moto_server` from `PATH`, when it is there.
