@@ -79,9 +79,9 @@ struct EndpointReplayTests {
             --cognito-endpoint "$INKRA_COGNITO_URL" "$@"
         """#
 
-    static func replayUnderExec(payload: String, wrongExpectation: Bool = false, extra: [String] = [])
-        async throws -> ProcessResult
-    {
+    static func replayUnderExec(
+        payload: String, wrongExpectation: Bool = false, extra: [String] = [], session: String = session
+    ) async throws -> ProcessResult {
         let directory = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         _ = try writeEvents(payload: payload, in: directory, wrongExpectation: wrongExpectation)
@@ -126,6 +126,23 @@ struct EndpointReplayTests {
         #expect(usage["mismatches"] == ["body.used: expected 7, got 0"])
         let skipped = try #require(objects.first { $0["file"]?.string == "smoke/authorizer/01-token.json" })
         #expect(skipped["ok"] == true && skipped["skipped"]?.string?.contains("authorizer event") == true)
+    }
+
+    @Test(
+        "--user signs in where exec points the SDKs: AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER, else AWS_ENDPOINT_URL",
+        arguments: [
+            "",
+            #"export AWS_ENDPOINT_URL="$AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"; "#
+                + "unset AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER; ",
+        ])
+    func endpointFromEnvironment(setting: String) async throws {
+        let flag = #"--cognito-endpoint "$INKRA_COGNITO_URL" "#
+        #expect(Self.session.contains(flag))
+        let session = setting + Self.session.replacingOccurrences(of: flag, with: "")
+        let result = try await Self.replayUnderExec(payload: "v1", session: session)
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("✓ smoke/checkUsage/01-usage.json  checkUsage  200") }, "\(lines)")
     }
 
     @Test("A wrong password: exit non-zero naming Cognito's NotAuthorizedException, nothing replayed")
