@@ -259,7 +259,7 @@ struct MotoLogs {
                 ),
             ],
             body: body.jsonBytes)
-        let response = try await client.execute(request, timeout: .seconds(60))
+        let response = try await client.execute(request, timeout: Patience.hang)
         guard response.status == 200 else {
             throw EmulatorError(
                 "\(action) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")

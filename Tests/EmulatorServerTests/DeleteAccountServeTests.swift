@@ -95,7 +95,7 @@ struct DeleteAccountServeTests {
         let process = Task {
             try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment)
         }
-        let outcome = await runtime.invoke(Array("{}".utf8), timeout: 20)
+        let outcome = await runtime.invoke(Array("{}".utf8), timeout: Patience.seconds)
         await runtime.shutdown()
         _ = try await process.value
         guard case .initializationFailed(_, let body) = outcome else {
@@ -150,7 +150,7 @@ struct DeleteAccountServeTests {
         ]
         var answers: [JSONValue] = []
         for _ in 0..<2 {
-            let outcome = await runtime.invoke(event.jsonBytes, timeout: 20)
+            let outcome = await runtime.invoke(event.jsonBytes, timeout: Patience.seconds)
             guard case .response(let bytes) = outcome else {
                 Issue.record("the runtime did not answer: \(Self.describe(outcome))")
                 break

@@ -23,7 +23,7 @@ struct ClientServeTests {
 
     @Test(
         "a free user's day: two calls, the hour's 429, the next hour's call, the day's 429; the next day admitted",
-        .timeLimit(.minutes(3)), arguments: payloads)
+        .timeLimit(.minutes(10)), arguments: payloads)
     func freeUsersDay(payload: String) async throws {
         try await ServedStack.with(payload: payload, now: "2026-11-17T09:00:00Z") { stack in
             let minter = stack.tokens(for: "day-\(payload)")
@@ -83,7 +83,7 @@ struct ClientServeTests {
 
     @Test(
         "a lost answer is retried with the same key: one unit charged, the recorded answer replayed",
-        .timeLimit(.minutes(3)), arguments: payloads)
+        .timeLimit(.minutes(10)), arguments: payloads)
     func lostAnswer(payload: String) async throws {
         try await ServedStack.with(payload: payload, now: "2026-11-17T09:00:00Z") { stack in
             let proxy = try await FaultyProxy(upstream: stack.api) { number in number == 1 ? .loseAnswer : .forward }
@@ -108,7 +108,7 @@ struct ClientServeTests {
 
     @Test(
         "a 503 with Retry-After is waited out, then the same call is answered and charged once",
-        .timeLimit(.minutes(3)), arguments: payloads)
+        .timeLimit(.minutes(10)), arguments: payloads)
     func unavailableHonoured(payload: String) async throws {
         try await ServedStack.with(payload: payload, now: "2026-11-17T09:00:00Z") { stack in
             let proxy = try await FaultyProxy(upstream: stack.api) { number in

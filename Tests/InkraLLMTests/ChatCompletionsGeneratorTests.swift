@@ -43,7 +43,7 @@ struct ChatCompletionsGeneratorTests {
         #expect(body["messages"]?.array?.last?["content"]?.string?.contains("learning to sail") == true)
     }
 
-    @Test("Too few questions, an error status, a malformed answer or a timeout are failures", .timeLimit(.minutes(1)))
+    @Test("Too few questions, an error status, a malformed answer or a timeout are failures", .timeLimit(.minutes(10)))
     func failures() async throws {
         let cases: [(Int, String)] = [
             (200, Self.reply("Only one question?")), (500, "{}"), (200, #"{"choices":[]}"#), (429, "{}"),

@@ -24,7 +24,7 @@ package struct MotoCognito: Sendable {
     /// which queue on moto with a minute's patience.
     static let transport = HTTPClientTransport(client: OutboundHTTPClient())
     /// moto answers one request at a time while the whole test run queues on it.
-    package static let patience: TimeInterval = 60
+    package static let patience: TimeInterval = Patience.seconds
 
     /// A client of the pool for the code under test, on the same private connections.
     package func admin() throws -> CognitoUserAdmin {

@@ -86,8 +86,8 @@ package enum MotoEndpoint {
     /// transactions carry a request token), so the suites wait rather than retry.
     static var patient: DynamoDBTable.Options {
         var options = DynamoDBTable.Options()
-        options.requestTimeout = 60
-        options.deadline = 120
+        options.requestTimeout = Patience.seconds
+        options.deadline = 2 * Patience.seconds
         return options
     }
 }

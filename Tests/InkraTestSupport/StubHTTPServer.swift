@@ -94,13 +94,6 @@ package final class StubHTTPServer: @unchecked Sendable {
         channel.close().whenComplete { _ in group.shutdownGracefully { _ in } }
     }
 
-    /// Stops the server and waits until its port is closed.
-    package func stop() async {
-        replies.close()
-        try? await channel?.close()
-        try? await group.shutdownGracefully()
-    }
-
     final class Handler: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
