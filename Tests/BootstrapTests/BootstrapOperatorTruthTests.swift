@@ -45,7 +45,7 @@ struct BootstrapOperatorTruthTests {
             now: { Date() })
         _ = try await ssm.call(
             "PutParameter", ["Name": .string(name), "Type": "String", "Value": .string(value), "Overwrite": true],
-            timeout: 60)
+            timeout: Patience.seconds)
     }
 
     static func limits(monthly: Int) -> String { #"{"free":{"monthly":\#(monthly),"daily":5,"hourly":4}}"# }

@@ -71,7 +71,7 @@ struct BootstrapSettingsTests {
         _ = try await ssm.call(
             "PutParameter",
             ["Name": .string(name), "Type": "String", "Value": #"{"free":{"monthly":9,"daily":5,"hourly":4}}"#],
-            timeout: 60)
+            timeout: Patience.seconds)
         var settings = aws
         settings["INKRA_LIMITS_PARAMETER"] = name
         let (outcome, log) = try await Self.run("checkUsage", settings, event: Self.usageEvent())
@@ -101,7 +101,7 @@ struct BootstrapSettingsTests {
         let created = try await secrets.call(
             "CreateSecret",
             ["Name": .string("inkra-llm-\(UUID().uuidString.prefix(8))"), "SecretString": "sk-from-the-vault"],
-            timeout: 60)
+            timeout: Patience.seconds)
         let arn = try #require(created["ARN"]?.string)
         let model = try await StubHTTPServer { _ in
             let content = (1...3).map { "Question number \($0) about it?" }.joined(separator: "\n")

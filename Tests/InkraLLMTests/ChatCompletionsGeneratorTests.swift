@@ -10,7 +10,7 @@ struct ChatCompletionsGeneratorTests {
         JSONValue.object(["choices": [["message": ["role": "assistant", "content": .string(content)]]]]).jsonString
     }
 
-    func generator(_ server: StubHTTPServer, timeout: TimeInterval = 60) -> ChatCompletionsGenerator {
+    func generator(_ server: StubHTTPServer, timeout: TimeInterval = Patience.seconds) -> ChatCompletionsGenerator {
         ChatCompletionsGenerator(
             settings: .init(
                 baseURL: URL(string: "http://127.0.0.1:\(server.port)/v1")!, apiKey: "sk-test", model: "test-model",

@@ -31,9 +31,9 @@ final class Seen: @unchecked Sendable {
 // the process-wide `_X_AMZN_TRACE_ID`, so loops in this suite must not run side by side.
 @Suite("The Runtime API client loop, against the local Runtime API", .serialized)
 struct RuntimeLoopTests {
-    /// The function timeout of these invocations: long, because a parallel test run on two cores
-    /// can keep the loop waiting for seconds.
-    static let timeout: TimeInterval = 60
+    /// The function timeout of these invocations: for hangs only (``Patience``), because a
+    /// parallel test run on two cores can keep the loop waiting for minutes.
+    static let timeout: TimeInterval = Patience.seconds
 
     func start(limit: Int, _ handler: @escaping RuntimeLoop.Handler) async throws -> (
         RuntimeAPIServer, Task<Void, any Error>
