@@ -45,7 +45,7 @@ struct EndpointOptions: ParsableArguments {
 
     @Option(
         name: .customLong("endpoint-timeout"),
-        help: "With --endpoint: seconds one request may take (API Gateway gives up at 29-30 s).")
+        help: "With --endpoint: seconds one request may take, --user's sign-in too (API Gateway gives up at 29-30 s).")
     var endpointTimeout: Double = 35
 
     /// The options' own checks; ``validate(pool:)`` checks them with the pool's.
@@ -130,8 +130,9 @@ struct EndpointOptions: ParsableArguments {
             throw EmulatorError("--user-pool-id \(poolID) names no region; give --region")
         }
         do {
-            return try await CognitoSignIn(endpoint: endpoint, poolID: poolID, clientID: clientID, now: { Date() })
-                .idToken(username: user, password: password)
+            var signIn = CognitoSignIn(endpoint: endpoint, poolID: poolID, clientID: clientID, now: { Date() })
+            signIn.timeout = .milliseconds(Int64(endpointTimeout * 1000))
+            return try await signIn.idToken(username: user, password: password)
         } catch {
             throw EmulatorError("cannot sign the --user in: \(error.message)")
         }

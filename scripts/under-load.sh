@@ -13,11 +13,15 @@ stop() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
 }
 trap stop EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 for _ in $(seq "$loops"); do
     sh -c 'while :; do :; done' &
     pids+=($!)
 done
 echo "under-load: $loops busy loops on $(nproc) cores beside: $*" >&2
-"$@"
+# The command runs in the background and is waited for, so a signal to this script is handled at
+# once (passed on to the command, the loops stopped), not only once the command ends.
+"$@" &
+command=$!
+trap 'kill -INT "$command" 2>/dev/null; exit 130' INT
+trap 'kill -TERM "$command" 2>/dev/null; exit 143' TERM
+wait "$command"

@@ -76,7 +76,7 @@ struct EndpointReplayTests {
         cognito AdminSetUserPassword '{"UserPoolId":"'"$INKRA_USER_POOL_ID"'","Username":"tester@example.com","Password":"Correct-horse-9","Permanent":true}'
         INKRA_PASSWORD=Correct-horse-9 "$emulator" replay "$events" --endpoint "$INKRA_API_URL" \
             --user tester@example.com --user-pool-id "$INKRA_USER_POOL_ID" --client-id "$INKRA_APP_CLIENT_ID" \
-            --cognito-endpoint "$INKRA_COGNITO_URL" "$@"
+            --cognito-endpoint "$INKRA_COGNITO_URL" --endpoint-timeout "$PATIENCE" "$@"
         """#
 
     static func replayUnderExec(
@@ -88,7 +88,8 @@ struct EndpointReplayTests {
         return try await runEmulator(
             [
                 "exec", "--payload", payload, "--stage", "prod", "--no-access-log", "--no-console", "--no-throttle",
-                "--", "sh", "-c", session, "session", Repository.emulatorBinary.path, "smoke",
+                "--", "/usr/bin/env", "PATIENCE=\(Int(Patience.seconds))", "sh", "-c", session, "session",
+                Repository.emulatorBinary.path, "smoke",
             ] + extra, directory: directory)
     }
 
@@ -153,7 +154,8 @@ struct EndpointReplayTests {
         let result = try await runEmulator([
             "exec", "--no-access-log", "--no-console", "--", "sh", "-c",
             #"INKRA_PASSWORD=Wrong-horse-9 "$0" replay "$1" --endpoint "$INKRA_API_URL" --user nobody@example.com "#
-                + #"--user-pool-id "$INKRA_USER_POOL_ID" --client-id "$INKRA_APP_CLIENT_ID" --cognito-endpoint "$INKRA_COGNITO_URL""#,
+                + #"--user-pool-id "$INKRA_USER_POOL_ID" --client-id "$INKRA_APP_CLIENT_ID" --cognito-endpoint "$INKRA_COGNITO_URL" "#
+                + "--endpoint-timeout \(Int(Patience.seconds))",
             Repository.emulatorBinary.path, events.path,
         ])
         #expect(result.status != 0)
