@@ -1,3 +1,4 @@
+import AWSServices
 import ArgumentParser
 import EmulatorKit
 import Foundation
@@ -32,8 +33,8 @@ struct EndpointOptions: ParsableArguments {
     @Option(
         name: .customLong("cognito-endpoint"),
         help: """
-            With --user: the pool's endpoint (default https://cognito-idp.REGION.amazonaws.com/, REGION from --region \
-            or --user-pool-id).
+            With --user: the pool's endpoint (default, as the AWS SDKs: AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER, else \
+            AWS_ENDPOINT_URL, else https://cognito-idp.REGION.amazonaws.com/, REGION from --region or --user-pool-id).
             """)
     var cognitoEndpoint: String?
 
@@ -44,7 +45,7 @@ struct EndpointOptions: ParsableArguments {
 
     @Option(
         name: .customLong("endpoint-timeout"),
-        help: "With --endpoint: seconds one request may take (API Gateway gives up at 29-30 s).")
+        help: "With --endpoint: seconds one request may take, --user's sign-in too (API Gateway gives up at 29-30 s).")
     var endpointTimeout: Double = 35
 
     /// The options' own checks; ``validate(pool:)`` checks them with the pool's.
@@ -106,11 +107,20 @@ struct EndpointOptions: ParsableArguments {
         guard let password = ProcessInfo.processInfo.environment[passwordEnv], !password.isEmpty else {
             throw EmulatorError("--user signs in with the password in $\(passwordEnv), which is not set")
         }
+        // As the AWS SDKs resolve it: the flag, the service's variable, AWS_ENDPOINT_URL, the region's.
+        let aws: AWSSettings
+        do {
+            aws = try AWSSettings(environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw EmulatorError(error.message)
+        }
         let endpoint: URL
         if let cognitoEndpoint {
             guard let url = URL(string: cognitoEndpoint) else {
                 throw EmulatorError("--cognito-endpoint \(cognitoEndpoint) is not a URL")
             }
+            endpoint = url
+        } else if let url = aws.serviceEndpoints[.cognitoIdentityProvider] ?? aws.endpoint {
             endpoint = url
         } else if let region, let url = URL(string: "https://cognito-idp.\(region).amazonaws.com/") {
             endpoint = url
@@ -120,8 +130,9 @@ struct EndpointOptions: ParsableArguments {
             throw EmulatorError("--user-pool-id \(poolID) names no region; give --region")
         }
         do {
-            return try await CognitoSignIn(endpoint: endpoint, poolID: poolID, clientID: clientID, now: { Date() })
-                .idToken(username: user, password: password)
+            var signIn = CognitoSignIn(endpoint: endpoint, poolID: poolID, clientID: clientID, now: { Date() })
+            signIn.timeout = .milliseconds(Int64(endpointTimeout * 1000))
+            return try await signIn.idToken(username: user, password: password)
         } catch {
             throw EmulatorError("cannot sign the --user in: \(error.message)")
         }

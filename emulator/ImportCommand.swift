@@ -18,7 +18,10 @@ struct ImportCommand: ParsableCommand {
             instant the function read. The authorizer's decisions go to OUT/authorizer-decisions.jsonl. A \
             recording seen twice is written once; lines that are not recordings are skipped; a broken one is \
             reported with its file and line and the import goes on. Exit status 1 when any line was broken or \
-            any recording cut, 2 when nothing could be read.
+            any recording cut, 2 when nothing could be read. What is not a log capture is refused before \
+            anything is written (exit 2), naming what it is: a missing file, a folder (a folder serve --record \
+            wrote is an events folder already: replay it, no import needed), an empty file, or an event, an \
+            expectation or a recording's manifest.
 
             --pseudonymize KEY replaces every user id with an HMAC-SHA256 of it under KEY, the same in the \
             events, their expectations, the decisions and --scan, so the folder can leave the account.
@@ -88,6 +91,11 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
+        let refusals = sources.compactMap(Self.refusal(of:))
+        guard refusals.isEmpty else {
+            for refusal in refusals { Output.err("import: \(refusal)") }
+            throw ExitCode(2)
+        }
         let pseudonymizer = pseudonymize.map(Pseudonymizer.init(key:))
         var collector = RecordingCollector()
         var unreadable = 0
@@ -184,5 +192,54 @@ struct ImportCommand: ParsableCommand {
             throw ValidationError("--server-secret-file \(file) holds fewer than \(ServerSecret.minimumBytes) bytes")
         }
         return secret
+    }
+}
+
+extension ImportCommand {
+    /// Why `source` is not a log capture to import, naming what it is and what to do instead;
+    /// `nil` when it may be one (its lines are read as they come).
+    static func refusal(of source: String) -> String? {
+        let url = URL(fileURLWithPath: source)
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: source, isDirectory: &isFolder) else {
+            return "no such file: \(source)"
+        }
+        let replay = "inkra-emulator replay \(url.deletingLastPathComponent().relativePath)"
+        if isFolder.boolValue {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent(RecordingManifest.fileName).path) {
+                return "\(source) is a folder serve --record wrote: it is an events folder already and needs no "
+                    + "import; replay it with inkra-emulator replay \(source)"
+            }
+            return "\(source) is a folder, not a log capture: name the files of captured logs in it (what aws logs "
+                + "filter-log-events --output json printed, S3 export .gz files, a runtime's output)"
+        }
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: source))?[.size] as? Int else {
+            return nil
+        }
+        if size == 0 {
+            return "\(source) is empty: capture the functions' logs (aws logs filter-log-events --output json) with "
+                + "INKRA_RECORD_EVENTS=1 set on them, and import that"
+        }
+        if url.lastPathComponent == RecordingManifest.fileName {
+            return "\(source) is the manifest of a folder serve --record wrote, not a log capture: the folder needs "
+                + "no import; replay it with \(replay)"
+        }
+        // An event or an expectation (a --record folder's files) is one JSON object of at most
+        // Lambda's 6 MB; what `aws logs` prints is an object with "events", taken as a capture.
+        guard size <= Replayer.maximumEventSize, let data = try? Data(contentsOf: url),
+            let object = (try? JSONParser.parse(Replayer.jsonBytes(of: data)))?.object, object["events"] == nil
+        else { return nil }
+        if url.lastPathComponent.hasSuffix(".expected.json") {
+            return "\(source) is an event's expectation, not a log capture: its folder is an events folder already "
+                + "(serve --record writes such folders) and needs no import; replay it with \(replay)"
+        }
+        if ["requestContext", "httpMethod", "routeKey", "methodArn", "authorizationToken"].contains(where: {
+            object[$0] != nil
+        }) {
+            return "\(source) is an API Gateway event, not a log capture: a folder of events (serve --record writes "
+                + "one) needs no import; replay it with \(replay)"
+        }
+        return "\(source) is a JSON object but not what aws logs filter-log-events --output json prints (an "
+            + "object with \"events\"): save that output and import it"
     }
 }

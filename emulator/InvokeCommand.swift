@@ -39,9 +39,7 @@ struct InvokeCommand: AsyncParsableCommand {
         let name = function.value
         let data: Data
         do {
-            data =
-                event == "-"
-                ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: event))
+            data = event == "-" ? await Self.standardInput() : try Data(contentsOf: URL(fileURLWithPath: event))
         } catch {
             throw UsageFailure("cannot read event \(event): \(error.localizedDescription)")
         }
@@ -61,9 +59,7 @@ struct InvokeCommand: AsyncParsableCommand {
         let invocation = await stack.gateway.invoke(name, event: cleaned, at: stack.options.now == nil ? time : nil)
         let result = invocation.outcome
         try stack.saveState()
-        if let refusal = invocation.refusal {
-            Output.err("inkra-emulator: the authorizer refused the token: \(refusal)\(Self.hint(refusal))")
-        }
+        if let refusal = invocation.refusal { Output.err("inkra-emulator: \(Self.refused(refusal))") }
         switch result {
         case .success(let output):
             Output.out(output.jsonString)
@@ -75,6 +71,23 @@ struct InvokeCommand: AsyncParsableCommand {
 }
 
 extension InvokeCommand {
+    /// Standard input to its end, read on a thread of its own, so a pipe slow to close holds no
+    /// thread of Swift's cooperative pool.
+    static func standardInput() async -> Data {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: FileHandle.standardInput.readDataToEndOfFile()) }
+        }
+    }
+
+    /// Why the request was refused, for standard error.
+    static func refused(_ refusal: String) -> String {
+        guard refusal != "noToken" else {
+            return "API Gateway refused the request: noToken (no Authorization header, and no authorizer section "
+                + "naming a caller)"
+        }
+        return "the authorizer refused the token: \(refusal)\(hint(refusal))"
+    }
+
     /// What to try for a refusal a local event often meets.
     static func hint(_ refusal: String) -> String {
         switch refusal {
@@ -92,4 +105,11 @@ extension InvokeCommand {
 struct UsageFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+
+    /// Refuses the first of `paths` that names nothing, as docs/bad-input.md says: exit 2.
+    static func requireExisting(_ paths: [String]) throws(UsageFailure) {
+        for path in paths where !FileManager.default.fileExists(atPath: path) {
+            throw UsageFailure("no such file or folder: \(path)")
+        }
+    }
 }

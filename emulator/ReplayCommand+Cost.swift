@@ -13,10 +13,14 @@ extension ReplayCommand {
         (pricing/us-east-1.json; no free tier): API Gateway requests (REST or HTTP API, by payload version; \
         none for a request refused for authorization), Lambda requests and GB-seconds (template.yaml's memory \
         and architecture), the authorizer's runs (not its cached answers), DynamoDB write and read units, and \
-        CloudWatch Logs ingestion; in total, by function, by tier and per 1,000 users (the distinct users of \
-        the recording), in US dollars to six decimals. With --limits, the same traffic is replayed under the \
-        recorded limits and under --limits, side by side. The state file is left as it was.
+        CloudWatch Logs ingestion; and the model's calls (generateQuestions answered 200) at --model-price \
+        dollars a call, when given. It names the period the events were recorded in (their first and last \
+        recorded instants) and prints, rounded to the cent, the total for that period, a month (30.44 days) at \
+        its pace, and a month per 1,000 monthly active users (the recording's distinct users, each keeping \
+        that pace); by function and by tier; --json keeps six decimals. With --limits, the same traffic is \
+        replayed under the recorded limits and under --limits, side by side. The state file is left as it was.
           swift run inkra-emulator replay events --report --cost
+          swift run inkra-emulator replay recorded/ --report --cost --model-price 0.002
           swift run inkra-emulator replay recorded/ --limits new-limits.json --report --cost --json
         --algorithm sliding-window or token-bucket adds an estimate: the calls that way of counting decides \
         otherwise (simulated, as the what-if report decides them) are priced as the replay's average call of \
@@ -35,7 +39,11 @@ extension ReplayCommand {
             if prices != nil { throw ValidationError("--prices goes with --report --cost") }
             if lambdaMilliseconds != nil { throw ValidationError("--lambda-ms goes with --report --cost") }
             if architecture != nil { throw ValidationError("--architecture goes with --report --cost") }
+            if modelPrice != nil { throw ValidationError("--model-price goes with --report --cost") }
             return
+        }
+        if let modelPrice, Self.price(modelPrice) == nil {
+            throw ValidationError("--model-price must be US dollars a call such as 0.002, not \(modelPrice)")
         }
         if let lambdaMilliseconds, !(1...900_000).contains(lambdaMilliseconds) {
             throw ValidationError(
@@ -90,8 +98,18 @@ extension ReplayCommand {
             recorded: underRecorded, recordedLimits: recorded, limits: underLimits, algorithm: algorithm,
             prices: prices,
             sizing: Bill.Sizing(
-                architecture: architecture ?? TemplateSizing.architecture, lambdaMilliseconds: lambdaMilliseconds))
+                architecture: architecture ?? TemplateSizing.architecture, lambdaMilliseconds: lambdaMilliseconds),
+            modelPrice: modelPrice.flatMap(Self.price))
         Output.out(json ? report.json.jsonString : report.text)
+    }
+
+    /// A price in dollars as written (`0.002`, `1.5`): digits with at most one point, or `nil`.
+    static func price(_ text: String) -> Decimal? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), !parts[0].isEmpty || parts.count == 2,
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }), text != "."
+        else { return nil }
+        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
     }
 }
 

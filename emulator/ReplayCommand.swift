@@ -143,6 +143,13 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "With --cost: the functions' architecture, x86_64 or arm64 (default: template.yaml's x86_64).")
     var architecture: LambdaArchitecture?
 
+    @Option(
+        name: .customLong("model-price"),
+        help: ArgumentHelp(
+            "With --cost: US dollars one model call costs (each generateQuestions answered 200), added to the bill.",
+            valueName: "usd"))
+    var modelPrice: String?
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -166,6 +173,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap(level: common.logLevel.value)
+        try UsageFailure.requireExisting(paths)
         if let endpoint = remote.endpoint.flatMap(URL.init(string:)) {
             try await runAgainst(endpoint)
             return

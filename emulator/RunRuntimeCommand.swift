@@ -125,6 +125,7 @@ struct RunRuntimeCommand: AsyncParsableCommand {
 
     func run() async throws {
         LogSetup.bootstrap(level: common.logLevel.value)
+        try UsageFailure.requireExisting(paths)
         guard watch else {
             let status = try await replayOnce()
             if status != 0 { throw ExitCode(status) }

@@ -97,7 +97,8 @@ public enum LambdaRuntime {
         } catch {
             let message = "\(error)"
             Console.error("bootstrap: cannot start: \(message)")
-            loop.reportInitializationFailure(InvocationFailure(errorType: "Runtime.InitError", errorMessage: message))
+            await loop.reportInitializationFailure(
+                InvocationFailure(errorType: "Runtime.InitError", errorMessage: message))
             Console.exit(1)
         }
 

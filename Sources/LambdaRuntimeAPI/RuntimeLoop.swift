@@ -118,9 +118,9 @@ package struct RuntimeLoop: Sendable {
     }
 
     /// Reports a start-up failure to `/runtime/init/error`.
-    package func reportInitializationFailure(_ failure: InvocationFailure) {
+    package func reportInitializationFailure(_ failure: InvocationFailure) async {
         do {
-            try retrying("init error") { try client.initializationFailed(failure) }
+            try await blocking { try retrying("init error") { try client.initializationFailed(failure) } }
         } catch {
             log("could not report the init error: \(error)")
         }

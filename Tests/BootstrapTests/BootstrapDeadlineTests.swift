@@ -61,7 +61,7 @@ struct BootstrapDeadlineTests {
         // A topic that says "slow" is held until the test is over, past the invocation's deadline;
         // any other is answered at once.
         let held = Gate()
-        let model = try StubHTTPServer { request in
+        let model = try await StubHTTPServer { request in
             if String(decoding: request.body, as: UTF8.self).contains("slow") {
                 await held.wait()
             }

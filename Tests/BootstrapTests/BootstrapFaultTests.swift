@@ -19,7 +19,7 @@ import Testing
 /// equal the user's calls answered 200.
 @Suite(
     "bootstrap on DynamoDB under faults: a unit stays charged only for a call answered 200",
-    .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)),
+    .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)),
     // One at a time: moto answers one request at a time to the whole test run, and these measure
     // what a runtime does within its deadline.
     .serialized)
@@ -219,12 +219,12 @@ final class FaultStack: Sendable {
     }
 
     init(fault: @escaping @Sendable (String, Int) -> DynamoDBFaultProxy.Fault? = { _, _ in nil }) async throws {
-        let moto = try #require(MotoEndpoint.url)
+        let moto = try await MotoEndpoint.url()
         try await MotoEndpoint.client().createTable(.singleTable(named: table))
-        proxy = try DynamoDBFaultProxy(upstream: moto, fault: fault)
+        proxy = try await DynamoDBFaultProxy(upstream: moto, fault: fault)
         let behaviour = self.behaviour
         let hung = self.hung
-        model = try StubHTTPServer { request in
+        model = try await StubHTTPServer { request in
             if String(decoding: request.body, as: UTF8.self).contains("hang"), behaviour.hanging {
                 await hung.wait()
             }
@@ -310,7 +310,7 @@ final class FaultStack: Sendable {
 
     /// The month, day and hour counters of `user` now, read from moto directly.
     func counters(_ user: String, at instant: Date = Date()) async throws -> [Int] {
-        let client = MotoEndpoint.client()
+        let client = try await MotoEndpoint.client()
         let windows = UsageWindows(at: instant)
         var counts: [Int] = []
         for (sort, counter) in [

@@ -47,17 +47,17 @@ struct BootstrapOperatorTruthTests {
             now: { Date() })
         _ = try await ssm.call(
             "PutParameter", ["Name": .string(name), "Type": "String", "Value": .string(value), "Overwrite": true],
-            timeout: 60)
+            timeout: Patience.seconds)
     }
 
     static func limits(monthly: Int) -> String { #"{"free":{"monthly":\#(monthly),"daily":5,"hourly":4}}"# }
 
     @Test(
         "The limits parameter is read under its name as SSM has it, with or without a hierarchy",
-        .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)),
+        .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)),
         arguments: ["inkra-limits-", "/inkra/limits-"])
     func parameterNames(prefix: String) async throws {
-        let endpoint = try #require(MotoEndpoint.url)
+        let endpoint = try await MotoEndpoint.url()
         let name = prefix + UUID().uuidString.prefix(8)
         try await Self.put(name, Self.limits(monthly: 9), endpoint)
         var settings = Self.aws(endpoint)
@@ -69,9 +69,9 @@ struct BootstrapOperatorTruthTests {
 
     @Test(
         "A hierarchy's name without its leading slash stops start-up, saying so (SSM would refuse it)",
-        .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+        .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func nameWithoutLeadingSlash() async throws {
-        let endpoint = try #require(MotoEndpoint.url)
+        let endpoint = try await MotoEndpoint.url()
         // moto keeps such a name; AWS's SSM does not: the runtime refuses it before asking.
         let name = "inkra/limits-" + UUID().uuidString.prefix(8)
         try await Self.put(name, Self.limits(monthly: 9), endpoint)
@@ -129,9 +129,9 @@ struct BootstrapOperatorTruthTests {
 
     @Test(
         "A warm sandbox reads the parameter again after INKRA_LIMITS_MAX_AGE; a broken value changes nothing",
-        .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+        .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func limitsRefresh() async throws {
-        let endpoint = try #require(MotoEndpoint.url)
+        let endpoint = try await MotoEndpoint.url()
         let name = "/inkra/refresh-" + UUID().uuidString.prefix(8)
         try await Self.put(name, Self.limits(monthly: 9), endpoint)
         var settings = Self.aws(endpoint)

@@ -45,7 +45,8 @@ struct BootstrapRecordingTests {
     /// and every line it wrote (standard output, then standard error).
     static func run(_ function: String, format: String, event: JSONValue) async throws -> (RuntimeOutcome, [String]) {
         let (outcome, result) = try await BuiltBootstrap.invoke(
-            function, ["INKRA_RECORD_EVENTS": "1", "AWS_LAMBDA_LOG_FORMAT": format], event: event, timeout: 30)
+            function, ["INKRA_RECORD_EVENTS": "1", "AWS_LAMBDA_LOG_FORMAT": format], event: event,
+            timeout: Patience.seconds)
         let lines = (result.standardOutput + result.standardError).split(separator: "\n").map(String.init)
         return (outcome, lines)
     }

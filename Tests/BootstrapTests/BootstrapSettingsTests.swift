@@ -58,9 +58,9 @@ struct BootstrapSettingsTests {
 
     @Test(
         "INKRA_LIMITS_PARAMETER reads the limits from SSM at start; a missing parameter stops start-up",
-        .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+        .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func limitsFromSSM() async throws {
-        let endpoint = try #require(MotoEndpoint.url)
+        let endpoint = try await MotoEndpoint.url()
         let aws = [
             "AWS_ENDPOINT_URL": endpoint.absoluteString, "AWS_REGION": "us-east-1",
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
@@ -71,7 +71,7 @@ struct BootstrapSettingsTests {
         _ = try await ssm.call(
             "PutParameter",
             ["Name": .string(name), "Type": "String", "Value": #"{"free":{"monthly":9,"daily":5,"hourly":4}}"#],
-            timeout: 60)
+            timeout: Patience.seconds)
         var settings = aws
         settings["INKRA_LIMITS_PARAMETER"] = name
         let (outcome, log) = try await Self.run("checkUsage", settings, event: Self.usageEvent())
@@ -89,9 +89,9 @@ struct BootstrapSettingsTests {
 
     @Test(
         "The model's key comes from Secrets Manager: the configuration holds only the secret's ARN",
-        .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+        .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func keyFromSecretsManager() async throws {
-        let endpoint = try #require(MotoEndpoint.url)
+        let endpoint = try await MotoEndpoint.url()
         let aws = [
             "AWS_ENDPOINT_URL": endpoint.absoluteString, "AWS_REGION": "us-east-1",
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
@@ -101,9 +101,9 @@ struct BootstrapSettingsTests {
         let created = try await secrets.call(
             "CreateSecret",
             ["Name": .string("inkra-llm-\(UUID().uuidString.prefix(8))"), "SecretString": "sk-from-the-vault"],
-            timeout: 60)
+            timeout: Patience.seconds)
         let arn = try #require(created["ARN"]?.string)
-        let model = try StubHTTPServer { _ in
+        let model = try await StubHTTPServer { _ in
             let content = (1...3).map { "Question number \($0) about it?" }.joined(separator: "\n")
             return .json(200, (["choices": [["message": ["content": .string(content)]]]] as JSONValue).jsonString)
         }

@@ -214,10 +214,10 @@ struct BootstrapTokenRecordingTests {
     /// Reference).
     @Test(
         "Recorded, through moto's CloudWatch Logs and back, imported with --with-tokens and replayed alike",
-        .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+        .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func throughCloudWatchLogs() async throws {
         let (capture, secrets) = try await Self.recordScenario()
-        let logs = MotoLogs(endpoint: try #require(MotoEndpoint.url))
+        let logs = MotoLogs(endpoint: try await MotoEndpoint.url())
         let group = "/aws/lambda/inkra-tokens-\(UUID().uuidString.prefix(8))"
         try await logs.call("CreateLogGroup", ["logGroupName": .string(group)])
         try await logs.call("CreateLogStream", ["logGroupName": .string(group), "logStreamName": "s"])
@@ -265,7 +265,7 @@ struct MotoLogs {
                 ),
             ],
             body: body.jsonBytes)
-        let response = try await client.execute(request, timeout: .seconds(60))
+        let response = try await client.execute(request, timeout: Patience.hang)
         guard response.status == 200 else {
             throw EmulatorError(
                 "\(action) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")

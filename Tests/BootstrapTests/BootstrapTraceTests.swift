@@ -21,7 +21,7 @@ import Testing
 /// https://docs.aws.amazon.com/lambda/latest/dg/services-xray.html).
 @Suite(
     "bootstrap's X-Ray segments: the invocation's time, call by call, and no content",
-    .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)),
+    .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)),
     .serialized)
 struct BootstrapTraceTests {
     static let root = "1-67a0b1c2-0123456789abcdef01234567"
@@ -66,7 +66,7 @@ struct BootstrapTraceTests {
             traceHeader: "Root=\(Self.root);Parent=\(Self.parent);Sampled=1")
         #expect(reply.status == 200, "\(reply.raw)")
         let document = try #require(
-            await daemon.document(forTrace: Self.root, within: .seconds(60)), "no segment reached the daemon")
+            await daemon.document(forTrace: Self.root, within: Patience.hang), "no segment reached the daemon")
 
         // The invocation's subsegment, under Lambda's function segment.
         #expect(document["type"] == "subsegment")
@@ -138,7 +138,7 @@ struct BootstrapTraceTests {
         #expect(sampled.status == 200, "\(sampled.raw)")
         // Datagrams on loopback arrive in order: once the sampled invocation's has come, the
         // unsampled one's would have too.
-        #expect(await daemon.document(forTrace: otherRoot, within: .seconds(60)) != nil)
+        #expect(await daemon.document(forTrace: otherRoot, within: Patience.hang) != nil)
         #expect(await daemon.document(forTrace: Self.root, within: .zero) == nil, "an unsampled invocation was traced")
         await runtime.stop()
         await daemon.shutdown()

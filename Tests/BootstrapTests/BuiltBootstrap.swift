@@ -12,7 +12,7 @@ enum BuiltBootstrap {
     /// test run's own `INKRA_*` variables), hands it `event`, and returns its outcome (or its init
     /// failure) with what it printed.
     static func invoke(
-        _ function: String, _ settings: [String: String], event: JSONValue, timeout: TimeInterval = 60
+        _ function: String, _ settings: [String: String], event: JSONValue, timeout: TimeInterval = Patience.seconds
     ) async throws -> (RuntimeOutcome, ProcessResult) {
         var outcome = RuntimeOutcome.timedOut(timeout)
         let printed = try await session(function, settings, timeout: timeout) { outcome = await $0(event) }
@@ -38,7 +38,7 @@ enum BuiltBootstrap {
     /// Starts bootstrap as `function` with `settings`, as ``invoke(_:_:event:timeout:)`` does, and
     /// lets `session` hand one warm sandbox several events; returns what it printed.
     static func session(
-        _ function: String, _ settings: [String: String], timeout: TimeInterval = 60,
+        _ function: String, _ settings: [String: String], timeout: TimeInterval = Patience.seconds,
         _ session: (_ invoke: (JSONValue) async -> RuntimeOutcome) async throws -> Void
     ) async throws -> ProcessResult {
         try await byteSession(function, settings, timeout: timeout) { send in
@@ -48,7 +48,7 @@ enum BuiltBootstrap {
 
     /// ``session(_:_:timeout:_:)`` handing bootstrap events as bytes, which need not be JSON.
     static func byteSession(
-        _ function: String, _ settings: [String: String], timeout: TimeInterval = 60,
+        _ function: String, _ settings: [String: String], timeout: TimeInterval = Patience.seconds,
         _ session: (_ invoke: @escaping ([UInt8]) async -> RuntimeOutcome) async throws -> Void
     ) async throws -> ProcessResult {
         let server = try await RuntimeAPIServer(functionName: function, clock: { Date() })

@@ -14,7 +14,7 @@ import Testing
 struct ModelQuestionGeneratorTests {
     @Test("When the model fails, generateQuestions (as bootstrap wires it) answers 502 and gives the unit back")
     func refund() async throws {
-        let server = try StubHTTPServer { _ in .json(503, "{}") }
+        let server = try await StubHTTPServer { _ in .json(503, "{}") }
         defer { server.shutdown() }
         let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         let function = GenerateQuestions(

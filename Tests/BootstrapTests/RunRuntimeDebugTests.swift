@@ -32,7 +32,7 @@ struct RunRuntimeDebugTests {
         .enabled(
             if: debuggers.gdb != nil && debuggers.server != nil,
             "needs gdb and gdbserver (apt-get install gdb gdbserver)"),
-        .timeLimit(.minutes(3)))
+        .timeLimit(.minutes(10)))
     func breakpoint() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("debug-\(UUID().uuidString)")
         let events = folder.appendingPathComponent("checkUsage")

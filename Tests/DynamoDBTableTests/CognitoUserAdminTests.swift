@@ -77,7 +77,7 @@ struct CognitoUserAdminTests {
 
     @Test(
         "Against moto: the user goes; a second deletion finds none; another user stays",
-        .enabled(if: MotoEndpoint.url != nil, "\(MotoEndpoint.skipReason)"))
+        .enabled(if: MotoEndpoint.isAvailable, "\(MotoEndpoint.skipReason)"))
     func againstMoto() async throws {
         let pool = try await MotoCognito.pool()
         let ada = try await pool.createUser(email: "ada@example.com")

@@ -10,7 +10,7 @@ import Testing
 /// same items.
 @Suite(
     "Differential: in-memory table vs DynamoDB",
-    .enabled(if: Live.endpoint != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+    .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
 struct DifferentialTests {
     static func operations(seed: UInt64, table: String, count: Int) -> [TransactWriteItem] {
         var random = SeededGenerator(seed: seed)

@@ -30,10 +30,8 @@ final class CountingTransport: DynamoDBTransport, @unchecked Sendable {
 }
 
 enum Live {
-    static let endpoint = MotoEndpoint.url
-
-    static func table(_ transport: any DynamoDBTransport = HTTPClientTransport()) -> DynamoDBTable {
-        MotoEndpoint.client(transport: transport)
+    static func table(_ transport: any DynamoDBTransport = HTTPClientTransport()) async throws -> DynamoDBTable {
+        try await MotoEndpoint.client(transport: transport)
     }
 
     /// A fresh table of docs/table.md under a unique name.
@@ -43,7 +41,7 @@ enum Live {
     )
         async throws -> (DynamoDBTable, String)
     {
-        let table = table(transport)
+        let table = try await table(transport)
         try await table.createTable(.singleTable(named: name), timeToLiveAttribute: "expiresAt")
         return (table, name)
     }
@@ -51,7 +49,7 @@ enum Live {
 
 /// Tests against a DynamoDB-compatible server (moto_server in CI). They need
 /// `INKRA_TEST_DYNAMODB_ENDPOINT`; without it they are reported as skipped, by name.
-@Suite("Live DynamoDB (moto)", .enabled(if: Live.endpoint != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+@Suite("Live DynamoDB (moto)", .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
 struct LiveTests {
     @Test("The table of docs/table.md is created with GSI1 and TTL on expiresAt")
     func setup() async throws {

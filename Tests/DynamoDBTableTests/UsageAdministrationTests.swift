@@ -253,7 +253,7 @@ final class PagingTable: Table, @unchecked Sendable {
 
 @Suite(
     "Support's tools and erasure on DynamoDB (moto)", .serialized,
-    .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+    .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
 struct UsageAdministrationLiveTests {
     static func fixture() async throws -> AdministrationContract.Fixture {
         let (table, name) = try await Live.makeLiveTable()

@@ -62,7 +62,7 @@ struct AdminTarget: Sendable {
 
     /// A fresh table on moto (made by `create-table`) holding the seeded usage.
     static func moto() async throws -> AdminTarget {
-        let endpoint = try #require(MotoEndpoint.url)
+        let endpoint = try await MotoEndpoint.url()
         let name = "inkra-admin-\(UUID().uuidString.prefix(8).lowercased())"
         let created = try await runEmulator(
             ["create-table", "--dynamodb-endpoint", endpoint.absoluteString, "--table", name])
@@ -229,7 +229,7 @@ struct AdminStateFileTests {
 
 @Suite(
     "admin on DynamoDB (moto, spawned)", .serialized,
-    .enabled(if: MotoEndpoint.url != nil, Comment(rawValue: MotoEndpoint.skipReason)))
+    .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
 struct AdminDynamoDBTests {
     @Test("refund N: back in the month, day and hour, never below zero; the same command again changes nothing")
     func refund() async throws { try await AdminScenarios.refund(AdminTarget.moto()) }
@@ -249,7 +249,7 @@ struct AdminDynamoDBTests {
         let leaving = try await pool.createUser(email: "leaving@example.com")
         let staying = try await pool.createUser(email: "staying@example.com")
         let target = try await AdminTarget.moto()
-        let table: any Table = PatientDynamoDB.client(try #require(MotoEndpoint.url))
+        let table: any Table = PatientDynamoDB.client(try await MotoEndpoint.url())
         let name = try #require(target.flags.firstIndex(of: "--table").map { target.flags[$0 + 1] })
         _ = try await TableUsageStore(table: table, tableName: name).consume(
             ConsumeRequest(userID: leaving, instant: AdminTarget.now, limits: .free, tier: "free"))
@@ -287,7 +287,7 @@ struct AdminDynamoDBTests {
                 "admin erase deletes the Cognito user ada from us-east-1_Missing1: add --yes to go ahead"))
         #expect(try await state.read() == before)
 
-        let endpoint = try #require(MotoEndpoint.url).absoluteString
+        let endpoint = try await MotoEndpoint.url().absoluteString
         let missing = try await state.run([
             "erase", "ada", "--user-pool-id", "us-east-1_Missing1", "--cognito-endpoint", endpoint, "--yes",
         ])

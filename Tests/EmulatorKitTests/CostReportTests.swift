@@ -280,7 +280,7 @@ struct CostReportTests {
         )
         let text = report.text
         #expect(text.contains("hourly-1.json"), "\(text)")
-        #expect(text.contains("generateQuestions answered 200    3 (model calls)"), "\(text)")
+        #expect(text.contains("the model (--model-price USD)           3 calls  not priced"), "\(text)")
     }
 }
 
@@ -314,7 +314,8 @@ extension CostReportTests {
     /// SCALING.md's "Cost (billed)": a free user who uses the free tier fully costs, a month, 25
     /// REST requests, 35 invocations (10 of the authorizer), 30 write units and 68.5 read units
     /// (65, and half a unit for each call's standing-refusal read and for the first calls'
-    /// carried-usage queries); at 30 ms an invocation, $0.000126 (the bill's $0.126188 per 1,000 users).
+    /// carried-usage queries); at 30 ms an invocation, $0.000126 (the bill's $0.126188 per 1,000
+    /// users, its `per1000UsersUsd`).
     @Test("SCALING.md's free user-month: requests, invocations and units as the bill counts them")
     func scalingUserMonth() async throws {
         let folder = Repository.temporaryDirectory()
@@ -377,7 +378,7 @@ extension CostReportTests {
         #expect(bucket.change == 0)
 
         let text = CostReport(recorded: usage, algorithm: .slidingWindow, prices: prices, sizing: sizing).text
-        #expect(text.contains("sliding-window (estimated)        1 → refused, 1 → admitted"), "\(text)")
+        #expect(text.contains("sliding-window (estimated)              1 → refused, 1 → admitted"), "\(text)")
     }
 }
 
@@ -468,15 +469,81 @@ struct CostCommandTests {
         let text = try await runEmulator(["replay", events.path, "--report", "--cost"])
         #expect(text.status == 0, "\(text.standardError)")
         let lines = text.standardOutput.split(separator: "\n").map(String.init)
-        #expect(lines.first?.hasPrefix("Cost: 6 events replayed in turn, priced at us-east-1 on-demand prices") == true)
-        #expect(lines.contains { $0.hasPrefix("  DynamoDB write request units") && $0.contains("21  $0.000013") })
+        #expect(
+            lines.first?.hasPrefix(
+                "Cost: 6 events replayed in turn, recorded from 2027-01-15T08:00:00Z to 2027-01-15T08:05:00Z (5 minutes), "
+                    + "priced at us-east-1 on-demand prices") == true, "\(lines)")
+        // Rounded for people: a few write units cost less than a cent.
+        #expect(lines.contains { $0.hasPrefix("  DynamoDB write request units") && $0.hasSuffix("21  <$0.01") })
         #expect(lines.contains("  users: 2 distinct in the recording"))
+        #expect(lines.contains("  the model (--model-price USD)           3 calls  not priced"), "\(lines)")
+        #expect(lines.contains { $0.contains("--model-price USD (the price of one call) adds them to the bill") })
         // A bill holds counts and dollars: no token, topic, email, client address or user id.
         for output in [text.standardOutput, json.standardOutput] {
             for secret in ["Bearer", "eyJ", "grandmother", "@example.com", "203.0.113.7", "bill-alice", "bill-bob"] {
                 #expect(!output.contains(secret), "the bill shows \(secret)")
             }
         }
+    }
+
+    @Test("The bill names its period; with --model-price, its total, a month, per 1,000 monthly users, in cents")
+    func periodAndModel() async throws {
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try CostReportTests.recording(in: folder)
+        let arguments = ["replay", folder.path, "--report", "--cost", "--lambda-ms", "10", "--model-price", "0.01"]
+        let json = try await runEmulator(arguments + ["--json"])
+        #expect(json.status == 0, "\(json.standardError)")
+        let object = try JSONParser.parse(json.standardOutput)
+        #expect(object["period"]?["from"] == "2027-01-15T08:00:00Z")
+        #expect(object["period"]?["to"] == "2027-01-15T08:05:00Z")
+        #expect(object["period"]?["seconds"] == 300)
+        #expect(object["modelPricePerCallUsd"] == "0.01")
+        let recorded = try #require(object["recorded"])
+        func money(_ key: String) throws -> Decimal {
+            try #require(recorded[key]?.string.flatMap { Decimal(string: $0) })
+        }
+        // Three calls answered 200 at a cent each, on top of AWS's bill.
+        #expect(recorded["modelUsd"] == "0.030000")
+        let total = try money("totalUsd") + Decimal(string: "0.03")!
+        #expect(try money("totalWithModelUsd") == total)
+        // Five minutes of traffic: a month (30.44 days) is 8,765.82 of them; its 2 users are the month's.
+        // The bill scales its exact total; the one read back here is rounded to six decimals, which
+        // 8,765.82 times is at most half a cent off.
+        let month = try money("perMonthUsd")
+        let expected = total * 2_629_746 / 300
+        #expect(abs(month - expected) < Decimal(string: "0.005")!, "\(month) vs \(expected)")
+        let perThousand = try money("perThousandMonthlyActiveUsersUsd")
+        #expect(abs(perThousand - month * 500) < Decimal(string: "0.001")!, "\(perThousand) vs \(month) × 500")
+
+        let text = try await runEmulator(arguments)
+        #expect(text.status == 0, "\(text.standardError)")
+        let lines = text.standardOutput.split(separator: "\n").map(String.init)
+        func row(_ label: String) -> String? {
+            lines.first { $0.hasPrefix("  \(label)  ") }?.dropFirst(label.count + 2).trimmingCharacters(
+                in: .whitespaces)
+        }
+        #expect(row("the model, $0.01 a call") == "3 calls  $0.03", "\(text.standardOutput)")
+        #expect(row("total for the period") == total.cents, "\(text.standardOutput)")
+        #expect(row("a month at this pace") == month.cents, "\(text.standardOutput)")
+        #expect(row("a month per 1,000 monthly active users") == perThousand.cents, "\(text.standardOutput)")
+        #expect(!text.standardOutput.contains("$0.0000"), "six decimals are for --json")
+
+        let bad = try await runEmulator(["replay", folder.path, "--report", "--cost", "--model-price", "cheap"])
+        #expect(bad.status == 2)
+        #expect(bad.standardError.contains("--model-price must be US dollars a call such as 0.002, not cheap"))
+        let alone = try await runEmulator(["replay", folder.path, "--model-price", "0.01"])
+        #expect(alone.status == 2)
+        #expect(alone.standardError.contains("--model-price goes with --report --cost"))
+    }
+
+    @Test("Money for people: cents, thousands separated, and under a cent said so")
+    func cents() {
+        #expect(Decimal(string: "1234567.891")!.cents == "$1,234,567.89")
+        #expect(Decimal(string: "0.004")!.cents == "<$0.01")
+        #expect(Decimal(string: "0.005")!.cents == "$0.01")
+        #expect(Decimal(0).cents == "$0.00")
+        #expect(Decimal(string: "-12.5")!.cents == "-$12.50")
     }
 
     @Test("A missing prices file stops the command (exit 2) naming it; the flags go with --report --cost; --algorithm")

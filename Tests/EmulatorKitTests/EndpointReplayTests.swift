@@ -76,19 +76,20 @@ struct EndpointReplayTests {
         cognito AdminSetUserPassword '{"UserPoolId":"'"$INKRA_USER_POOL_ID"'","Username":"tester@example.com","Password":"Correct-horse-9","Permanent":true}'
         INKRA_PASSWORD=Correct-horse-9 "$emulator" replay "$events" --endpoint "$INKRA_API_URL" \
             --user tester@example.com --user-pool-id "$INKRA_USER_POOL_ID" --client-id "$INKRA_APP_CLIENT_ID" \
-            --cognito-endpoint "$INKRA_COGNITO_URL" "$@"
+            --cognito-endpoint "$INKRA_COGNITO_URL" --endpoint-timeout "$PATIENCE" "$@"
         """#
 
-    static func replayUnderExec(payload: String, wrongExpectation: Bool = false, extra: [String] = [])
-        async throws -> ProcessResult
-    {
+    static func replayUnderExec(
+        payload: String, wrongExpectation: Bool = false, extra: [String] = [], session: String = session
+    ) async throws -> ProcessResult {
         let directory = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         _ = try writeEvents(payload: payload, in: directory, wrongExpectation: wrongExpectation)
         return try await runEmulator(
             [
                 "exec", "--payload", payload, "--stage", "prod", "--no-access-log", "--no-console", "--no-throttle",
-                "--", "sh", "-c", session, "session", Repository.emulatorBinary.path, "smoke",
+                "--", "/usr/bin/env", "PATIENCE=\(Int(Patience.seconds))", "sh", "-c", session, "session",
+                Repository.emulatorBinary.path, "smoke",
             ] + extra, directory: directory)
     }
 
@@ -128,6 +129,23 @@ struct EndpointReplayTests {
         #expect(skipped["ok"] == true && skipped["skipped"]?.string?.contains("authorizer event") == true)
     }
 
+    @Test(
+        "--user signs in where exec points the SDKs: AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER, else AWS_ENDPOINT_URL",
+        arguments: [
+            "",
+            #"export AWS_ENDPOINT_URL="$AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"; "#
+                + "unset AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER; ",
+        ])
+    func endpointFromEnvironment(setting: String) async throws {
+        let flag = #"--cognito-endpoint "$INKRA_COGNITO_URL" "#
+        #expect(Self.session.contains(flag))
+        let session = setting + Self.session.replacingOccurrences(of: flag, with: "")
+        let result = try await Self.replayUnderExec(payload: "v1", session: session)
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("✓ smoke/checkUsage/01-usage.json  checkUsage  200") }, "\(lines)")
+    }
+
     @Test("A wrong password: exit non-zero naming Cognito's NotAuthorizedException, nothing replayed")
     func wrongPassword() async throws {
         let directory = Repository.temporaryDirectory()
@@ -136,7 +154,8 @@ struct EndpointReplayTests {
         let result = try await runEmulator([
             "exec", "--no-access-log", "--no-console", "--", "sh", "-c",
             #"INKRA_PASSWORD=Wrong-horse-9 "$0" replay "$1" --endpoint "$INKRA_API_URL" --user nobody@example.com "#
-                + #"--user-pool-id "$INKRA_USER_POOL_ID" --client-id "$INKRA_APP_CLIENT_ID" --cognito-endpoint "$INKRA_COGNITO_URL""#,
+                + #"--user-pool-id "$INKRA_USER_POOL_ID" --client-id "$INKRA_APP_CLIENT_ID" --cognito-endpoint "$INKRA_COGNITO_URL" "#
+                + "--endpoint-timeout \(Int(Patience.seconds))",
             Repository.emulatorBinary.path, events.path,
         ])
         #expect(result.status != 0)
@@ -151,7 +170,7 @@ struct EndpointReplayTests {
 
     @Test("An endpoint that answers 500 every time: the run stops after --storm-limit answers, exit 3, saying why")
     func storm() async throws {
-        let server = try StubHTTPServer { _ in .json(500, #"{"message":"Internal server error"}"#) }
+        let server = try await StubHTTPServer { _ in .json(500, #"{"message":"Internal server error"}"#) }
         defer { server.shutdown() }
         let directory = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -7,7 +7,7 @@ import Testing
 @Suite("exec: the stack around one command (spawned)")
 struct ExecCommandTests {
     /// Whether python3 with boto3 is here, for the app's script.
-    static let hasBoto3 = Python.imports("boto3")
+    static let hasBoto3 = Task { await Python.imports("boto3") }
 
     /// An app's test: signs up on the local pool, signs in, asks for questions, reads its usage, and
     /// ends with the status the environment names.
@@ -38,7 +38,7 @@ struct ExecCommandTests {
 
     @Test(
         "An app's script signs up, signs in and calls the API; exec exits with its status; --state keeps the unit",
-        .enabled(if: hasBoto3, "python3 with boto3 is needed (pip install boto3)"))
+        .enabled("python3 with boto3 is needed (pip install boto3)") { await hasBoto3.value })
     func appScript() async throws {
         let folder = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

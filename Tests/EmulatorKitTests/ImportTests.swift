@@ -3,6 +3,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import InkraUsage
 import SingleTable
 import Testing
@@ -50,17 +51,16 @@ struct ImportTests {
             .joined(separator: "\n") + "\n"
     }
 
-    static func collect(_ text: String, name: String = "capture.log", gzip: Bool = false) throws -> RecordingCollector {
+    static func collect(
+        _ text: String, name: String = "capture.log", gzip: Bool = false
+    ) async throws -> RecordingCollector {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID().uuidString)-\(name)")
         defer { try? FileManager.default.removeItem(at: url) }
         try Data(text.utf8).write(to: url)
         var source = url
         if gzip {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["gzip", "-kf", url.path]
-            try process.run()
-            process.waitUntilExit()
+            let zipped = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["gzip", "-kf", url.path])
+            #expect(zipped.status == 0, "\(zipped.standardError)")
             source = url.appendingPathExtension("gz")
         }
         defer { try? FileManager.default.removeItem(at: url.appendingPathExtension("gz")) }
@@ -84,8 +84,8 @@ struct ImportTests {
         let pages = page(lines[..<2]) + "\n" + page(lines[2...])
         let export = lines.map { "2026-11-17T10:00:00.000Z \($0)" }.joined(separator: "\n") + "\n"
         for (collector, skipped) in [
-            (try Self.collect(plain), 2), (try Self.collect(pages, name: "logs.json"), 0),
-            (try Self.collect(export, name: "000000.gz", gzip: true), 0),
+            (try await Self.collect(plain), 2), (try await Self.collect(pages, name: "logs.json"), 0),
+            (try await Self.collect(export, name: "000000.gz", gzip: true), 0),
         ] {
             #expect(collector.recordings == recordings)
             #expect(collector.skipped == skipped)
@@ -99,14 +99,14 @@ struct ImportTests {
         let good = Self.text(Array(recordings.prefix(2)))
         let split = RecordingLines.lines(for: recordings[2], json: false, timestamp: "t", maximum: 600)
         let text = good + good + "INKRA_RECORDING r-x 1/1 {not json\n" + split.dropLast().joined(separator: "\n")
-        let collector = try Self.collect(text, name: "broken.log")
+        let collector = try await Self.collect(text, name: "broken.log")
         #expect(collector.recordings == Array(recordings.prefix(2)))
         #expect(collector.duplicates == 2)
         #expect(
             collector.broken.map(\.description) == ["broken.log:5: recording r-x is not a recording's JSON (version 1)"]
         )
         #expect(collector.cut.map(\.requestID) == [recordings[2].requestID])
-        let empty = try Self.collect("", name: "empty.log")
+        let empty = try await Self.collect("", name: "empty.log")
         #expect(empty.found == 0 && empty.recordings.isEmpty)
     }
 

@@ -43,7 +43,7 @@ struct RecordedTrustTests {
 
     @Test(
         "A session of pool users and development tokens recorded by serve replays clean; the manifest holds no secret",
-        .enabled(if: ExecCommandTests.hasBoto3, "python3 with boto3 is needed (pip install boto3)"))
+        .enabled("python3 with boto3 is needed (pip install boto3)") { await ExecCommandTests.hasBoto3.value })
     func mixedSession() async throws {
         let folder = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

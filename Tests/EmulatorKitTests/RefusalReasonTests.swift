@@ -62,6 +62,28 @@ struct RefusalReasonTests {
         let withoutToken = try Self.write(event, to: folder, as: "without-token.json")
         let refused = try await runEmulator(["invoke", "checkUsage", "--event", withoutToken.path])
         #expect(try JSONParser.parse(Array(refused.standardOutput.utf8))["statusCode"] == 401, "\(refused)")
+        #expect(refused.standardError.contains("API Gateway refused the request: noToken"), "\(refused.standardError)")
+    }
+
+    @Test("An event with no token: replay's line says 401 (noToken), --json refusal noToken, invoke says why")
+    func noToken() async throws {
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var event = try await Self.event("rest-usage")
+        event.set(nil, at: ["headers", "Authorization"])
+        event.set(nil, at: ["multiValueHeaders", "Authorization"])
+        let file = try Self.write(event, to: folder, as: "checkUsage/no-token.json")
+        let text = try await runEmulator(["replay", folder.path])
+        #expect(text.standardOutput.contains("checkUsage  401 (noToken)"), "\(text.standardOutput)")
+        let json = try await runEmulator(["replay", folder.path, "--json"])
+        let line = try #require(json.standardOutput.split(separator: "\n").first)
+        #expect(try JSONParser.parse(Array(line.utf8))["refusal"] == "noToken")
+        let invoked = try await runEmulator(["invoke", "checkUsage", "--event", file.path])
+        #expect(invoked.status == 0)
+        #expect(
+            invoked.standardError.contains(
+                "inkra-emulator: API Gateway refused the request: noToken (no Authorization header, and no authorizer "
+                    + "section naming a caller)"), "\(invoked.standardError)")
     }
 
     @Test("replay: the line of a refused event names the reason, and --json carries it as refusal")
@@ -92,5 +114,19 @@ struct RefusalReasonTests {
         #expect(line.hasPrefix("- ["))
         #expect(line.contains(" 401 ") && line.contains("refused=expired"))
         #expect(!line.contains(expired) && !line.contains("127.0.0.1 ["))
+    }
+
+    @Test("serve's access log: a request with no token says authorizer=notCalled refused=noToken, as docs/emulator.md")
+    func accessLogNoToken() async throws {
+        let logged = try await runEmulator([
+            "exec", "--no-cognito", "--no-console", "--", "sh", "-c", "curl -s -o /dev/null \"$INKRA_API_URL/usage\"",
+        ])
+        let line = try #require(
+            logged.standardError.split(separator: "\n").first { $0.contains("\"GET /usage HTTP/1.1\"") },
+            "\(logged.standardError)")
+        #expect(line.contains(" 401 ") && line.contains("authorizer=notCalled refused=noToken "), "\(line)")
+        let docs = try String(
+            contentsOf: ChildProcess.repositoryRoot.appendingPathComponent("docs/emulator.md"), encoding: .utf8)
+        #expect(docs.contains("authorizer=invoked|cached|notCalled"))
     }
 }

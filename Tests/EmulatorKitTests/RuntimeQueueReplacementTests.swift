@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import InkraTestSupport
 import Testing
 
 /// The queue's part in replacing a runtime (`serve --watch`): held invocations wait, and a
@@ -8,10 +9,10 @@ import Testing
 struct RuntimeQueueReplacementTests {
     @Test(
         "A runtime that ends while a replacement waits for it to finish lets the replacement go on",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(10)))
     func endWhileWaitingForIdle() async throws {
         let queue = RuntimeQueue(now: { Date(timeIntervalSince1970: 1_800_000_000) })
-        let invocation = Task { await queue.invoke(Array("{}".utf8), timeout: 60, functionARN: "arn") }
+        let invocation = Task { await queue.invoke(Array("{}".utf8), timeout: Patience.seconds, functionARN: "arn") }
         let taken = await queue.next()
         #expect(taken != nil)
         await queue.hold()
@@ -21,7 +22,7 @@ struct RuntimeQueueReplacementTests {
         #expect(await invocation.value == .runtimeExited("the runtime exited with status 137"))
         // The next runtime takes what comes after, once the replacement is done.
         await queue.finishReplacement()
-        let next = Task { await queue.invoke(Array("{}".utf8), timeout: 60, functionARN: "arn") }
+        let next = Task { await queue.invoke(Array("{}".utf8), timeout: Patience.seconds, functionARN: "arn") }
         let handed = try #require(await queue.next())
         await queue.complete(handed.requestID, with: .response(Array("{}".utf8)))
         #expect(await next.value == .response(Array("{}".utf8)))

@@ -8,7 +8,11 @@ import Testing
 @Suite("After deploying: scripts/id-token.py and scripts/smoke.sh (spawned, under exec)")
 struct SmokeScriptTests {
     /// Whether python3 has boto3 and pycognito (CI installs them from .ci/requirements.txt).
-    static let hasPycognito = Python.imports("boto3", "pycognito")
+    static let hasPycognito = Task { await Python.imports("boto3", "pycognito") }
+
+    /// The skip reason of the tests that need it.
+    static let needsPycognito: Comment =
+        "python3 with boto3 and pycognito is needed (pip install -r .ci/requirements.txt)"
 
     /// Creates a confirmed user in the local pool, gets its id token with the script, runs the
     /// smoke test with `smokeArguments`.
@@ -36,7 +40,7 @@ struct SmokeScriptTests {
 
     @Test(
         "An SRP sign-in through the app client, then every step of the smoke test with --generate passes",
-        .enabled(if: hasPycognito, "python3 with boto3 and pycognito is needed (pip install -r .ci/requirements.txt)"))
+        .enabled(Self.needsPycognito) { await hasPycognito.value })
     func passes() async throws {
         let result = try await Self.run(["--generate"])
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
@@ -53,9 +57,10 @@ struct SmokeScriptTests {
                 """)
     }
 
-    @Test("A wrong password: id-token.py exits 1 naming the user and the pool's error, and prints no token")
+    @Test(
+        "A wrong password: id-token.py exits 1 naming the user and the pool's error, and prints no token",
+        .enabled(Self.needsPycognito) { await hasPycognito.value })
     func wrongPassword() async throws {
-        try #require(Self.hasPycognito, "python3 with boto3 and pycognito is needed")
         let result = try await runEmulator([
             "exec", "--no-access-log", "--no-console", "--", "sh", "-c",
             #"INKRA_PASSWORD=Wrong-horse-9 python3 scripts/id-token.py --pool-id "$INKRA_USER_POOL_ID" "#

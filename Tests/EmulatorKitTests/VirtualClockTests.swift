@@ -45,10 +45,15 @@ struct VirtualClockTests {
         call -X POST "$INKRA_API_URL/questions" -H "Authorization: Bearer $LONG" -H "Idempotency-Key: k4" \
             -d '{"topic":"an hour later"}'
         call "$INKRA_API_URL/usage" -H "Authorization: Bearer $SHORT"
-        "$EMULATOR" clock show --serve "$INKRA_API_URL"
+        NOW=$("$EMULATOR" clock show --serve "$INKRA_API_URL")
+        echo "$NOW"
+        FRESH=$("$EMULATOR" token --sub ada --now "$NOW" --expires-in 600)
+        call "$INKRA_API_URL/usage" -H "Authorization: Bearer $FRESH"
         """#
 
-    @Test("At the hourly limit (429), an advance of 1h admits the next call; a 10-minute token is then refused")
+    @Test(
+        "At 429, an advance of 1h admits the next call; a 10-minute token is refused; one minted at clock show's passes"
+    )
     func hourLater() async throws {
         let start = "2026-06-01T10:00:00Z"
         func token(_ seconds: Int) async throws -> String {
@@ -64,10 +69,13 @@ struct VirtualClockTests {
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(Array(lines.prefix(3)) == ["200", "200", "429"], "\(result.standardOutput)")
+        // `clock advance` and `clock show` print the instant alone, as `token --now` takes it.
         #expect(lines.dropFirst(3).first?.hasPrefix("2026-06-01T11:00:0") == true)
-        #expect(lines.dropFirst(3).first?.hasSuffix("(virtual)") == true)
+        #expect(lines.dropFirst(3).first.flatMap(ISO8601.parse) != nil, "\(lines)")
         #expect(lines.dropFirst(4).first == "200")
         #expect(lines.dropFirst(5).first == "401")
+        #expect(lines.dropFirst(6).first?.hasPrefix("2026-06-01T11:00:") == true, "\(lines)")
+        #expect(lines.dropFirst(7).first == "200", "\(result.standardOutput)\n\(result.standardError)")
         #expect(result.standardError.contains("refused=expired"), "\(result.standardError)")
     }
 
@@ -79,11 +87,26 @@ struct VirtualClockTests {
             Repository.emulatorBinary.path,
         ])
         #expect(result.status == 2, "\(result.standardOutput)\n\(result.standardError)")
-        #expect(result.standardOutput.hasSuffix("(the real time)\n"))
+        let shown = result.standardOutput.trimmingCharacters(in: .newlines)
+        #expect(ISO8601.parse(shown) != nil, "\(result.standardOutput)")
+        #expect(result.standardError.contains("serve runs on the real time; start it with --clock virtual"))
         #expect(
             result.standardError.contains("answered 409: serve runs on the real time; start it with --clock virtual"))
         let refused = try await runEmulator(["clock", "advance", "soon"])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("advance takes a duration"))
+    }
+
+    @Test("clock advance -1h is refused (exit 2): the clock only moves forward, and no help is printed")
+    func negativeAdvance() async throws {
+        for value in ["-1h", "-PT1H", "-90s"] {
+            let result = try await runEmulator(["clock", "advance", value])
+            #expect(result.status == 2, "\(value): \(result.standardOutput)\(result.standardError)")
+            #expect(result.standardOutput.isEmpty, "\(value)")
+            #expect(
+                result.standardError.contains(
+                    "the clock only moves forward: advance takes a positive duration (1h, PT1H), not \(value)"),
+                "\(result.standardError)")
+        }
     }
 }

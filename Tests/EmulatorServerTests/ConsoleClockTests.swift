@@ -2,6 +2,7 @@ import EmulatorKit
 import EmulatorServer
 import Foundation
 import InkraJSON
+import InkraTestSupport
 import NIOHTTP1
 import Testing
 
@@ -72,7 +73,7 @@ struct ConsoleClockTests {
                 .init(
                     stage: .failed, message: "the build failed (exit 1, 2.0 sec); still serving the last good build",
                     lines: ["Handler.swift:3:1: error: cannot find 'oops' in scope"]))
-            let events = try await stream.next(2, within: .seconds(60))
+            let events = try await stream.next(2, within: Patience.hang)
             #expect(events.map(\.name) == ["rebuild", "rebuild"])
             #expect(try JSONParser.parse(events[0].data)["stage"] == "started")
             let failed = try JSONParser.parse(events[1].data)

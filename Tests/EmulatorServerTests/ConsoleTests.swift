@@ -26,7 +26,7 @@ struct ConsoleTests {
             #expect(stream.contentType?.hasPrefix("text/event-stream") == true)
             #expect(try await served.generate(token: token).status == 200)
             #expect(try await served.generate(token: nil).status == 401)
-            let events = try await stream.next(2, within: .seconds(60))
+            let events = try await stream.next(2, within: Patience.hang)
             #expect(events.map(\.name) == ["exchange", "exchange"])
             let first = try JSONParser.parse(events[0].data)
             #expect(first["method"] == "POST")
@@ -55,10 +55,10 @@ struct ConsoleTests {
             for _ in 0..<3 { _ = try await served.send(.GET, served.endpoints.api, path: "/nowhere") }
             let stream = try await ConsoleStream.open(console, lastEventID: "\(run)-2")
             _ = try await served.send(.GET, served.endpoints.api, path: "/usage")
-            let events = try await stream.next(2, within: .seconds(60))
+            let events = try await stream.next(2, within: Patience.hang)
             #expect(events.map(\.id) == ["\(run)-3", "\(run)-4"])
             let earlierRun = try await ConsoleStream.open(console, lastEventID: "0badc0de-3")
-            #expect(try await earlierRun.next(4, within: .seconds(60)).map(\.id) == (1...4).map { "\(run)-\($0)" })
+            #expect(try await earlierRun.next(4, within: Patience.hang).map(\.id) == (1...4).map { "\(run)-\($0)" })
             #expect(try JSONParser.parse(events[0].data)["path"] == "/nowhere")
             #expect(try JSONParser.parse(events[0].data)["units"] == .null)
             #expect(try JSONParser.parse(events[1].data)["path"] == "/usage")
@@ -249,7 +249,7 @@ struct ConsoleTests {
                 for _ in 0..<20 { group.addTask { try await served.generate(token: token).status } }
                 for try await status in group { #expect(status == 200) }
             }
-            let events = try await stream.next(20, within: .seconds(60))
+            let events = try await stream.next(20, within: Patience.hang)
             let run = try #require(served.server.console?.feed.run)
             #expect(Set(events.compactMap(\.id)) == Set((1...20).map { "\(run)-\($0)" }))
             let list = try await served.send(.GET, console, path: "api/requests").json

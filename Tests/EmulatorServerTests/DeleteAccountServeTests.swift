@@ -82,7 +82,7 @@ struct DeleteAccountServeTests {
 
     @Test(
         "Through the Runtime API with a Cognito pool (moto): the usage and the Cognito user go, the other user stays",
-        .enabled(if: MotoEndpoint.url != nil, "\(MotoEndpoint.skipReason)"))
+        .enabled(if: MotoEndpoint.isAvailable, "\(MotoEndpoint.skipReason)"))
     func withTheCognitoUser() async throws {
         let pool = try await MotoCognito.pool()
         let ada = try await pool.createUser(email: "leaving@example.com")
@@ -109,7 +109,7 @@ struct DeleteAccountServeTests {
         let process = Task {
             try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment)
         }
-        let outcome = await runtime.invoke(Array("{}".utf8), timeout: 20)
+        let outcome = await runtime.invoke(Array("{}".utf8), timeout: Patience.seconds)
         await runtime.shutdown()
         _ = try await process.value
         guard case .initializationFailed(_, let body) = outcome else {
@@ -165,7 +165,7 @@ struct DeleteAccountServeTests {
         ]
         var answers: [JSONValue] = []
         for _ in 0..<2 {
-            let outcome = await runtime.invoke(event.jsonBytes, timeout: 20)
+            let outcome = await runtime.invoke(event.jsonBytes, timeout: Patience.seconds)
             guard case .response(let bytes) = outcome else {
                 Issue.record("the runtime did not answer: \(Self.describe(outcome))")
                 break

@@ -2,6 +2,7 @@ import EmulatorKit
 import EmulatorServer
 import Foundation
 import InkraJSON
+import InkraTestSupport
 import NIOCore
 import NIOHTTP1
 import OutboundHTTP
@@ -22,7 +23,7 @@ struct RuntimeAPIServerTests {
         let url = try #require(URL(string: "http://\(server.address)\(path)"))
         let request = OutboundRequest(method: method, url: url, body: Array(body.utf8))
         do {
-            let response = try await client.execute(request, timeout: .seconds(30), maximumResponseBytes: 1 << 20)
+            let response = try await client.execute(request, timeout: Patience.hang, maximumResponseBytes: 1 << 20)
             await client.shutdown()
             return (response.status, try? JSONParser.parse(response.body))
         } catch {
@@ -41,7 +42,7 @@ struct RuntimeAPIServerTests {
         do {
             let url = try #require(URL(string: "http://\(server.address)/2018-06-01/runtime/invocation/next"))
             next = try await client.execute(
-                OutboundRequest(url: url), timeout: .seconds(30), maximumResponseBytes: 1 << 20)
+                OutboundRequest(url: url), timeout: Patience.hang, maximumResponseBytes: 1 << 20)
         } catch {
             await client.shutdown()
             await server.shutdown()
@@ -89,7 +90,7 @@ struct RuntimeAPIServerTests {
 
     @Test(
         "Shutting down drops a long poll under way: the runtime's call fails instead of hanging",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(10)))
     func shutdownDropsLongPoll() async throws {
         let server = try await RuntimeAPIServer(clock: { Date() })
         let polling = Task { () -> Bool in

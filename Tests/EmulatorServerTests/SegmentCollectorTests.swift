@@ -1,6 +1,7 @@
 import EmulatorServer
 import Foundation
 import InkraJSON
+import InkraTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -50,7 +51,7 @@ struct SegmentCollectorTests {
         try Self.send(header + "\n" + #"{"name":"no trace"}"#, to: collector.address)
         try Self.send(header + "\nnot json", to: collector.address)
         try Self.send(header + "\n" + document, to: collector.address)
-        let kept = await collector.document(forTrace: "1-5759e988-bd862e3fe1be46a994272793", within: .seconds(60))
+        let kept = await collector.document(forTrace: "1-5759e988-bd862e3fe1be46a994272793", within: Patience.hang)
         #expect(kept?["name"] == "## checkUsage")
         // Datagrams on loopback arrive in order: the ones before it were read, and dropped.
         for ignored in ["1-5759e988-bd862e3fe1be46a994272790", "1-5759e988-bd862e3fe1be46a994272791"] {

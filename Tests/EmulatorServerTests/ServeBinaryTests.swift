@@ -47,7 +47,7 @@ struct ServeBinaryTests {
                 request.headers.append(("Content-Type", "application/json"))
                 request.body = Array(body.utf8)
             }
-            let response = try await client.execute(request, timeout: .seconds(60), maximumResponseBytes: 1 << 20)
+            let response = try await client.execute(request, timeout: Patience.hang, maximumResponseBytes: 1 << 20)
             return (response.status, response.body)
         }
         do {

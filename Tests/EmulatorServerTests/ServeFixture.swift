@@ -94,7 +94,7 @@ struct ServeFixture: Sendable {
             throw FixtureError("not a URL: \(url.absoluteString + path)")
         }
         let request = OutboundRequest(method: method, url: target, headers: headers, body: body ?? [])
-        let response = try await client.execute(request, timeout: .seconds(60), maximumResponseBytes: 16 << 20)
+        let response = try await client.execute(request, timeout: Patience.hang, maximumResponseBytes: 16 << 20)
         return Answer(
             status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
     }

@@ -40,13 +40,13 @@ struct ServeUserPoolCrashTests {
                 ("Content-Type", "application/x-amz-json-1.1"),
             ],
             body: body.jsonBytes)
-        let response = try await client.execute(request, timeout: .seconds(60), maximumResponseBytes: 1 << 20)
+        let response = try await client.execute(request, timeout: Patience.hang, maximumResponseBytes: 1 << 20)
         return (response.status, try JSONParser.parse(response.body))
     }
 
     @Test(
         "Signed up (confirmed or not), serve killed with SIGKILL, restarted on the same --state: the users are there",
-        .timeLimit(.minutes(3)))
+        .timeLimit(.minutes(10)))
     func signUpThenKill() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "inkra-serve-pool-\(UUID().uuidString)")

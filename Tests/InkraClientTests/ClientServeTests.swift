@@ -23,7 +23,7 @@ struct ClientServeTests {
 
     @Test(
         "a free user's day: two calls, the hour's 429, the next hour's call, the day's 429; the next day admitted",
-        .timeLimit(.minutes(3)), arguments: payloads)
+        .timeLimit(.minutes(10)), arguments: payloads)
     func freeUsersDay(payload: String) async throws {
         try await ServedStack.with(payload: payload, now: "2026-11-17T09:00:00Z") { stack in
             let minter = stack.tokens(for: "day-\(payload)")
@@ -48,6 +48,10 @@ struct ClientServeTests {
                 return
             }
             #expect((1...3600).contains(untilNextHour))
+            // What the app shows its user, as Foundation gives any error's text.
+            let shown = try #require(hourFull).localizedDescription
+            #expect(shown.hasPrefix("You have reached the limit of 2 interviews per hour. Try again in "), "\(shown)")
+            #expect(!shown.contains("The operation could not be completed") && !shown.contains("InkraClientError"))
 
             try await stack.advance("PT1H")
             let third = try await client.generateQuestions(topic: "my first job", count: 2)
@@ -79,10 +83,10 @@ struct ClientServeTests {
 
     @Test(
         "a lost answer is retried with the same key: one unit charged, the recorded answer replayed",
-        .timeLimit(.minutes(3)), arguments: payloads)
+        .timeLimit(.minutes(10)), arguments: payloads)
     func lostAnswer(payload: String) async throws {
         try await ServedStack.with(payload: payload, now: "2026-11-17T09:00:00Z") { stack in
-            let proxy = try FaultyProxy(upstream: stack.api) { number in number == 1 ? .loseAnswer : .forward }
+            let proxy = try await FaultyProxy(upstream: stack.api) { number in number == 1 ? .loseAnswer : .forward }
             defer { proxy.shutdown() }
             let recorder = Recorder()
             let client = Self.client(proxy.url, stack.tokens(for: "lost-\(payload)"), recorder)
@@ -104,10 +108,10 @@ struct ClientServeTests {
 
     @Test(
         "a 503 with Retry-After is waited out, then the same call is answered and charged once",
-        .timeLimit(.minutes(3)), arguments: payloads)
+        .timeLimit(.minutes(10)), arguments: payloads)
     func unavailableHonoured(payload: String) async throws {
         try await ServedStack.with(payload: payload, now: "2026-11-17T09:00:00Z") { stack in
-            let proxy = try FaultyProxy(upstream: stack.api) { number in
+            let proxy = try await FaultyProxy(upstream: stack.api) { number in
                 number == 1 ? .unavailable(retryAfter: 7) : .forward
             }
             defer { proxy.shutdown() }
@@ -148,10 +152,10 @@ final class FaultyProxy: Sendable {
     /// The questions of the answer the proxy lost.
     var lostAnswerQuestions: [String] { log.state.withLock { $0.lost } }
 
-    init(upstream: URL, fault: @escaping @Sendable (_ post: Int) -> Fault) throws {
+    init(upstream: URL, fault: @escaping @Sendable (_ post: Int) -> Fault) async throws {
         let client = OutboundHTTPClient()
         let log = log
-        server = try StubHTTPServer { request in
+        server = try await StubHTTPServer { request in
             let number =
                 request.method == "POST"
                 ? log.state.withLock {

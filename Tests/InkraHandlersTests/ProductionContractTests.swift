@@ -16,11 +16,11 @@ struct ProductionContractTests {
     @Test("Past the request's deadline the answer is 503 with Retry-After, and the unit is given back")
     func deadline() async throws {
         var harness = Harness()
-        harness.generator = ScriptedGenerator(repeating: .delayed(.seconds(120), .template))
+        // A model that answers only after a day: any answer within the test is the deadline's,
+        // however busy the machine (no timer to race).
+        harness.generator = ScriptedGenerator(repeating: .delayed(.seconds(86_400), .template))
         let event = ProxyEvent.rest(body: #"{"topic":"a slow model"}"#, authorizer: caller)
-        let started = ContinuousClock.now
-        let reply = try await harness.generate(event, deadline: started.advanced(by: .milliseconds(300)))
-        #expect(ContinuousClock.now - started < .seconds(60), "the answer came at the deadline, not the model's")
+        let reply = try await harness.generate(event, deadline: ContinuousClock.now.advanced(by: .milliseconds(300)))
         #expect(reply.statusCode == 503)
         #expect(reply.body["code"] == "unavailable")
         #expect(reply.headers["Retry-After"] == "2")
@@ -39,7 +39,7 @@ struct ProductionContractTests {
 
     @Test(
         "The same Idempotency-Key with another body is 422; a concurrent one with the same body is 409",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(10)))
     func idempotencyCodes() async throws {
         // The first stays in generation, holding its mark, until both others are answered.
         let held = HeldGenerator()

@@ -10,7 +10,7 @@ struct ChatCompletionsGeneratorTests {
         JSONValue.object(["choices": [["message": ["role": "assistant", "content": .string(content)]]]]).jsonString
     }
 
-    func generator(_ server: StubHTTPServer, timeout: TimeInterval = 60) -> ChatCompletionsGenerator {
+    func generator(_ server: StubHTTPServer, timeout: TimeInterval = Patience.seconds) -> ChatCompletionsGenerator {
         ChatCompletionsGenerator(
             settings: .init(
                 baseURL: URL(string: "http://127.0.0.1:\(server.port)/v1")!, apiKey: "sk-test", model: "test-model",
@@ -23,7 +23,7 @@ struct ChatCompletionsGeneratorTests {
         let content =
             "1. When did sailing first call to you?\n2) What did your first boat look like?\n- What did your first boat look like?\n"
             + "* Who taught you to read the wind?\nHere are some questions:\n4. What would you tell a new sailor?\n5. Extra one?"
-        let server = try StubHTTPServer { _ in .json(200, Self.reply(content)) }
+        let server = try await StubHTTPServer { _ in .json(200, Self.reply(content)) }
         defer { server.shutdown() }
         let questions = try await generator(server).questions(
             about: "learning to sail", count: 4, length: "short", language: "en"
@@ -43,13 +43,13 @@ struct ChatCompletionsGeneratorTests {
         #expect(body["messages"]?.array?.last?["content"]?.string?.contains("learning to sail") == true)
     }
 
-    @Test("Too few questions, an error status, a malformed answer or a timeout are failures", .timeLimit(.minutes(1)))
+    @Test("Too few questions, an error status, a malformed answer or a timeout are failures", .timeLimit(.minutes(10)))
     func failures() async throws {
         let cases: [(Int, String)] = [
             (200, Self.reply("Only one question?")), (500, "{}"), (200, #"{"choices":[]}"#), (429, "{}"),
         ]
         for (status, body) in cases {
-            let server = try StubHTTPServer { _ in .json(status, body) }
+            let server = try await StubHTTPServer { _ in .json(status, body) }
             await #expect(throws: GenerationFailure.self) {
                 try await generator(server).questions(about: "x", count: 3, length: "medium")
             }
@@ -58,7 +58,7 @@ struct ChatCompletionsGeneratorTests {
         // A model that answers only after the call has ended: the failure can only be the timeout's,
         // however busy the machine is (no timer to race).
         let held = Gate()
-        let slow = try StubHTTPServer { _ in
+        let slow = try await StubHTTPServer { _ in
             await held.wait()
             return .json(200, Self.reply("A?"))
         }

@@ -61,10 +61,11 @@ package final class DynamoDBFaultProxy: Sendable {
     /// - Parameters:
     ///   - upstream: the DynamoDB endpoint requests go on to.
     ///   - fault: the fault for an operation's `n`th request (from 1), or `nil` to forward it.
-    package init(upstream: URL, fault: @escaping @Sendable (_ operation: String, _ number: Int) -> Fault?) throws {
+    package init(upstream: URL, fault: @escaping @Sendable (_ operation: String, _ number: Int) -> Fault?) async throws
+    {
         let calls = self.calls
         let client = OutboundHTTPClient()
-        server = try StubHTTPServer { request in
+        server = try await StubHTTPServer { request in
             let target = request.headers.first { $0.0.lowercased() == "x-amz-target" }?.1 ?? ""
             let operation = String(target.split(separator: ".").last ?? "")
             let number = calls.next(operation)

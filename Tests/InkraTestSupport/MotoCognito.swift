@@ -24,7 +24,7 @@ package struct MotoCognito: Sendable {
     /// which queue on moto with a minute's patience.
     static let transport = HTTPClientTransport(client: OutboundHTTPClient())
     /// moto answers one request at a time while the whole test run queues on it.
-    package static let patience: TimeInterval = 60
+    package static let patience: TimeInterval = Patience.seconds
 
     /// A client of the pool for the code under test, on the same private connections.
     package func admin() throws -> CognitoUserAdmin {
@@ -35,7 +35,7 @@ package struct MotoCognito: Sendable {
 
     /// A new pool in moto.
     package static func pool() async throws -> MotoCognito {
-        let endpoint = try MotoEndpoint.url.unwrapped(MotoEndpoint.skipReason)
+        let endpoint = try await MotoEndpoint.url()
         var environment = ["AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": endpoint.absoluteString]
         environment["AWS_REGION"] = "us-east-1"
         environment["AWS_ACCESS_KEY_ID"] = "testing"

@@ -6,33 +6,60 @@ import Foundation
 /// names (`.ci/run` starts moto_server and sets it), or else a `moto_server` from `PATH` started
 /// for this test process (``MotoServer``) and stopped when it ends. With neither, those suites
 /// are skipped with ``skipReason``.
+///
+/// Whether there is one is told without starting anything (``isAvailable``, for `.enabled(if:)`,
+/// which Swift Testing evaluates on its cooperative threads); the start, which waits until
+/// moto_server answers, happens on a thread of its own the first time a test awaits ``url()``.
 package enum MotoEndpoint {
-    /// The endpoint, or `nil` when there is none. Reading it first may start moto_server and wait
-    /// until it answers.
-    package static let url: URL? = resolved.url
+    /// Whether the suites have a server: one named, or moto_server on PATH to start.
+    package static var isAvailable: Bool { configuration.source != nil }
 
     /// Why there is no endpoint, in one line, for a suite's skip reason (`.enabled(if:_:)`).
-    package static var skipReason: String { resolved.reason }
+    package static var skipReason: String { configuration.reason }
 
-    private static let resolved: (url: URL?, reason: String) = {
-        let environment = ProcessInfo.processInfo.environment
-        if let named = environment["INKRA_TEST_DYNAMODB_ENDPOINT"] {
+    /// Where the endpoint comes from.
+    private enum Source {
+        case named(URL)
+        case started(URL)
+    }
+
+    private static let configuration: (source: Source?, reason: String) = {
+        if let named = ProcessInfo.processInfo.environment["INKRA_TEST_DYNAMODB_ENDPOINT"] {
             guard let url = URL(string: named), url.host != nil else {
                 return (nil, "INKRA_TEST_DYNAMODB_ENDPOINT is not a URL: \(named)")
             }
-            setTestCredentials()
-            return (url, "")
+            return (.named(url), "")
         }
         guard let executable = MotoServer.executable() else { return (nil, MotoServer.installHint) }
-        switch MotoServer.start(executable) {
-        case .success(let url):
-            setTestCredentials()
-            FileHandle.standardError.write(Data("DynamoDB suites: started moto_server at \(url.absoluteString)\n".utf8))
-            return (url, "")
-        case .failure(let failure):
-            return (nil, failure.description)
-        }
+        return (.started(executable), "")
     }()
+
+    /// The endpoint. The first call may start moto_server and wait, off Swift's cooperative
+    /// threads, until it answers.
+    /// - Throws: when there is none (``skipReason``) or moto_server could not be started.
+    package static func url() async throws -> URL {
+        try await resolved.value.get()
+    }
+
+    private static let resolved = Task<Result<URL, MotoServer.StartFailure>, Never> {
+        switch configuration.source {
+        case nil:
+            return .failure(MotoServer.StartFailure(configuration.reason))
+        case .named(let url):
+            setTestCredentials()
+            return .success(url)
+        case .started(let executable):
+            let started = await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: MotoServer.start(executable)) }
+            }
+            if case .success(let url) = started {
+                setTestCredentials()
+                FileHandle.standardError.write(
+                    Data("DynamoDB suites: started moto_server at \(url.absoluteString)\n".utf8))
+            }
+            return started
+        }
+    }
 
     /// The credentials and region moto accepts, for anything that signs from the environment
     /// (as the emulator and `bootstrap` do); values already set are kept.
@@ -42,10 +69,10 @@ package enum MotoEndpoint {
         setenv("AWS_REGION", "us-east-1", 0)
     }
 
-    /// A client for it (or for a closed port when there is none), with fixed test credentials.
-    package static func client(transport: any DynamoDBTransport = HTTPClientTransport()) -> DynamoDBTable {
+    /// A client for it, with fixed test credentials.
+    package static func client(transport: any DynamoDBTransport = HTTPClientTransport()) async throws -> DynamoDBTable {
         DynamoDBTable(
-            endpoint: url ?? URL(string: "http://127.0.0.1:1")!,
+            endpoint: try await url(),
             region: "us-east-1",
             credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
             transport: transport,
@@ -59,8 +86,8 @@ package enum MotoEndpoint {
     /// transactions carry a request token), so the suites wait rather than retry.
     static var patient: DynamoDBTable.Options {
         var options = DynamoDBTable.Options()
-        options.requestTimeout = 60
-        options.deadline = 120
+        options.requestTimeout = Patience.seconds
+        options.deadline = 2 * Patience.seconds
         return options
     }
 }

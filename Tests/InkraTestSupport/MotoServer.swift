@@ -19,8 +19,8 @@ enum MotoServer {
     /// How long moto_server may take to answer its first request (importing moto is slow).
     static let startTimeout: Duration = .seconds(60)
 
-    /// The shell, and the pipe it waits on; held for the life of the process. Set once, while
-    /// `MotoEndpoint.url` is first read.
+    /// The shell, and the pipe it waits on; held for the life of the process. Set once, by the
+    /// start that `MotoEndpoint.url()` runs on a thread of its own.
     nonisolated(unsafe) private static var running: (shell: Process, lifeline: Pipe)?
 
     /// `moto_server` from `PATH`, when it is there.
@@ -171,4 +171,40 @@ enum MotoServer {
 package enum LoopbackPort {
     /// A port nothing listens on now (bound to port 0, read back, released), or `nil`.
     package static func free() -> UInt16? { MotoServer.freeLoopbackPort() }
+}
+
+/// A loopback port that refuses connections for as long as this value lives: a socket bound to it
+/// that never listens, so no other test's server can be given the port meanwhile (a port merely
+/// closed can be, and then answers).
+package final class RefusingPort: Sendable {
+    /// The port.
+    package let port: UInt16
+    private let descriptor: Int32
+
+    /// Binds a socket to a free loopback port; `nil` when none could be bound.
+    package init?() {
+        #if canImport(Glibc)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard named else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    deinit { close(descriptor) }
 }

@@ -17,9 +17,9 @@ package final class RawAnswerServer: Sendable {
     /// - Parameters:
     ///   - answer: the bytes written after each request head.
     ///   - closeAfterAnswer: whether the connection is closed once they are written.
-    package init(answer: String, closeAfterAnswer: Bool) throws {
+    package init(answer: String, closeAfterAnswer: Bool) async throws {
         let accepted = self.accepted
-        channel = try ServerBootstrap(group: group)
+        channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 accepted.withLockedValue { $0 += 1 }
@@ -28,12 +28,13 @@ package final class RawAnswerServer: Sendable {
                         Answerer(answer: Array(answer.utf8), closeAfterAnswer: closeAfterAnswer))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).wait()
+            .bind(host: "127.0.0.1", port: 0).get()
     }
 
+    /// Stops the server without waiting (for a `defer`), blocking no thread.
     package func shutdown() {
-        try? channel.close().wait()
-        try? group.syncShutdownGracefully()
+        let group = self.group
+        channel.close().whenComplete { _ in group.shutdownGracefully { _ in } }
     }
 
     private final class Answerer: ChannelInboundHandler {

@@ -59,7 +59,8 @@ package final class StubHTTPServer: @unchecked Sendable {
     /// How many connections clients have opened.
     package var connectionCount: Int { lock.withLock { accepted } }
 
-    package init(tls: NIOSSLContext? = nil, _ responder: @escaping Responder) throws {
+    /// Starts listening on a free loopback port.
+    package init(tls: NIOSSLContext? = nil, _ responder: @escaping Responder) async throws {
         (arrivals, arrived) = AsyncStream.makeStream(of: String.self)
         let replies = self.replies
         let bootstrap = ServerBootstrap(group: group)
@@ -74,7 +75,7 @@ package final class StubHTTPServer: @unchecked Sendable {
                         Handler(server: self, replies: replies, responder: responder))
                 }
             }
-        channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
+        channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
     }
 
     func record(_ request: Request) {
@@ -82,14 +83,15 @@ package final class StubHTTPServer: @unchecked Sendable {
         arrived.yield(request.uri)
     }
 
-    /// Stops the server. An answer a responder gives later (a slow one the client gave up on) is
-    /// dropped, not scheduled on the event loop that is gone.
+    /// Stops the server without waiting (for a `defer`): the listener closes soon after. An
+    /// answer a responder gives later (a slow one the client gave up on) is dropped, not scheduled
+    /// on the event loop that is gone. Nothing here blocks a thread: a caller on Swift's cooperative
+    /// threads, which every suite of the test process shares, must not.
     package func shutdown() {
         replies.close()
-        try? channel?.close().wait()
-        // The loop's own shutdown is not waited for: a caller on Swift's cooperative threads, which
-        // every suite of the test process shares, must not block on it.
-        group.shutdownGracefully { _ in }
+        let group = self.group
+        guard let channel else { return group.shutdownGracefully { _ in } }
+        channel.close().whenComplete { _ in group.shutdownGracefully { _ in } }
     }
 
     final class Handler: ChannelInboundHandler, @unchecked Sendable {

@@ -27,9 +27,9 @@ final class ScriptedRuntimeAPI: Sendable {
     /// - Parameters:
     ///   - events: the invocations `/next` hands out, in order.
     ///   - answers: the status of a `POST` by the end of its path (`r1/response`, `r1/error`).
-    init(events: [(id: String, body: String)], answers: [String: Int] = [:]) throws {
+    init(events: [(id: String, body: String)], answers: [String: Int] = [:]) async throws {
         let queue = Queue(events)
-        server = try StubHTTPServer { request in
+        server = try await StubHTTPServer { request in
             if request.method == "GET" {
                 guard let event = queue.next() else {
                     return .json(
@@ -98,7 +98,7 @@ extension RuntimeLoopTests {
         "A response refused with 413, 400 or 403 fails its invocation through /error, and the next one is served",
         arguments: [413, 400, 403])
     func refusedResponse(status: Int) async throws {
-        let api = try ScriptedRuntimeAPI(
+        let api = try await ScriptedRuntimeAPI(
             events: [("r1", secretEvent), ("r2", #"{"n":2}"#)], answers: ["r1/response": status])
         defer { api.server.shutdown() }
         let log = LogLines()
@@ -122,7 +122,7 @@ extension RuntimeLoopTests {
     @Test(
         "An error report refused with 400 or 403 is logged, and the next invocation is served", arguments: [400, 403])
     func refusedErrorReport(status: Int) async throws {
-        let api = try ScriptedRuntimeAPI(
+        let api = try await ScriptedRuntimeAPI(
             events: [("r1", secretEvent), ("r2", #"{"n":2}"#)], answers: ["r1/error": status])
         defer { api.server.shutdown() }
         let log = LogLines()
@@ -143,7 +143,7 @@ extension RuntimeLoopTests {
         "A 500 from /response or /error ends the loop with the error, and nothing more is asked",
         arguments: ["response", "error"])
     func containerError(call: String) async throws {
-        let api = try ScriptedRuntimeAPI(
+        let api = try await ScriptedRuntimeAPI(
             events: [("r1", secretEvent), ("r2", #"{"n":2}"#)], answers: ["r1/\(call)": 500])
         defer { api.server.shutdown() }
         let loop = RuntimeLoop(client: try RuntimeClient(address: api.address, now: { Date() }))
@@ -171,7 +171,7 @@ struct RuntimeAPIRefusalTests {
         let event = try String(
             contentsOf: ChildProcess.repositoryRoot.appendingPathComponent("events/checkUsage/01-rest-new-user.json"),
             encoding: .utf8)
-        let api = try ScriptedRuntimeAPI(events: [("e1", event), ("e2", event)], answers: ["e1/response": 413])
+        let api = try await ScriptedRuntimeAPI(events: [("e1", event), ("e2", event)], answers: ["e1/response": 413])
         defer { api.server.shutdown() }
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
         environment["AWS_LAMBDA_RUNTIME_API"] = api.address

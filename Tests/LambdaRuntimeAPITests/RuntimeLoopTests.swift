@@ -31,9 +31,9 @@ final class Seen: @unchecked Sendable {
 // the process-wide `_X_AMZN_TRACE_ID`, so loops in this suite must not run side by side.
 @Suite("The Runtime API client loop, against the local Runtime API", .serialized)
 struct RuntimeLoopTests {
-    /// The function timeout of these invocations: long, because a parallel test run on two cores
-    /// can keep the loop waiting for seconds.
-    static let timeout: TimeInterval = 60
+    /// The function timeout of these invocations: for hangs only (``Patience``), because a
+    /// parallel test run on two cores can keep the loop waiting for minutes.
+    static let timeout: TimeInterval = Patience.seconds
 
     func start(limit: Int, _ handler: @escaping RuntimeLoop.Handler) async throws -> (
         RuntimeAPIServer, Task<Void, any Error>
@@ -104,7 +104,7 @@ struct RuntimeLoopTests {
     func initError() async throws {
         let server = try await RuntimeAPIServer(clock: { Date() })
         let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Date() }))
-        loop.reportInitializationFailure(
+        await loop.reportInitializationFailure(
             InvocationFailure(errorType: "Runtime.InitError", errorMessage: "COGNITO_USER_POOL_ID is required"))
         guard case .initializationFailed(let type, let body)? = await server.initializationFailure else {
             Issue.record("no init error was posted")
@@ -131,10 +131,11 @@ struct RuntimeLoopTests {
         await server.shutdown()
     }
 
-    /// Runs a blocking Runtime API call on a Dispatch thread, off Swift's cooperative threads.
+    /// Runs a blocking Runtime API call on a thread of its own, off Swift's cooperative threads
+    /// (which, on Linux, are Dispatch's global queue's: a long poll there would hold one of them).
     static func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
         }
     }
 
@@ -162,7 +163,7 @@ struct RuntimeLoopTests {
         "Without a usable Lambda-Runtime-Deadline-Ms the invocation gets Lambda's default 3 s from the client's clock",
         arguments: [nil, "soon"] as [String?])
     func missingDeadline(header: String?) async throws {
-        let server = try StubHTTPServer { _ in
+        let server = try await StubHTTPServer { _ in
             StubHTTPServer.Answer(
                 status: 200,
                 headers: [("Lambda-Runtime-Aws-Request-Id", "req-1")]
@@ -205,7 +206,7 @@ struct RuntimeLoopTests {
 
     @Test("A badly framed answer to /next is a protocol error naming what is wrong", arguments: malformedFraming)
     func badFraming(answer: String, message: String) async throws {
-        let server = try RawAnswerServer(answer: answer, closeAfterAnswer: true)
+        let server = try await RawAnswerServer(answer: answer, closeAfterAnswer: true)
         defer { server.shutdown() }
         let client = try RuntimeClient(address: "127.0.0.1:\(server.port)", now: { Date() })
         await #expect(throws: RuntimeAPIError.protocolError(message)) { try await Self.blocking { try client.next() } }
@@ -214,7 +215,7 @@ struct RuntimeLoopTests {
     @Test("A chunked answer is read whole, whatever the case of its coding and its hex digits")
     func chunkedAnswer() async throws {
         let answer = Self.head + "Transfer-Encoding: Chunked\r\n\r\nA\r\n0123456789\r\n2; note=x\r\n!!\r\n0\r\n\r\n"
-        let server = try RawAnswerServer(answer: answer, closeAfterAnswer: false)
+        let server = try await RawAnswerServer(answer: answer, closeAfterAnswer: false)
         defer { server.shutdown() }
         let client = try RuntimeClient(address: "127.0.0.1:\(server.port)", now: { Date() })
         for _ in 0..<2 {

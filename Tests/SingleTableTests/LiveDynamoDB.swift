@@ -3,16 +3,13 @@ import Foundation
 import InkraTestSupport
 import SingleTable
 
-/// A DynamoDB-compatible endpoint for the contract suite, named by `INKRA_TEST_DYNAMODB_ENDPOINT`
-/// (`.ci/run` starts moto_server and sets it). Without it the suite runs on the in-memory table
-/// only, and says so.
+/// A DynamoDB-compatible endpoint for the contract suite (``MotoEndpoint``: named by
+/// `INKRA_TEST_DYNAMODB_ENDPOINT`, as `.ci/run` does, or a moto_server from PATH). Without one the
+/// suite runs on the in-memory table and the emulator's endpoint only.
 enum LiveDynamoDB {
-    static var endpoint: URL? { MotoEndpoint.url }
-
     /// A new table of the single-table design under a unique name, seen by the tests as `contract`.
     static func freshTable() async throws -> any Table {
-        guard endpoint != nil else { throw TableError(.serviceUnavailable, "no endpoint") }
-        let client = MotoEndpoint.client()
+        let client = try await MotoEndpoint.client()
         let name = "contract-\(UUID().uuidString.prefix(8).lowercased())"
         try await client.createTable(.singleTable(named: name), timeToLiveAttribute: "expiresAt")
         return RenamingTable(base: client, from: contractTable, to: name)

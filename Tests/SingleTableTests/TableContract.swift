@@ -1,5 +1,6 @@
 import DynamoDBTable
 import Foundation
+import InkraTestSupport
 import SingleTable
 import Testing
 
@@ -33,9 +34,9 @@ enum TableContract {
                 try await LocalEndpoint.freshTable()
             },
         ]
-        if let endpoint = LiveDynamoDB.endpoint {
+        if MotoEndpoint.isAvailable {
             list.append(
-                Factory(description: "DynamoDBTable at \(endpoint.absoluteString)", isMoto: true) {
+                Factory(description: "DynamoDBTable on moto", isMoto: true) {
                     try await LiveDynamoDB.freshTable()
                 }
             )

@@ -98,6 +98,23 @@ extension Decimal {
     /// As dollars with six decimals: `$0.000042`.
     package var dollars: String { "$" + Self.fixed(self, places: 6) }
 
+    /// As a person reads a bill: dollars to the cent with thousands separated (`$1,234.57`), and
+    /// `<$0.01` for an amount above zero that rounds to no cent.
+    package var cents: String {
+        if self > 0 && self < Decimal(string: "0.005")! { return "<$0.01" }
+        let text = Self.fixed(self, places: 2)
+        let negative = text.hasPrefix("-")
+        let digits = negative ? text.dropFirst() : Substring(text)
+        let point = digits.firstIndex(of: ".")!
+        var whole = String(digits[..<point])
+        var grouped = ""
+        while whole.count > 3 {
+            grouped = "," + whole.suffix(3) + grouped
+            whole.removeLast(3)
+        }
+        return (negative ? "-" : "") + "$" + whole + grouped + digits[point...]
+    }
+
     /// The value with exactly `places` decimals, in the C locale.
     package static func fixed(_ value: Decimal, places: Int) -> String {
         let rounded = value.rounded(toPlaces: places)

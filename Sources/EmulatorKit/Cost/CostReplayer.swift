@@ -108,14 +108,16 @@ package struct CostReplayer: Sendable {
         let (unitsBefore, logsBefore) = (table.consumed, logs.count)
         let invocation = await replayer.replay(event: moved, function: function)
         let (unitsAfter, logsAfter) = (table.consumed, logs.count)
-        return .event(
-            Self.metered(
-                file: loaded.display, function: function, event: Replayer.prepare(moved).0, invocation: invocation,
-                units: ConsumedUnits(
-                    write: unitsAfter.write - unitsBefore.write,
-                    indexWrite: unitsAfter.indexWrite - unitsBefore.indexWrite,
-                    read: unitsAfter.read - unitsBefore.read),
-                logBytes: logsAfter - logsBefore))
+        let (prepared, recordedAt) = Replayer.prepare(moved)
+        var metered = Self.metered(
+            file: loaded.display, function: function, event: prepared, invocation: invocation,
+            units: ConsumedUnits(
+                write: unitsAfter.write - unitsBefore.write,
+                indexWrite: unitsAfter.indexWrite - unitsBefore.indexWrite,
+                read: unitsAfter.read - unitsBefore.read),
+            logBytes: logsAfter - logsBefore)
+        metered.recordedAt = recordedAt
+        return .event(metered)
     }
 
     /// What one event used, from its invocation and what the table and the logger counted

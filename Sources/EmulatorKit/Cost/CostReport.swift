@@ -3,9 +3,10 @@ import InkraHandlers
 import InkraJSON
 import InkraUsage
 
-/// What replayed traffic costs on AWS (`replay --report --cost`): its usage priced in total, by
-/// function, by tier and per 1,000 users, under the recorded limits and, when `--limits` names
-/// others, under those too, side by side.
+/// What replayed traffic costs on AWS (`replay --report --cost`): its usage priced for the
+/// period it was recorded in, a month at that pace and per 1,000 monthly active users, by
+/// function and by tier, with the model's calls at a price the user gives, under the recorded
+/// limits and, when `--limits` names others, under those too, side by side.
 package struct CostReport: Sendable {
     /// One replay priced: under the recorded limits, or under `--limits`.
     package struct Column: Sendable {
@@ -53,6 +54,10 @@ package struct CostReport: Sendable {
     /// How the windows were counted (another than `calendar`: estimated, ``AlgorithmEstimate``).
     package var algorithm: WindowAlgorithm
 
+    /// What one model call costs (`--model-price`), or `nil` when not given: the model is then
+    /// counted (its calls) but not priced.
+    package var modelPrice: Decimal?
+
     /// Prices replays.
     /// - Parameters:
     ///   - recorded: the usage of the replay under the recorded limits, and those limits.
@@ -62,11 +67,12 @@ package struct CostReport: Sendable {
     package init(
         recorded: TrafficUsage, recordedLimits: TierLimits = TierLimits(),
         limits: (file: String, limits: TierLimits, usage: TrafficUsage)? = nil, algorithm: WindowAlgorithm = .calendar,
-        prices: Prices, sizing: Bill.Sizing
+        prices: Prices, sizing: Bill.Sizing, modelPrice: Decimal? = nil
     ) {
         self.prices = prices
         self.sizing = sizing
         self.algorithm = algorithm
+        self.modelPrice = modelPrice
         columns = [
             Column(
                 title: "recorded limits", usage: recorded, limits: recordedLimits, algorithm: algorithm, prices: prices,
@@ -83,9 +89,39 @@ package struct CostReport: Sendable {
     /// Distinct users in the recording (those the replay under the recorded limits saw).
     package var users: Int { columns.first?.usage.users.count ?? 0 }
 
+    /// The period the recording covers: its first and last event's recorded instant.
+    package var period: ClosedRange<Date>? { columns.first?.usage.period }
+
+    /// An average month: a Gregorian year's 365.2425 days over 12, in seconds.
+    package static let month: Decimal = 2_629_746
+
     /// A total per 1,000 users; `nil` when the recording names no user.
     package func perThousandUsers(_ total: Decimal) -> Decimal? {
         users > 0 ? total * 1000 / Decimal(users) : nil
+    }
+
+    /// The model's calls in a column, priced at ``modelPrice``; `nil` when no price was given.
+    package func model(_ column: Column) -> Decimal? {
+        modelPrice.map { $0 * Decimal(column.usage.total.answeredCalls) }
+    }
+
+    /// A column's total: AWS's bill, and the model's calls when they are priced.
+    package func total(_ column: Column) -> Decimal {
+        column.total.total + (model(column) ?? 0)
+    }
+
+    /// A total over the recorded period scaled to an average month at the same pace; `nil` when
+    /// the events were not recorded at two instants at least.
+    package func perMonth(_ total: Decimal) -> Decimal? {
+        guard let period, period.upperBound > period.lowerBound else { return nil }
+        let seconds = Decimal(period.upperBound.timeIntervalSince(period.lowerBound))
+        return total * Self.month / seconds
+    }
+
+    /// A month's total per 1,000 monthly active users: the recording's distinct users taken as
+    /// the month's, each keeping the pace recorded; `nil` without a month or a user.
+    package func perThousandMonthlyActiveUsers(_ total: Decimal) -> Decimal? {
+        perMonth(total).flatMap(perThousandUsers)
     }
 
     /// A total per million events of the recording, the recording's mix kept.
@@ -93,28 +129,30 @@ package struct CostReport: Sendable {
         events > 0 ? total * 1_000_000 / Decimal(events) : nil
     }
 
-    /// What the report does not price, for its last lines.
+    /// What the report does not price, for its last lines (the model is priced with `--model-price`).
     package static let notPriced =
-        "not priced: the model's own price, data transfer out, DynamoDB storage and backups, X-Ray traces, "
+        "not priced: data transfer out, DynamoDB storage and backups, X-Ray traces, "
         + "CloudWatch alarms and metrics, Cognito, and Lambda's own log records (START, END, REPORT), metric "
         + "and recording lines"
 }
 
 extension CostReport {
-    /// The report as text: a heading, one row per billed resource and one per function and tier, a
-    /// column per replay, and what is not counted.
+    /// The report as text, rounded for people (dollars to the cent): a heading naming the
+    /// period, one row per billed resource and the model, the total for the period, a month at
+    /// its pace and per 1,000 monthly active users, one row per function and tier, a column per
+    /// replay, and what is not counted.
     package var text: String {
         var lines: [String] = []
         let events = columns.first?.usage.events ?? 0
         lines.append(
-            "Cost: \(events) event\(events == 1 ? "" : "s") replayed in turn, priced at \(prices.region) on-demand prices "
-                + "(\(prices.file), read \(prices.readOn); no free tier).")
+            "Cost: \(events) event\(events == 1 ? "" : "s") replayed in turn, \(Self.recorded(period)), priced at "
+                + "\(prices.region) on-demand prices (\(prices.file), read \(prices.readOn); no free tier).")
         let durations =
             sizing.lambdaMilliseconds.map { "\($0) ms per invocation (--lambda-ms)" }
             ?? "as measured here, each rounded up to 1 ms (this machine's, not Lambda's; --lambda-ms N sets one)"
         lines.append("  Lambda: \(sizing.architecture.rawValue), template.yaml's memory; durations \(durations)")
         lines.append("  users: \(users) distinct in the recording")
-        let label = 34
+        let label = 40
         let width = 30
         func row(_ name: String, _ cells: [String]) -> String {
             let padded = cells.enumerated().map { index, cell in
@@ -131,19 +169,25 @@ extension CostReport {
                     Self.label(name, architecture: sizing.architecture),
                     columns.map { column in
                         let line = column.total[name]
-                        return "\(Self.quantity(line, usage: column.usage.total))  \(line.usd.dollars)"
+                        return "\(Self.quantity(line, usage: column.usage.total))  \(line.usd.cents)"
                     }))
         }
-        lines.append(row("total", columns.map { $0.total.total.dollars }))
         lines.append(
             row(
-                "per 1,000 users", columns.map { perThousandUsers($0.total.total)?.dollars ?? "no users recorded" }))
+                modelPrice.map { "the model, \(Self.price($0)) a call" } ?? "the model (--model-price USD)",
+                columns.map { column in
+                    let calls = column.usage.total.answeredCalls
+                    return "\(calls) call\(calls == 1 ? "" : "s")  \(model(column)?.cents ?? "not priced")"
+                }))
+        lines.append(row("total for the period", columns.map { total($0).cents }))
+        let noMonth = "- (one recorded instant)"
+        lines.append(row("a month at this pace", columns.map { perMonth(total($0))?.cents ?? noMonth }))
         lines.append(
             row(
-                "per million events",
-                columns.map { perMillionEvents($0.total.total, events: $0.usage.events)?.dollars ?? "-" }))
-        lines.append(
-            row("generateQuestions answered 200", columns.map { "\($0.usage.total.answeredCalls) (model calls)" }))
+                "a month per 1,000 monthly active users",
+                columns.map {
+                    perThousandMonthlyActiveUsers(total($0))?.cents ?? (users == 0 ? "- (no users)" : noMonth)
+                }))
         if algorithm != .calendar {
             lines.append(
                 row(
@@ -157,18 +201,18 @@ extension CostReport {
                     "  total, estimated",
                     columns.map { column in
                         guard let estimate = column.estimate else { return "-" }
-                        let change = estimate.change
+                        let change = estimate.change + (modelPrice ?? 0) * Decimal(estimate.answeredCallsChange)
                         return
-                            "\((column.total.total + change).dollars)  (\(change < 0 ? "-" : "+")\((change < 0 ? -change : change).dollars))"
+                            "\((total(column) + change).cents)  (\(change < 0 ? "-" : "+")\((change < 0 ? -change : change).cents))"
                     }))
             lines.append(
                 row(
-                    "  answered 200, estimated",
+                    "  model calls, estimated",
                     columns.map { column in
-                        "\(column.usage.total.answeredCalls + (column.estimate?.answeredCallsChange ?? 0)) (model calls)"
+                        "\(column.usage.total.answeredCalls + (column.estimate?.answeredCallsChange ?? 0))"
                     }))
         }
-        lines.append("By function (its Lambda, DynamoDB, API Gateway and log lines):")
+        lines.append("By function (its Lambda, DynamoDB, API Gateway and log lines, for the period):")
         for function in FunctionName.allCases where columns.contains(where: { $0.usage.byFunction[function] != nil }) {
             lines.append(
                 row(
@@ -178,20 +222,28 @@ extension CostReport {
                             return "-"
                         }
                         let count = column.usage.byFunction[function]?.invocations[function]?.count ?? 0
-                        return "\(count) run\(count == 1 ? "" : "s")  \(bill.total.dollars)"
+                        return "\(count) run\(count == 1 ? "" : "s")  \(bill.total.cents)"
                     }))
         }
-        lines.append("By tier (the caller's; the events of each):")
+        lines.append("By tier (the caller's; the events of each, for the period; the model not included):")
         let tiers = Set(columns.flatMap { $0.usage.byTier.keys }).sorted()
         for tier in tiers {
             lines.append(
                 row(
                     "  " + tier,
                     columns.map { column in
-                        column.byTier.first { $0.tier == tier }.map { $0.bill.total.dollars } ?? "-"
+                        column.byTier.first { $0.tier == tier }.map { $0.bill.total.cents } ?? "-"
                     }))
         }
         let usage = columns.first?.usage ?? TrafficUsage()
+        lines.append(
+            "  A month is 30.44 days at the recorded pace; its monthly active users are the recording's "
+                + "\(users), each keeping that pace. Amounts are rounded to the cent (--json keeps six decimals).")
+        if modelPrice == nil {
+            lines.append(
+                "  The model: each generateQuestions call answered 200 asked it for questions; --model-price USD "
+                    + "(the price of one call) adds them to the bill.")
+        }
         if usage.cachedAuthorizerAnswers > 0 {
             lines.append(
                 "  \(usage.cachedAuthorizerAnswers) authorizer answer\(usage.cachedAuthorizerAnswers == 1 ? "" : "s") "
@@ -217,6 +269,30 @@ extension CostReport {
         lines.append("  " + Self.notPriced + ".")
         return lines.joined(separator: "\n")
     }
+
+    /// The heading's period: "recorded from A to B (3 days)".
+    static func recorded(_ period: ClosedRange<Date>?) -> String {
+        guard let period else { return "recorded at no instant the events name" }
+        let from = ISO8601.format(period.lowerBound)
+        guard period.upperBound > period.lowerBound else { return "all recorded at \(from)" }
+        let span = period.upperBound.timeIntervalSince(period.lowerBound)
+        return "recorded from \(from) to \(ISO8601.format(period.upperBound)) (\(duration(span)))"
+    }
+
+    /// A span in words, rounded: "45 seconds", "20 minutes", "5 hours", "3 days".
+    static func duration(_ seconds: TimeInterval) -> String {
+        func count(_ value: Double, _ unit: String) -> String {
+            let whole = max(1, Int(value.rounded()))
+            return "\(whole) \(unit)\(whole == 1 ? "" : "s")"
+        }
+        if seconds < 120 { return count(seconds, "second") }
+        if seconds < 7_200 { return count(seconds / 60, "minute") }
+        if seconds < 172_800 { return count(seconds / 3_600, "hour") }
+        return count(seconds / 86_400, "day")
+    }
+
+    /// A price as given, to the digit it was given: `$0.002`.
+    static func price(_ value: Decimal) -> String { "$\(value)" }
 
     /// The resources in the order rows show them (the GB-second of the architecture only).
     static func rowOrder(_ architecture: LambdaArchitecture) -> [Prices.Name] {
@@ -261,12 +337,15 @@ extension CostReport {
 }
 
 extension CostReport {
-    /// The report as one JSON object: `prices`, `lambda`, `users`, `notPriced`, and `recorded` and
+    /// The report as one JSON object: `prices`, `lambda`, `users`, `period` (`from`, `to`,
+    /// `seconds`, or `null`), `modelPricePerCallUsd` (or `null`), `notPriced`, and `recorded` and
     /// (with `--limits`) `limits`, each a column: `limits`, `events`, `lines` (by resource:
-    /// `quantity`, `unit`, `usd`), `totalUsd`, `per1000UsersUsd`, `perMillionEventsUsd`, `answeredCalls`, `byFunction`, `byTier`,
-    /// `cachedAuthorizerAnswers`, `carriedAuthorizerAnswer`, `algorithm` (an estimate, or `null`),
-    /// `problems`. Money is a string of
-    /// dollars with six decimals, unrounded sums rounded once.
+    /// `quantity`, `unit`, `usd`), `totalUsd` (AWS's), `modelUsd` (or `null`),
+    /// `totalWithModelUsd`, `perMonthUsd` and `perThousandMonthlyActiveUsersUsd` (with the model
+    /// when priced; `null` without two recorded instants), `per1000UsersUsd`,
+    /// `perMillionEventsUsd`, `answeredCalls`, `byFunction`, `byTier`, `cachedAuthorizerAnswers`,
+    /// `carriedAuthorizerAnswer`, `algorithm` (an estimate, or `null`), `problems`. Money is a
+    /// string of dollars with six decimals, unrounded sums rounded once.
     package var json: JSONValue {
         var object: JSONObject = [
             "prices": [
@@ -278,6 +357,14 @@ extension CostReport {
                 "milliseconds": sizing.lambdaMilliseconds.map { JSONValue.number($0) } ?? "measured",
             ],
             "users": .number(users),
+            "period": period.map { period in
+                [
+                    "from": .string(ISO8601.format(period.lowerBound)),
+                    "to": .string(ISO8601.format(period.upperBound)),
+                    "seconds": .number(Int(period.upperBound.timeIntervalSince(period.lowerBound).rounded())),
+                ]
+            } ?? .null,
+            "modelPricePerCallUsd": modelPrice.map { .string("\($0)") } ?? .null,
         ]
         for (index, column) in columns.enumerated() {
             object[index == 0 ? "recorded" : "limits"] = json(column)
@@ -322,6 +409,10 @@ extension CostReport {
             "events": .number(column.usage.events),
             "lines": lines(column.total, usage: column.usage.total),
             "totalUsd": money(column.total.total),
+            "modelUsd": model(column).map(money) ?? .null,
+            "totalWithModelUsd": money(total(column)),
+            "perMonthUsd": perMonth(total(column)).map(money) ?? .null,
+            "perThousandMonthlyActiveUsersUsd": perThousandMonthlyActiveUsers(total(column)).map(money) ?? .null,
             "per1000UsersUsd": perThousandUsers(column.total.total).map(money) ?? .null,
             "perMillionEventsUsd": perMillionEvents(column.total.total, events: column.usage.events).map(money)
                 ?? .null,

@@ -1,3 +1,4 @@
+import Foundation
 import InkraHandlers
 
 /// What a slice of replayed traffic used of each billed resource: the quantities AWS prices, not
@@ -77,6 +78,8 @@ package struct MeteredEvent: Sendable {
     /// A `generateQuestions` call, its admission as the replay answered it (in both
     /// ``MeteredCall/recorded`` and ``MeteredCall/replayed``), for ``AlgorithmEstimate``.
     package var call: MeteredCall?
+    /// When it was recorded, when the event says.
+    package var recordedAt: Date?
 }
 
 /// A replay's usage: in total, by function (the authorizer's runs in front of other functions
@@ -100,6 +103,8 @@ package struct TrafficUsage: Sendable {
     package var cachedAuthorizerAnswers = 0
     /// The `generateQuestions` calls, in replay order, each with what its event used.
     package var calls: [(call: MeteredCall, usage: Usage)] = []
+    /// The first and the last recorded instant of the events: the period the traffic covers.
+    package var period: ClosedRange<Date>?
 
     /// Creates an empty record.
     package init() {}
@@ -120,5 +125,8 @@ package struct TrafficUsage: Sendable {
         if event.carriedAuthorizerAnswer { carriedAuthorizerAnswer += 1 }
         if event.cachedAuthorizerAnswer { cachedAuthorizerAnswers += 1 }
         if let call = event.call { calls.append((call, event.usage)) }
+        if let instant = event.recordedAt {
+            period = period.map { min($0.lowerBound, instant)...max($0.upperBound, instant) } ?? instant...instant
+        }
     }
 }

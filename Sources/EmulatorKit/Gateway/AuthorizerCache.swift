@@ -8,6 +8,8 @@ import Synchronization
 package final class AuthorizerCache: Sendable {
     private struct Entry {
         var answer: Invocation.Outcome
+        /// Why the authorizer denied, when it did (a Deny is an answer, and cached as one).
+        var refusal: String?
         var expires: Date
         /// What API Gateway made of the answer, by resource: the policy is the same for every
         /// request the entry serves, so each resource's evaluation is kept with it.
@@ -58,18 +60,20 @@ package final class AuthorizerCache: Sendable {
     ///     API whose authorizer it is for (each API's authorizer caches its own answers).
     ///   - time: the request's instant, expiry is measured at (`replay`: the recorded one);
     ///     the cache's clock when `nil`.
-    /// - Returns: the answer, the decision, and whether the answer came from the cache.
+    ///   - authorize: runs the authorizer: its answer, and why it refused or denied.
+    /// - Returns: the answer, why it refused or denied (kept with a cached answer), the decision,
+    ///   and whether the answer came from the cache.
     func answer(
         for token: String,
         at time: Date? = nil,
         decisionKey: GatewayChain.DecisionKey,
-        authorize: () async -> Invocation.Outcome,
+        authorize: () async -> (Invocation.Outcome, refusal: String?),
         decide: (Invocation.Outcome) -> GatewayChain.Decision
-    ) async -> (outcome: Invocation.Outcome, decision: GatewayChain.Decision, cached: Bool) {
+    ) async -> (outcome: Invocation.Outcome, refusal: String?, decision: GatewayChain.Decision, cached: Bool) {
         guard timeToLive > 0 else {
             state.withLock { $0.misses += 1 }
-            let outcome = await authorize()
-            return (outcome, decide(outcome), false)
+            let (outcome, refusal) = await authorize()
+            return (outcome, refusal, decide(outcome), false)
         }
         let instant = time ?? now()
         let cached: (Entry, GatewayChain.Decision?)? = state.withLock { state in
@@ -82,7 +86,7 @@ package final class AuthorizerCache: Sendable {
             return (entry, entry.decisions[decisionKey])
         }
         if let (entry, known) = cached {
-            if let known { return (entry.answer, known, true) }
+            if let known { return (entry.answer, entry.refusal, known, true) }
             let decision = decide(entry.answer)
             state.withLock { state in
                 // Kept only with the entry it was made from, not a newer answer for the token.
@@ -91,9 +95,9 @@ package final class AuthorizerCache: Sendable {
                 else { return }
                 state.entries[token]?.decisions[decisionKey] = decision
             }
-            return (entry.answer, decision, true)
+            return (entry.answer, entry.refusal, decision, true)
         }
-        let outcome = await authorize()
+        let (outcome, refusal) = await authorize()
         let decision = decide(outcome)
         state.withLock { state in
             state.misses += 1
@@ -107,8 +111,9 @@ package final class AuthorizerCache: Sendable {
                 }
             }
             state.entries[token] = Entry(
-                answer: outcome, expires: instant.addingTimeInterval(timeToLive), decisions: [decisionKey: decision])
+                answer: outcome, refusal: refusal, expires: instant.addingTimeInterval(timeToLive),
+                decisions: [decisionKey: decision])
         }
-        return (outcome, decision, false)
+        return (outcome, refusal, decision, false)
     }
 }

@@ -104,7 +104,10 @@ package struct GatewayChain: Sendable {
             return await run(function, event, at: time)
         }
         guard let token = proxy.header("Authorization"), !token.isEmpty else {
-            return Invocation(outcome: .success(Self.gatewayResponse(401, "Unauthorized", proxy.version)))
+            // API Gateway refuses a request without its identity source before any authorizer runs.
+            var result = Invocation(outcome: .success(Self.gatewayResponse(401, "Unauthorized", proxy.version)))
+            result.refusal = "noToken"
+            return result
         }
         let resource = AuthorizerEvents.resourceArn(for: proxy)
         let step: AuthorizerStep
@@ -123,14 +126,14 @@ package struct GatewayChain: Sendable {
                 let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
                 sent = event
                 let (outcome, reason, duration) = await runAuthorizer(event, at: time)
-                refusal = reason
                 ran = duration
-                return outcome
+                return (outcome, reason)
             } decide: { outcome in
                 Self.decision(outcome, proxy: proxy, resource: resource)
             }
             step = AuthorizerStep(event: sent, result: answer.outcome, cached: answer.cached, duration: ran)
             decision = answer.decision
+            refusal = answer.refusal
         } else {
             let event = AuthorizerEvents.event(for: proxy, token: token, resourceArn: resource)
             let outcome: Invocation.Outcome

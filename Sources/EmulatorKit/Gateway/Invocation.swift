@@ -16,10 +16,11 @@ package struct Invocation: Sendable {
     package var outcome: Outcome
     /// The authorizer's part, when the chain ran it first.
     package var authorizer: AuthorizerStep?
-    /// Why the authorizer refused or denied (a reason code: `expired`, `issuedInFuture`,
-    /// `wrongIssuer`, `unknownKey`, `noToken`, `blocked`…), run first in the chain or alone, when it
-    /// ran in-process and did; `nil` otherwise (an answer from the cache, or from a runtime, which
-    /// says only `Unauthorized`). Never the token or anything read from it.
+    /// Why the request was refused for authorization (a reason code: `noToken` when it carried no
+    /// token, so API Gateway refused it before any authorizer; the authorizer's `expired`,
+    /// `issuedInFuture`, `wrongIssuer`, `unknownKey`, `blocked`… when it ran in-process, or its
+    /// cached Deny's); `nil` otherwise (a runtime elsewhere says only `Unauthorized`). Never the
+    /// token or anything read from it.
     package var refusal: String?
     /// The X-Ray segment document the runtime sent for this invocation (``RuntimeInvoker/traces``),
     /// when it ran in a runtime that traced it.

@@ -18,6 +18,8 @@ package struct CognitoSignIn: Sendable {
     package var clientID: String
     /// The HTTP client.
     package var client = OutboundHTTPClient.shared
+    /// How long each of the two calls may take.
+    package var timeout: Duration = .seconds(30)
     /// The instant of the claim, for its `TIMESTAMP`.
     package var now: @Sendable () -> Date
 
@@ -92,7 +94,7 @@ package struct CognitoSignIn: Sendable {
             ], body: input.jsonBytes)
         let response: OutboundResponse
         do {
-            response = try await client.execute(request, timeout: .seconds(30), maximumResponseBytes: 1 << 20)
+            response = try await client.execute(request, timeout: timeout, maximumResponseBytes: 1 << 20)
         } catch {
             throw EmulatorError("cannot reach the user pool at \(endpoint.absoluteString): \(error)")
         }

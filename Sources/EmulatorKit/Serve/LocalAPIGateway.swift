@@ -211,7 +211,7 @@ package struct ServedRequest: Sendable {
     /// How the authorizer took part.
     package enum AuthorizerUse: String, Sendable {
         /// Not called (no route, a preflight, or no token to check).
-        case notCalled = "none"
+        case notCalled
         /// Answered from the authorizer cache.
         case cached
         /// Run for this request.
@@ -244,7 +244,7 @@ package struct ServedRequest: Sendable {
     /// observers.
     package var trace: JSONValue?
 
-    /// The access-log line: `127.0.0.1 "POST /questions HTTP/1.1" 200 312 generateQuestions authorizer=cached 0.41ms id`.
+    /// The access-log line: `- [time] "POST /questions HTTP/1.1" 200 312 generateQuestions authorizer=cached 0.41ms id`.
     package func accessLogLine(for request: LocalHTTPRequest) -> String {
         let target = request.query.isEmpty ? request.path : "\(request.path)?\(request.query)"
         let milliseconds = Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
