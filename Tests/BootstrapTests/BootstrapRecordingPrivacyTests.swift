@@ -49,9 +49,9 @@ struct BootstrapRecordingPrivacyTests {
     }
 
     /// The emulator's DynamoDB endpoint over `table`, on a loopback port.
-    static func endpoint(_ table: InMemoryTable) throws -> StubHTTPServer {
+    static func endpoint(_ table: InMemoryTable) async throws -> StubHTTPServer {
         let dynamoDB = LocalDynamoDB(table: table, now: { Date() })
-        return try StubHTTPServer { request in
+        return try await StubHTTPServer { request in
             let target = request.headers.first { $0.0.lowercased() == "x-amz-target" }?.1
             let reply = await dynamoDB.respond(target: target, body: request.body)
             return StubHTTPServer.Answer(
@@ -65,7 +65,7 @@ struct BootstrapRecordingPrivacyTests {
     )
     func recordingAndTable() async throws {
         let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
-        let server = try Self.endpoint(table)
+        let server = try await Self.endpoint(table)
         defer { server.shutdown() }
         let settings = [
             "INKRA_RECORD_EVENTS": "1", "AWS_LAMBDA_LOG_FORMAT": "JSON", "INKRA_STORE": "dynamodb",
