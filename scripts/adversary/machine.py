@@ -7,12 +7,12 @@ with another body, a burst of parallel calls, a tier change, the clock moved for
 the table at its end. Hypothesis shrinks a failing sequence to its shortest; its last run prints
 every exchange it made.
 
-A violation is noted where it happens and raised at the end of the sequence (the one found
-first, but a deleted account's working token only when nothing else was found): a sequence goes on
-past the cheapest hole, so what only a longer sequence reaches is not hidden behind it, and what
-Hypothesis draws never depends on when the stack misbehaved (a race in a burst, say), which it
-would call flaky. For the same reason every rule adds the same values to its bundle whatever the
-stack answered: a refused sign-in adds a "no token" that later calls send without one.
+A violation is noted where it happens and raised at the end of the sequence (the first one
+noted; the others are in the trace): so what Hypothesis draws never depends on whether or when
+the stack misbehaved (a race in a burst, say), which it would call flaky. For the same reason
+every rule adds the same values to its bundles whatever the stack answered (a refused sign-in
+adds a "no token" that later calls send without one), and no rule has a precondition on the
+stack's answers.
 
 Limits are fixed for the life of a `serve` process: serve reads `--limits FILE` once at start (and
 the `bootstrap` it starts reads the same file through INKRA_LIMITS_FILE); the deployed runtime's
@@ -21,7 +21,6 @@ limits; the long run starts a second serve with the default limits (run.py)."""
 
 import datetime
 import json
-import os
 import time
 
 import hypothesis.strategies as st
@@ -76,7 +75,7 @@ class Adversary(RuleBasedStateMachine):
         self.people = {p: [] for p in range(PEOPLE)}
         self.emails = {p: f"{self.ns}p{p}@adv-example.com" for p in range(PEOPLE)}
         self.secrets = leaks.Secrets()
-        self.trace, self.found, self.issued = [], [], []
+        self.trace, self.found, self.issued, self.raised = [], [], [], None
         self.made = {"account": 0, "token": 0, "call": 0}
         self.now = self.windows = None
         self.moved = False
@@ -106,7 +105,7 @@ class Adversary(RuleBasedStateMachine):
         RUN.checks += 1
 
     def violate(self, kind, text):
-        """Notes a violation (once per text); teardown raises."""
+        """Notes a violation (once per text); teardown raises it."""
         if any(text == t for _, t in self.found):
             return
         RUN.violations[kind.invariant] = RUN.violations.get(kind.invariant, 0) + 1
@@ -150,11 +149,12 @@ class Adversary(RuleBasedStateMachine):
 
     # -- the clock ----------------------------------------------------------------------------------
 
-    @initialize(target=tokens, at=st.sampled_from(["next-hour", "day-end", "month-end"]))
-    def start(self, at):
+    @initialize(target=tokens, at=st.sampled_from(["next-hour", "day-end", "month-end"]), ask=st.booleans())
+    def start(self, at, ask):
         """Every sequence starts 5 minutes into an hour (so no step straddles a window): the next
         hour, 23:05 of a day (an hour's step crosses the day), or 23:05 of a month's last day (it
-        crosses the month); then person 0 signs up, confirms with the code and signs in."""
+        crosses the month); then person 0 signs up, confirms with the code, signs in and, with
+        `ask`, asks for questions once, as the app's first use does."""
         now = utc(RUN.serve.clock())
         hour = (now + datetime.timedelta(hours=1)).replace(minute=5, second=0, microsecond=0)
         if at == "next-hour":
@@ -167,14 +167,19 @@ class Adversary(RuleBasedStateMachine):
                 instant = last_day(instant + datetime.timedelta(days=1)).replace(hour=23, minute=5, second=0)
         RUN.counter.add("clock")
         RUN.serve.clock({"set": instant.strftime("%Y-%m-%dT%H:%M:%SZ")})
-        self.step(f"start at {instant.strftime('%Y-%m-%dT%H:%MZ')} ({at}); person 0 signs up, confirms, signs in")
+        self.step(f"start at {instant.strftime('%Y-%m-%dT%H:%MZ')} ({at}); person 0 signs up, confirms, signs in"
+                  + (", asks for questions" if ask else ""))
         made = RUN.ready.take() if RUN.ready else None
         if made:
             self.adopt_account(0, *made)
             self.note(f"  (signed up and confirmed ahead) → {self.people[0][-1]!r}, sub {made[2]}")
         else:
             self.enrol(0, "code")
-        return self.log_in(0)
+        token = self.log_in(0)
+        if ask and token.id_token is not None:
+            call = self.new_call()
+            self.post(token, call, f"{call.label} (fresh key)")
+        return token
 
     @rule(by=st.sampled_from(ADVANCES))
     def advance(self, by):
@@ -341,19 +346,24 @@ class Adversary(RuleBasedStateMachine):
     @rule(target=tokens, token=tokens)
     def come_back(self, token):
         """The attacker's cheapest way to a fresh allowance, if there is one: DELETE /account with
-        the token, then sign up again with the same email, confirm and sign in (a new sub)."""
+        the token, sign up again with the same email (a new sub), confirm, sign in, and ask for
+        questions with the new token."""
         account = token.account
         if account is None or token.id_token is None:
             self.skip(f"come back with {self.describe(token)}")
             return self.adopt(None, account, token.refused)
-        self.step(f"come back: DELETE /account with {self.describe(token)}, then sign up again as {account.email}, "
-                  f"confirm, sign in")
+        self.step(f"come back: DELETE /account with {self.describe(token)}, sign up again as {account.email}, "
+                  f"confirm, sign in, POST /questions")
         self.delete_with(token)
         if any(a.live for a in self.people[account.person]):
             self.note("  (the person's account lives: not signed up again)")
         else:
             self.enrol(account.person, "code")
-        return self.log_in(account.person)
+        fresh = self.log_in(account.person)
+        if fresh.id_token is not None:
+            call = self.new_call()
+            self.post(fresh, call, f"{call.label} (fresh key, new account)")
+        return fresh
 
     def delete_with(self, token):
         self.dirty = True
@@ -628,6 +638,16 @@ class Adversary(RuleBasedStateMachine):
             status, body, _ = RUN.api.usage(token.id_token, kind="usage-check")
             self.judge_usage(token, status, body, f"GET /usage after the step ({token.label})")
 
+    def raise_found(self):
+        """Raises the first violation noted (the others are in the trace)."""
+        if not self.found or self.raised:
+            return
+        kind, text = self.found[0]
+        self.raised = kind.invariant
+        if is_final():
+            RUN.final_traces.append((kind.invariant, list(self.trace)))
+        raise kind(text)
+
     # -- at the end of the sequence -------------------------------------------------------------------
 
     def teardown(self):
@@ -641,19 +661,12 @@ class Adversary(RuleBasedStateMachine):
             if judged:
                 self.violate(Leak, f"{len(judged)} string(s) sent or received kept where an operator reads; first: "
                                    f"{judged[0]}")
-        if os.environ.get("ADVERSARY_TIMING"):
-            print(f"sequence {self.number}: {len(self.trace)} lines, {time.monotonic() - self.began:.2f} s, "
-                  f"final={is_final()}", flush=True)
-        chosen = next(((k, t) for k, t in self.found if k is not DeletedTokenAnswered), None) or \
-            (self.found[0] if self.found else None)
-        if is_final():
-            RUN.final_traces.append((chosen[0].invariant if chosen else None, list(self.trace)))
         if RUN.verbose:
-            print(f"-- sequence {self.number}" + (f" [{chosen[0].invariant}]" if chosen else ""))
+            print(f"-- sequence {self.number} ({time.monotonic() - self.began:.1f} s)" +
+                  (f" [{self.found[0][0].invariant}]" if self.found else ""), flush=True)
             for line in self.trace:
                 print(f"   {line}")
-        if chosen:
-            raise chosen[0](chosen[1])
+        self.raise_found()
 
 
 def is_final():

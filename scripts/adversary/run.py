@@ -24,9 +24,9 @@ import serve as stack
 from model import DEFAULT_LIMITS, SMALL_LIMITS, Violation
 
 # (name, limits, sequences, steps per sequence): limits are fixed per serve process (machine.py).
-BOUNDED = [("small-limits", SMALL_LIMITS, 50, 10)]
+BOUNDED = [("small-limits", SMALL_LIMITS, 40, 10)]
 LONG = [("small-limits", SMALL_LIMITS, 150, 40), ("default-limits", DEFAULT_LIMITS, 60, 40)]
-SHRINK_SECONDS = {False: 75, True: 240}  # Hypothesis' own bound is 300 s
+SHRINK_SECONDS = {False: 90, True: 240}  # Hypothesis' own bound is 300 s
 
 
 def stop_on_sigterm():
