@@ -12,8 +12,10 @@ import Synchronization
 /// and the one before is delivered.
 ///
 /// Events of different groups touch different partitions of the table; the only item they share
-/// is the refusal index's (GSI1) view, which no replayed function reads and which the table keeps
-/// in key order, so the final state does not depend on how the workers interleaved.
+/// is the refusal index's (GSI1) view, which no replayed function but `repairCharges` reads and
+/// which the table keeps in key order, so the final state does not depend on how the workers
+/// interleaved. A `repairCharges` event reads every user's unanswered calls, so it runs alone, in
+/// a chunk of its own: after every event before it, before any after it.
 ///
 /// With `sticky`, there is one lane a worker, a key keeps the lane it was first placed in for the
 /// whole replay (``StickyLanes``), and each lane runs its events with ``Replayer/lane`` set to its
@@ -160,6 +162,8 @@ private actor EventReader {
     private let keep: @Sendable (LoadedEvent) -> Bool
     /// The user key of each token seen lately.
     private var users: [String: String] = [:]
+    /// A `repairCharges` event read while a chunk had events: the next chunk, alone.
+    private var held: LoadedEvent?
 
     init(_ source: EventSource, keep: @escaping @Sendable (LoadedEvent) -> Bool) {
         self.source = source
@@ -168,10 +172,20 @@ private actor EventReader {
 
     /// Up to `size` events (none at the end), with the source's total when known.
     func chunk(of size: Int) -> (events: [LoadedEvent], knownTotal: Int?) {
+        if let event = held {
+            held = nil
+            return ([event], source.knownTotal)
+        }
         var events: [LoadedEvent] = []
         events.reserveCapacity(size)
         while events.count < size, var event = source.next() {
             guard keep(event) else { continue }
+            if event.function == .repairCharges {
+                // It reads every partition: alone, after what came before it.
+                if events.isEmpty { return ([event], source.knownTotal) }
+                held = event
+                break
+            }
             if let function = event.function {
                 event.keys = PartitionKeys.of(event.event, function: function, users: &users)
             }
