@@ -34,7 +34,7 @@ public enum AuthorizerEvent {
     ///   - authorization: the `Authorization` header; `nil` for none.
     ///   - method: the request's method.
     ///   - path: the request's resource path.
-    ///   - headers: other headers, as ``ProxyEvent/rest(_:_:caller:body:headers:at:base64:authorizer:limits:)``
+    ///   - headers: other headers, as ``ProxyEvent/rest(_:_:caller:body:headers:at:base64:authorizer:)``
     ///     takes them.
     ///   - time: when API Gateway received the request.
     public static func request(
@@ -62,7 +62,7 @@ public enum AuthorizerEvent {
     ///   - authorization: the `Authorization` header; `nil` for none (an empty `identitySource`).
     ///   - method: the request's method.
     ///   - path: the route's path.
-    ///   - headers: other headers, as ``ProxyEvent/http(_:_:caller:body:headers:at:base64:authorizer:limits:)``
+    ///   - headers: other headers, as ``ProxyEvent/http(_:_:caller:body:headers:at:base64:authorizer:)``
     ///     takes them.
     ///   - time: when API Gateway received the request.
     public static func http(
