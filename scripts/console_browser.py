@@ -269,8 +269,9 @@ def main():
         count = wait_for(lambda: (lambda t: t if "in USER#alice" in t else None)(
             browser.evaluate("document.getElementById('table-count').textContent")), "the filtered table")
         keys = browser.evaluate("[...document.querySelectorAll('#items tbody tr')].map(r => r.cells[1].textContent)")
-        check(count == "4 items in USER#alice" and keys == [
-            "RATELIMIT#2026-03-10", "RATELIMIT#2026-03-10T10", "RATELIMIT#2026-03-10T11", "USAGE#2026-03"],
+        # Her day, two hours, month and standing refusal (written by her refusal: docs/table.md).
+        check(count == "5 items in USER#alice" and keys == [
+            "RATELIMIT#2026-03-10", "RATELIMIT#2026-03-10T10", "RATELIMIT#2026-03-10T11", "REFUSED", "USAGE#2026-03"],
             f"the table filtered by partition key: {count}: {keys}")
         browser.screenshot(os.path.join(args.screenshots, "console-table.png"))
         browser.evaluate("document.getElementById('table-pk').value = '';"
