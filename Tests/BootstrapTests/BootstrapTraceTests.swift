@@ -66,7 +66,7 @@ struct BootstrapTraceTests {
             traceHeader: "Root=\(Self.root);Parent=\(Self.parent);Sampled=1")
         #expect(reply.status == 200, "\(reply.raw)")
         let document = try #require(
-            await daemon.document(forTrace: Self.root, within: Patience.hang), "no segment reached the daemon")
+            await daemon.document(forTrace: Self.root, waitingUpTo: Patience.hang), "no segment reached the daemon")
 
         // The invocation's subsegment, under Lambda's function segment.
         #expect(document["type"] == "subsegment")
@@ -138,7 +138,7 @@ struct BootstrapTraceTests {
         #expect(sampled.status == 200, "\(sampled.raw)")
         // Datagrams on loopback arrive in order: once the sampled invocation's has come, the
         // unsampled one's would have too.
-        #expect(await daemon.document(forTrace: otherRoot, within: Patience.hang) != nil)
+        #expect(await daemon.document(forTrace: otherRoot, waitingUpTo: Patience.hang) != nil)
         #expect(await daemon.document(forTrace: Self.root, within: .zero) == nil, "an unsampled invocation was traced")
         await runtime.stop()
         await daemon.shutdown()

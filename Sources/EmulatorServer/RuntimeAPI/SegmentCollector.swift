@@ -49,6 +49,12 @@ package final class SegmentCollector: TraceSource {
         return document
     }
 
+    /// The document of the trace `root`, waiting up to `timeout` for it whether or not any has come:
+    /// for a caller that knows the invocation was sampled, such as a test of the runtime's tracing.
+    package func document(forTrace root: String, waitingUpTo timeout: Duration) async -> JSONValue? {
+        await store.document(forTrace: root, within: timeout)
+    }
+
     /// Stops listening.
     package func shutdown() async {
         try? await channel.close()
