@@ -235,7 +235,7 @@ let package = Package(
         .target(
             name: "InkraTestSupport",
             dependencies: [
-                "AWSServices", "DynamoDBTable", "InkraJSON", "OutboundHTTP", "SingleTable",
+                "AWSServices", "DynamoDBTable", "InkraJSON", "InkraUsage", "OutboundHTTP", "SingleTable",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -209,7 +209,7 @@ struct AdminCommand: AsyncParsableCommand {
 
     struct Erase: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Delete every item of a user (USER#<sub>), and so their refusal marks in GSI1.",
+            abstract: "Delete every item of a user (their partition), and so their refusal marks in GSI1.",
             discussion: """
                 Removes the user's month, day and hour counters, idempotency records and refunds, and prints \
                 how many of each. With --user-pool-id it then deletes the Cognito user too (AdminDeleteUser, \
@@ -295,7 +295,7 @@ struct AdminCommand: AsyncParsableCommand {
 
         private func report(_ erasure: UsageErasure) {
             guard erasure.removed > 0 else {
-                Output.out("  nothing under USER#\(user): nothing removed")
+                Output.out("  nothing under \(user)'s partition: nothing removed")
                 return
             }
             let order = ["month", "day", "hour", "idempotency", "refund"]

@@ -25,9 +25,10 @@ struct ImportCommand: ParsableCommand {
 
             --pseudonymize KEY replaces every user id with an HMAC-SHA256 of it under KEY, the same in the \
             events, their expectations, the decisions and --scan, so the folder can leave the account.
-            Recordings already hold each user id as a pseudonym keyed by the server's secret: \
-            --server-secret-file turns the user ids of --scan into those pseudonyms, so the scan seeds a \
-            replay of the recordings.
+            Recordings hold each user id as the pseudonym keyed by the server's secret that also names the \
+            user's partition in the table, so --scan (an aws dynamodb scan of the table) is written to \
+            --scan-out keyed as the local stack's store reads those users (and pseudonymized again with \
+            --pseudonymize), to seed a replay of the recordings with --state-from-scan.
 
             --with-tokens also writes OUT/.inkra-tokens.json: per user (pseudonymized as the events are), each \
             authorizer recording's instant and the claims the authorizer verified (token use, iat, exp, groups, \
@@ -46,7 +47,7 @@ struct ImportCommand: ParsableCommand {
               swift run inkra-emulator import logs.json --out recorded
               swift run inkra-emulator replay recorded/generateQuestions
               swift run inkra-emulator import logs.json --out shared --pseudonymize "$KEY" \\
-                --scan scan.json --scan-out shared-scan.json --server-secret-file secret.txt
+                --scan scan.json --scan-out shared-scan.json
             """
     )
 
@@ -66,27 +67,19 @@ struct ImportCommand: ParsableCommand {
     )
     var withTokens = false
 
-    @Option(help: "With --pseudonymize: an `aws dynamodb scan --output json` to pseudonymize alike.")
+    @Option(
+        help: """
+            An `aws dynamodb scan --output json` of the stack's table, to seed a replay of the recordings \
+            (--state-from-scan).
+            """)
     var scan: String?
 
-    @Option(name: .customLong("scan-out"), help: "Where to write the pseudonymized --scan.")
+    @Option(name: .customLong("scan-out"), help: "Where to write --scan as the local stack reads it.")
     var scanOut: String?
-
-    @Option(
-        name: .customLong("server-secret-file"),
-        help: """
-            With --scan: a file holding the server's secret (INKRA_SERVER_SECRET_ARN's SecretString); the scan's \
-            user ids become the pseudonyms the recordings hold.
-            """)
-    var serverSecretFile: String?
 
     func validate() throws {
         if sources.isEmpty { throw ValidationError("name at least one log file to import") }
         if (scan == nil) != (scanOut == nil) { throw ValidationError("--scan and --scan-out go together") }
-        if scan != nil && pseudonymize == nil && serverSecretFile == nil {
-            throw ValidationError("--scan goes with --pseudonymize or --server-secret-file")
-        }
-        if serverSecretFile != nil && scan == nil { throw ValidationError("--server-secret-file goes with --scan") }
         if pseudonymize?.isEmpty == true { throw ValidationError("--pseudonymize needs a non-empty key") }
     }
 
@@ -157,15 +150,10 @@ struct ImportCommand: ParsableCommand {
         }
         if let scan, let scanOut {
             var table = try TableScan(contentsOf: URL(fileURLWithPath: scan))
-            let recorded = try serverSecretFile.map { RecordingRedaction(secret: try Self.serverSecret(file: $0)) }
-            table.wireItems = table.wireItems.map { item in
-                Pseudonymizer.item(item) { id in
-                    let user = recorded?.user(id) ?? id
-                    return pseudonymizer?.pseudonym(user) ?? user
-                }
-            }
+            table.wireItems = table.wireItems.map { Pseudonymizer.localItem($0, pseudonymizer: pseudonymizer) }
             try Data((table.json.prettyJSONString + "\n").utf8).write(to: URL(fileURLWithPath: scanOut))
-            Output.err("scan: \(table.wireItems.count) items pseudonymized into \(scanOut)")
+            Output.err(
+                "scan: \(table.wireItems.count) items written into \(scanOut), keyed as the local stack reads them")
         }
         Output.out(
             "\(collector.found) recording lines found, \(written) events and \(decisions.count) authorizer "
@@ -175,23 +163,6 @@ struct ImportCommand: ParsableCommand {
         if !collector.broken.isEmpty || !collector.cut.isEmpty || !fromLines.broken.isEmpty || unreadable > 0 {
             throw ExitCode(1)
         }
-    }
-
-    /// The server's secret from a file, as `aws secretsmanager get-secret-value --query SecretString
-    /// --output text` prints it (its final line break is not part of it).
-    static func serverSecret(file: String) throws -> ServerSecret {
-        var text: String
-        do {
-            text = try String(contentsOf: URL(fileURLWithPath: file), encoding: .utf8)
-        } catch {
-            throw ValidationError("--server-secret-file \(file) cannot be read: \(error.localizedDescription)")
-        }
-        // One Character: "\n" or "\r\n".
-        if text.last?.isNewline == true { text.removeLast() }
-        guard let secret = ServerSecret(text) else {
-            throw ValidationError("--server-secret-file \(file) holds fewer than \(ServerSecret.minimumBytes) bytes")
-        }
-        return secret
     }
 }
 

@@ -35,13 +35,14 @@ for a, b in zip(memory, dynamo):
 print(f"{len(memory)} events: identical results in memory and on DynamoDB")
 PY
 
-echo "== the scenario's items, read back with the AWS CLI"
+echo "== the scenario's items, read back with the AWS CLI (the partition: the user id's keyed pseudonym)"
+partition=$(python3 scripts/partition.py scenario-free-user)
 aws dynamodb get-item --endpoint-url "$endpoint" --region us-east-1 --table-name "$table" \
-    --key '{"PK":{"S":"USER#scenario-free-user"},"SK":{"S":"USAGE#2026-11"}}' --output json > /tmp/inkra-month.json
+    --key '{"PK":{"S":"'"$partition"'"},"SK":{"S":"USAGE#2026-11"}}' --output json > /tmp/inkra-month.json
 aws dynamodb get-item --endpoint-url "$endpoint" --region us-east-1 --table-name "$table" \
-    --key '{"PK":{"S":"USER#scenario-free-user"},"SK":{"S":"RATELIMIT#2026-11-17"}}' --output json > /tmp/inkra-day.json
-python3 - <<'PY'
-import json
+    --key '{"PK":{"S":"'"$partition"'"},"SK":{"S":"RATELIMIT#2026-11-17"}}' --output json > /tmp/inkra-day.json
+python3 - "$partition" <<'PY'
+import json, sys
 month = json.load(open("/tmp/inkra-month.json"))["Item"]
 day = json.load(open("/tmp/inkra-day.json"))["Item"]
 assert month["interviewCount"] == {"N": "5"}, month
@@ -50,7 +51,7 @@ assert month["resetDate"] == {"S": "2026-12-01"}, month
 assert month["lastInterviewDate"] == {"S": "2026-11-18T10:00:00Z"}, month
 assert "expiresAt" in month and set(month) == {"PK", "SK", "interviewCount", "lastInterviewDate", "quotaLimit", "resetDate", "expiresAt"}, month
 assert day["requestCount"] == {"N": "3"}, day
-assert day["GSI1PK"] == {"S": "DATE#2026-11-17"} and day["GSI1SK"] == {"S": "USER#scenario-free-user"}, day
+assert day["GSI1PK"] == {"S": "DATE#2026-11-17"} and day["GSI1SK"] == {"S": sys.argv[1]}, day
 assert day["blockedUntil"] == {"S": "2026-11-18T00:00:00Z"}, day
 assert day["firstRequestTime"] == {"S": "2026-11-17T10:00:00Z"}, day
 print("items match docs/table.md")

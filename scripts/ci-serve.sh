@@ -61,10 +61,10 @@ PY
 
 echo "== aws dynamodb scan"
 aws dynamodb scan --endpoint-url "$dynamodb" --table-name inkra-usage --output json > "$work/scan.json"
-python3 - "$work/scan.json" <<'PY'
+python3 - "$work/scan.json" "$(python3 scripts/partition.py ci-serve-user)" <<'PY'
 import json, sys
 scan = json.load(open(sys.argv[1]))
-keys = sorted(item["SK"]["S"] for item in scan["Items"] if item["PK"]["S"] == "USER#ci-serve-user")
+keys = sorted(item["SK"]["S"] for item in scan["Items"] if item["PK"]["S"] == sys.argv[2])
 assert scan["Count"] == len(scan["Items"]) and any(k.startswith("USAGE#") for k in keys), scan
 print(f"scan: {scan['Count']} items; ci-serve-user has {keys}")
 PY
@@ -77,10 +77,10 @@ code=$?
 set -e
 pid=
 [ "$code" = 0 ] || { echo "serve exited $code"; cat "$work/serve.err"; exit 1; }
-python3 - "$work/state.json" <<'PY'
+python3 - "$work/state.json" "$(python3 scripts/partition.py ci-serve-user)" <<'PY'
 import json, sys
 items = json.load(open(sys.argv[1]))["items"]
-assert any(item["PK"]["S"] == "USER#ci-serve-user" for item in items), items
+assert any(item["PK"]["S"] == sys.argv[2] for item in items), items
 print(f"exit 0; --state holds {len(items)} items")
 PY
 

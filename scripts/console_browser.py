@@ -29,6 +29,9 @@ import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from partition import user_partition  # noqa: E402  the table names users by a keyed pseudonym
+
 import websocket  # websocket-client
 
 MARKER = "XSS-MARKER"
@@ -264,13 +267,15 @@ def main():
 
         browser.open(serve.console + "#table")
         wait_for(lambda: browser.evaluate("document.body.dataset.loaded") == "table", "the table page")
-        browser.evaluate("document.getElementById('table-pk').value = 'USER#alice';"
+        # A user's partition is named by the keyed pseudonym of the id: the table holds no id.
+        alice_partition = user_partition("alice")
+        browser.evaluate(f"document.getElementById('table-pk').value = '{alice_partition}';"
                          "document.getElementById('table-form').requestSubmit()")
-        count = wait_for(lambda: (lambda t: t if "in USER#alice" in t else None)(
+        count = wait_for(lambda: (lambda t: t if f"in {alice_partition}" in t else None)(
             browser.evaluate("document.getElementById('table-count').textContent")), "the filtered table")
         keys = browser.evaluate("[...document.querySelectorAll('#items tbody tr')].map(r => r.cells[1].textContent)")
         # Her day, two hours, month and standing refusal (written by her refusal: docs/table.md).
-        check(count == "5 items in USER#alice" and keys == [
+        check(count == f"5 items in {alice_partition}" and keys == [
             "RATELIMIT#2026-03-10", "RATELIMIT#2026-03-10T10", "RATELIMIT#2026-03-10T11", "REFUSED", "USAGE#2026-03"],
             f"the table filtered by partition key: {count}: {keys}")
         browser.screenshot(os.path.join(args.screenshots, "console-table.png"))
@@ -279,7 +284,8 @@ def main():
         wait_for(lambda: "in USER#" not in browser.evaluate("document.getElementById('table-count').textContent"),
                  "the whole table")
         partitions = browser.evaluate("[...document.querySelectorAll('#items tbody tr')].map(r => r.cells[0].textContent)")
-        check(f"USER#{MARKUP_USER}" in partitions, "the markup user's partition key is shown as text in the table")
+        check(user_partition(MARKUP_USER) in partitions and not any(MARKUP_USER in p for p in partitions),
+              "the markup user's partition is its pseudonym: the table holds no id")
 
         # The local user pool's page: a user created through the pool's own API, shown as text.
         check(serve.cognito is not None, "the banner names the local user pool")

@@ -66,9 +66,10 @@ public struct InMemoryUsageStore: UsageStore {
     /// Every item in the table, by key.
     package var items: [Item] { table.snapshot() }
 
-    /// One item: `item(user: "ada", sortKey: "USAGE#2026-03")`, `"RATELIMIT#2026-03-10T10"`.
+    /// One item: `item(user: "ada", sortKey: "USAGE#2026-03")`, `"RATELIMIT#2026-03-10T10"`, from
+    /// the user's partition (named by the keyed pseudonym of the id, as the store names it).
     package func item(user: String, sortKey: String) async throws -> Item? {
-        let key: Item = ["PK": .s("USER#\(user)"), "SK": .s(sortKey)]
+        let key: Item = ["PK": .s(store.partition(of: user)), "SK": .s(sortKey)]
         return try await table.getItem(GetItemRequest(tableName: Self.tableName, key: key, consistentRead: true)).item
     }
 
@@ -134,7 +135,10 @@ public struct InMemoryUsageStore: UsageStore {
         user: String, _ counts: (month: Int, day: Int, hour: Int), _ windows: UsageWindows, limits: Limits
     ) -> [Item] {
         let epoch = Int(windows.instant.timeIntervalSince1970)
-        func key(_ sort: String) -> Item { ["PK": .s("USER#\(user)"), "SK": .s(sort)] }
+        // The store's partition: the keyed pseudonym of the id, under the secret the store is given.
+        func key(_ sort: String) -> Item {
+            ["PK": .s("USER#" + ServerSecret.development.userKey(user)), "SK": .s(sort)]
+        }
         var items: [Item] = []
         if counts.month > 0 {
             var month = key("USAGE#\(windows.month)")

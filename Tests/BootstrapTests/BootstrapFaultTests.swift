@@ -319,7 +319,7 @@ final class FaultStack: Sendable {
         ] {
             let item = try await client.getItem(
                 GetItemRequest(
-                    tableName: table, key: ["PK": .s("USER#\(user)"), "SK": .s(sort)], consistentRead: true)
+                    tableName: table, key: ["PK": .s(userPartition(user)), "SK": .s(sort)], consistentRead: true)
             ).item
             counts.append(item?[counter]?.intValue ?? 0)
         }
@@ -332,7 +332,7 @@ final class FaultStack: Sendable {
             QueryRequest(
                 tableName: table, keyConditionExpression: "PK = :user AND begins_with(SK, :prefix)",
                 expressionAttributes: ExpressionAttributes(values: [
-                    ":user": .s("USER#\(user)"), ":prefix": .s("IDEMPOTENCY#"),
+                    ":user": .s(userPartition(user)), ":prefix": .s("IDEMPOTENCY#"),
                 ]), consistentRead: true)
         ).items
     }

@@ -12,8 +12,9 @@ import Testing
 /// What a recording keeps (docs/configuration.md, `INKRA_RECORD_EVENTS`), read from what the
 /// built `bootstrap` wrote and from the table it wrote to (the emulator's DynamoDB endpoint over
 /// HTTP): no `Idempotency-Key`, user id, topic, email, token or `X-Device-Id` in any recorded line,
-/// and none but the user id in the table; the key and the user become keyed pseudonyms, the same
-/// in every sandbox, so that the import replays the retry as the retry it was.
+/// and none of them in the table, whose partitions name the user by the same keyed pseudonym the
+/// recording holds; the key and the user become keyed pseudonyms, the same in every sandbox, so
+/// that the import replays the retry as the retry it was.
 @Suite("bootstrap's recordings: an allow-list, with keyed pseudonyms")
 struct BootstrapRecordingPrivacyTests {
     static let user = "4f1c2d9e-7a55-4b8e-9d61-private-sub"
@@ -113,10 +114,13 @@ struct BootstrapRecordingPrivacyTests {
         }
         let tableText = table.snapshot().map { Wire.item($0).jsonString }.joined(separator: "\n")
         #expect(!tableText.isEmpty)
-        // The table keys the user's items by the user id (docs/table.md); nothing else of these.
-        for secret in secrets where secret != Self.user {
+        // The table names the user by the keyed pseudonym of the id (docs/table.md), the one the
+        // recordings hold; it holds none of these.
+        for secret in secrets {
             #expect(!tableText.contains(secret), "the table holds \"\(secret)\"")
         }
+        #expect(tableText.contains(userPartition(Self.user)), "the user's partition is the id's pseudonym")
+        #expect(recorded.joined().contains(userKey(Self.user)), "the recordings name the user alike")
 
         // The recordings as import reads them: the key and the user are pseudonyms, one per value.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("privacy-\(UUID().uuidString)")

@@ -30,7 +30,7 @@ struct ModelQuestionGeneratorTests {
             event, context: InvocationContext(time: Date(timeIntervalSince1970: 1_800_000_000)))
         #expect(response["statusCode"] == 502)
         let month = try await table.getItem(
-            GetItemRequest(tableName: "inkra-usage", key: ["PK": .s("USER#llm"), "SK": .s("USAGE#2027-01")])
+            GetItemRequest(tableName: "inkra-usage", key: ["PK": .s(userPartition("llm")), "SK": .s("USAGE#2027-01")])
         ).item
         #expect(month?["interviewCount"] == .n(0))
     }

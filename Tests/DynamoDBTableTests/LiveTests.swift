@@ -98,7 +98,8 @@ struct LiveTests {
         _ = try await store.consume(ConsumeRequest(userID: "spec", instant: instant, limits: .free))
         let month = try await table.getItem(
             GetItemRequest(
-                tableName: name, key: ["PK": .s("USER#spec"), "SK": .s("USAGE#2027-01")], consistentRead: true)
+                tableName: name, key: ["PK": .s(userPartition("spec")), "SK": .s("USAGE#2027-01")], consistentRead: true
+            )
         ).item
         #expect(month?["interviewCount"] == .n(1))
         #expect(month?["quotaLimit"] == .n(5))

@@ -4,6 +4,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import InkraTime
 import InkraUsage
 import SingleTable
@@ -134,7 +135,7 @@ struct StoreFaultTests {
 
     /// The units stored for a user this month, read straight from the table.
     static func stored(_ stack: Stack, _ user: String) -> Int {
-        stack.table.snapshot().first { $0["PK"] == .s("USER#\(user)") && $0["SK"] == .s("USAGE#2027-01") }?[
+        stack.table.snapshot().first { $0["PK"] == .s(userPartition(user)) && $0["SK"] == .s("USAGE#2027-01") }?[
             "interviewCount"
         ].flatMap { if case .n(let number) = $0 { Int(number.description) } else { nil } } ?? 0
     }

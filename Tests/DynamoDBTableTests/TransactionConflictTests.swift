@@ -3,6 +3,7 @@ import DynamoDBTable
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import InkraTime
 import SingleTable
 import Synchronization
@@ -80,7 +81,7 @@ struct TransactionConflictTests {
 
         /// A counter as stored, 0 when its item is absent.
         func stored(_ sort: String, _ counter: String, user: String = "u1") -> Int {
-            let item = table.snapshot().first { $0["PK"] == .s("USER#\(user)") && $0["SK"] == .s(sort) }
+            let item = table.snapshot().first { $0["PK"] == .s(userPartition(user)) && $0["SK"] == .s(sort) }
             return item?[counter]?.intValue ?? 0
         }
     }
@@ -122,7 +123,7 @@ struct TransactionConflictTests {
         #expect(stack.stored(Self.month, "interviewCount") == 10)
         #expect(stack.stored(Self.day, "requestCount") == 10)
         #expect(stack.stored(Self.hour, "requestCount") == 10)
-        #expect(try await stack.store.refusedUsers(on: "2027-01-15") == ["u1"])
+        #expect(try await stack.store.refusedUsers(on: "2027-01-15") == [userKey("u1")])
         let answers = stack.transport.sent.map(\.answer)
         #expect(answers.contains { if case .cancelled = $0 { true } else { false } }, "no transaction conflicted")
         // The refusals' marks went through whatever conflicts they met (above, the user is listed).
@@ -231,7 +232,7 @@ struct TransactionConflictTests {
         #expect(refusal.window == .hour)
         // The day's mark through six conflicts, then the standing refusal.
         #expect(stack.transport.sent("UpdateItem").count == 6 + 2)
-        #expect(try await stack.store.refusedUsers(on: "2027-01-15") == ["u1"])
+        #expect(try await stack.store.refusedUsers(on: "2027-01-15") == [userKey("u1")])
     }
 
     @Test("A plain write that keeps conflicting ends in a usage store error naming the conflict, in its clean-up")

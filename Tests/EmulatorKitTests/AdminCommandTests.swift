@@ -20,7 +20,7 @@ struct AdminTarget: Sendable {
     /// Every item of a user, by sort key.
     func items(of user: String) async throws -> [String: Item] {
         var found: [String: Item] = [:]
-        for item in try await read() where item["PK"] == .s("USER#\(user)") {
+        for item in try await read() where item["PK"] == .s(userPartition(user)) {
             if let sort = item["SK"]?.stringValue { found[sort] = item }
         }
         return found
@@ -168,7 +168,7 @@ enum AdminScenarios {
         #expect(
             second.standardOutput == """
                 admin erase: ada, \(target.described)
-                  nothing under USER#ada: nothing removed
+                  nothing under ada's partition: nothing removed
 
                 """)
     }
@@ -179,7 +179,7 @@ enum AdminScenarios {
         #expect(
             listed.standardOutput == """
                 admin refused: 2026-11-17, \(target.described): 1 user(s)
-                  ada  tier free  window hour  until 2026-11-17T11:00:00Z
+                  \(userKey("ada"))  tier free  window hour  until 2026-11-17T11:00:00Z
 
                 """)
         let none = try await target.run(["refused", "2026-11-16"])

@@ -33,8 +33,10 @@ struct ParallelReplayTests {
             // The attempt that held an idempotency record is a random token, new in every run.
             var item = item
             if item["attempt"] != nil { item.set(.string("<attempt>"), at: ["attempt", "S"]) }
+            // The partition names the user by a pseudonym: the user is the workload's whose it is.
             guard let sealed = item["sealedResponse"]?["S"]?.string,
-                let user = item["PK"]?["S"]?.string?.dropFirst("USER#".count)
+                let user = (0..<12).map({ "user-\($0)" }).first(where: { userPartition($0) == item["PK"]?["S"]?.string }
+                )
             else { return item }
             for key in InterleavedWorkload.idempotencyKeys {
                 if let opened = IdempotencySeal(key: key, userID: String(user), secret: .development).open(sealed) {

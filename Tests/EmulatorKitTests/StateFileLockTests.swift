@@ -95,11 +95,12 @@ struct StateFileLockTests {
 
         let items = try StateFile(url: state, tableName: "inkra-usage").load()
         for user in users.dropFirst() {
-            let month = items.first { $0["PK"] == .s("USER#\(user)") && $0["SK"] == .s("USAGE#2027-01") }
+            let month = items.first { $0["PK"] == .s(userPartition(user)) && $0["SK"] == .s("USAGE#2027-01") }
             #expect(month?["interviewCount"] == .n(1), "\(user)'s unit, written through serve, is in the state file")
         }
-        #expect(!items.contains { $0["PK"] == .s("USER#held-0") }, "erased through serve's DynamoDB endpoint")
-        #expect(!items.contains { $0["PK"] == .s("USER#scenario-free-user") }, "the refused replay wrote nothing")
+        #expect(!items.contains { $0["PK"] == .s(userPartition("held-0")) }, "erased through serve's DynamoDB endpoint")
+        #expect(
+            !items.contains { $0["PK"] == .s(userPartition("scenario-free-user")) }, "the refused replay wrote nothing")
     }
 
     @Test("After kill -9 of the holder, a new process takes the state file, with every acknowledged write")

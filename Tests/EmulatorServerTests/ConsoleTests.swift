@@ -141,7 +141,7 @@ struct ConsoleTests {
             let all = try await served.send(.GET, console, path: "api/table").json
             #expect(all["count"] == 6)
             #expect(all["truncated"] == false)
-            let alice = try await served.send(.GET, console, path: "api/table?pk=USER%23alice").json
+            let alice = try await served.send(.GET, console, path: "api/table?pk=USER%23\(userKey("alice"))").json
             let keys = alice["items"]?.array?.map { $0["SK"]?["S"] }
             #expect(keys == ["RATELIMIT#2027-01-15", "RATELIMIT#2027-01-15T08", "USAGE#2027-01"])
             #expect(alice["items"]?.array?.last?["interviewCount"] == ["N": "1"])
@@ -160,7 +160,7 @@ struct ConsoleTests {
             #expect(post.status == 405)
             #expect(post.header("Allow") == "GET, HEAD")
             #expect(try post.json["error"] == "the console only reads: use GET")
-            let delete = try await served.send(.DELETE, console, path: "api/table?pk=USER%23alice")
+            let delete = try await served.send(.DELETE, console, path: "api/table?pk=USER%23\(userKey("alice"))")
             #expect(delete.status == 405)
             for date in ["yesterday", "2027-1-15", "", "2027-01-15%3Cscript%3E"] {
                 let answer = try await served.send(.GET, console, path: "api/refused?date=\(date)")

@@ -14,7 +14,7 @@ import Testing
 @Suite("DELETE /account: serve and the runtime", .serialized)
 struct DeleteAccountServeTests {
     static func items(of user: String, _ served: ServeFixture) -> [Item] {
-        (served.stack.memoryTable?.snapshot() ?? []).filter { $0["PK"] == .s("USER#\(user)") }
+        (served.stack.memoryTable?.snapshot() ?? []).filter { $0["PK"] == .s(userPartition(user)) }
     }
 
     static func describe(_ outcome: RuntimeOutcome) -> String {

@@ -22,7 +22,10 @@ struct DynamoDBServeTests {
                 body: Array(#"{"TableName":"inkra-usage"}"#.utf8))
             #expect(scan.status == 200)
             let items = try scan.json["Items"]?.array ?? []
-            #expect(items.contains { $0["PK"] == ["S": "USER#scanned"] && $0["SK"] == ["S": "USAGE#2027-01"] })
+            #expect(
+                items.contains {
+                    $0["PK"] == ["S": .string(userPartition("scanned"))] && $0["SK"] == ["S": "USAGE#2027-01"]
+                })
             #expect(scan.header("x-amz-crc32") != nil)
             let unknown = try await served.send(
                 .POST, endpoint, path: "/", headers: [("X-Amz-Target", "DynamoDB_20120810.Explode")], body: [])
@@ -40,7 +43,8 @@ struct DynamoDBServeTests {
             #expect(answer.status == 200)
             let items = served.stack.memoryTable?.snapshot() ?? []
             #expect(
-                items.contains { $0["PK"] == .s("USER#shared-user") }, "the runtime's write is in the emulator's table")
+                items.contains { $0["PK"] == .s(userPartition("shared-user")) },
+                "the runtime's write is in the emulator's table")
             let usage = try await served.send(
                 .GET, served.endpoints.api, path: "/usage",
                 headers: [("Authorization", "Bearer \(try ServeFixture.token("shared-user"))")])

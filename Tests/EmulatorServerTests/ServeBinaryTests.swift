@@ -73,6 +73,6 @@ struct ServeBinaryTests {
         #expect(await server.stop() == 0)
         let saved = try JSONParser.parse(Array(try Data(contentsOf: state)))
         let keys = saved["items"]?.array?.compactMap { $0["PK"]?["S"]?.string } ?? []
-        #expect(keys.contains("USER#binary-burst"), "state items: \(keys)")
+        #expect(keys.contains(userPartition("binary-burst")), "state items: \(keys)")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import InkraTesting
 import InkraUsage
 import SingleTable
@@ -27,7 +28,7 @@ struct DeleteAccountTests {
     }
 
     static func items(of user: String, in store: InMemoryUsageStore) -> [Item] {
-        store.items.filter { $0["PK"] == .s("USER#\(user)") }
+        store.items.filter { $0["PK"] == .s(userPartition(user)) }
     }
 
     /// What a closed account keeps: its month's tombstone, which holds nothing but when it ends.

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import InkraTesting
 import InkraTime
 import InkraUsage
@@ -35,7 +36,7 @@ struct ExactlyOnceTests {
             ("RATELIMIT#2026-03-10T10", "requestCount"),
         ] {
             let item = try await table.base.getItem(
-                GetItemRequest(tableName: "inkra-usage", key: ["PK": .s("USER#u1"), "SK": .s(sort)])
+                GetItemRequest(tableName: "inkra-usage", key: ["PK": .s(userPartition("u1")), "SK": .s(sort)])
             ).item
             counts.append(item?[counter]?.intValue ?? 0)
         }

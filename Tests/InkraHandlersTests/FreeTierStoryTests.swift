@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import InkraTesting
 import InkraUsage
 import SingleTable
@@ -71,39 +72,39 @@ struct FreeTierStoryTests {
         #expect(monthly.headers["Retry-After"] == .string(String(secondsToApril)))
 
         // The stored items, attribute by attribute.
-        let month = try #require(try await harness.item("USER#user-1", "USAGE#2026-03"))
+        let month = try #require(try await harness.item(userPartition("user-1"), "USAGE#2026-03"))
         #expect(
             month == [
-                "PK": .s("USER#user-1"), "SK": .s("USAGE#2026-03"), "interviewCount": .n(5),
+                "PK": .s(userPartition("user-1")), "SK": .s("USAGE#2026-03"), "interviewCount": .n(5),
                 "lastInterviewDate": .s("2026-03-11T10:00:00Z"), "quotaLimit": .n(5), "resetDate": .s("2026-04-01"),
                 "expiresAt": .n(Int(instant("2026-03-11T10:00:00Z").timeIntervalSince1970) + 400 * 86_400),
             ]
         )
-        let day1 = try #require(try await harness.item("USER#user-1", "RATELIMIT#2026-03-10"))
+        let day1 = try #require(try await harness.item(userPartition("user-1"), "RATELIMIT#2026-03-10"))
         #expect(
             day1 == [
-                "PK": .s("USER#user-1"), "SK": .s("RATELIMIT#2026-03-10"), "requestCount": .n(3),
+                "PK": .s(userPartition("user-1")), "SK": .s("RATELIMIT#2026-03-10"), "requestCount": .n(3),
                 "firstRequestTime": .s("2026-03-10T10:00:00Z"),
                 "expiresAt": .n(Int(instant("2026-03-10T11:00:00Z").timeIntervalSince1970) + 3 * 86_400),
                 "blockedUntil": .s("2026-03-11T00:00:00Z"), "refusedWindow": .s("day"), "tier": .s("free"),
-                "GSI1PK": .s("DATE#2026-03-10"), "GSI1SK": .s("USER#user-1"),
+                "GSI1PK": .s("DATE#2026-03-10"), "GSI1SK": .s(userPartition("user-1")),
             ]
         )
-        let hour10 = try #require(try await harness.item("USER#user-1", "RATELIMIT#2026-03-10T10"))
+        let hour10 = try #require(try await harness.item(userPartition("user-1"), "RATELIMIT#2026-03-10T10"))
         #expect(
             hour10 == [
-                "PK": .s("USER#user-1"), "SK": .s("RATELIMIT#2026-03-10T10"), "requestCount": .n(2),
+                "PK": .s(userPartition("user-1")), "SK": .s("RATELIMIT#2026-03-10T10"), "requestCount": .n(2),
                 "expiresAt": .n(Int(instant("2026-03-10T10:10:00Z").timeIntervalSince1970) + 2 * 86_400),
             ]
         )
-        let day2 = try #require(try await harness.item("USER#user-1", "RATELIMIT#2026-03-11"))
+        let day2 = try #require(try await harness.item(userPartition("user-1"), "RATELIMIT#2026-03-11"))
         #expect(day2["requestCount"] == .n(2))
         #expect(day2["GSI1PK"] == .s("DATE#2026-03-11"))
         #expect(day2["blockedUntil"] == .s("2026-04-01T00:00:00Z"))
-        #expect(try await harness.store.refusedUsers(on: "2026-03-10") == ["user-1"])
-        #expect(try await harness.store.refusedUsers(on: "2026-03-11") == ["user-1"])
+        #expect(try await harness.store.refusedUsers(on: "2026-03-10") == [userKey("user-1")])
+        #expect(try await harness.store.refusedUsers(on: "2026-03-11") == [userKey("user-1")])
         // The standing refusal, which answers the next refused calls without a write: the month's.
-        let standing = try #require(try await harness.item("USER#user-1", "REFUSED"))
+        let standing = try #require(try await harness.item(userPartition("user-1"), "REFUSED"))
         #expect(standing["refusedWindow"] == .s("month"))
         #expect(standing["refusedUsed"] == .n(5))
         #expect(standing["markedDay"] == .s("2026-03-11"))
@@ -170,8 +171,8 @@ struct FreeTierStoryTests {
         }
         #expect(statuses.filter { $0 == 200 }.count == 2)
         #expect(statuses.filter { $0 == 429 }.count == 198)
-        #expect(try await harness.item("USER#busy", "USAGE#2026-03")?["interviewCount"] == .n(2))
-        #expect(try await harness.item("USER#busy", "RATELIMIT#2026-03-10")?["requestCount"] == .n(2))
-        #expect(try await harness.item("USER#busy", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(2))
+        #expect(try await harness.item(userPartition("busy"), "USAGE#2026-03")?["interviewCount"] == .n(2))
+        #expect(try await harness.item(userPartition("busy"), "RATELIMIT#2026-03-10")?["requestCount"] == .n(2))
+        #expect(try await harness.item(userPartition("busy"), "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(2))
     }
 }

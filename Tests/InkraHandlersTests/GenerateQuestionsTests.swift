@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import InkraTesting
 import InkraUsage
 import SingleTable
@@ -122,7 +123,7 @@ struct GenerateQuestionsTests {
             ProxyEvent.http(body: #"{"topic":"x","count":1}"#, authorizer: authorizer))
         #expect(reply.statusCode == 200)
         #expect(reply.body["usage"]?["limit"] == .number(monthly))
-        #expect(try await harness.item("USER#\(user)", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        #expect(try await harness.item(userPartition(user), "USAGE#2026-03")?["interviewCount"] == .n(1))
     }
 
     @Test("An idempotent repeat returns the first response and consumes nothing")
@@ -135,7 +136,7 @@ struct GenerateQuestionsTests {
         #expect(again.statusCode == 200)
         #expect(again.body == first.body)
         #expect(again.headers["Idempotent-Replayed"] == "true")
-        #expect(try await harness.item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        #expect(try await harness.item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(1))
         let other = ProxyEvent.rest(body: #"{"topic":"x"}"#, headers: ["idempotency-key": "req-2"], authorizer: caller)
         #expect(try await harness.generate(other).body["usage"]?["used"] == 2)
     }
@@ -161,9 +162,9 @@ struct GenerateQuestionsTests {
         #expect(Set(successes.map(\.body.jsonString)).count == 1, "every 200 is the first response")
         #expect(successes.filter { $0.headers["Idempotent-Replayed"] == nil }.count == 1)
         #expect(conflicts.allSatisfy { $0.error?.contains("Idempotency-Key") == true })
-        #expect(try await harness.item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
-        #expect(try await harness.item("USER#u1", "RATELIMIT#2026-03-10")?["requestCount"] == .n(1))
-        #expect(try await harness.item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(1))
+        #expect(try await harness.item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(1))
+        #expect(try await harness.item(userPartition("u1"), "RATELIMIT#2026-03-10")?["requestCount"] == .n(1))
+        #expect(try await harness.item(userPartition("u1"), "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(1))
         // Once the first has finished, a repeat is answered with it.
         let after = try await harness.generate(event)
         #expect(after.statusCode == 200)
@@ -207,9 +208,9 @@ struct GenerateQuestionsTests {
         )
         #expect(reply.statusCode == 502)
         #expect(reply.body == ["error": "Question generation failed", "code": "generation_failed"])
-        #expect(try await harness.item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(0))
-        #expect(try await harness.item("USER#u1", "RATELIMIT#2026-03-10")?["requestCount"] == .n(0))
-        #expect(try await harness.item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(0))
+        #expect(try await harness.item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(0))
+        #expect(try await harness.item(userPartition("u1"), "RATELIMIT#2026-03-10")?["requestCount"] == .n(0))
+        #expect(try await harness.item(userPartition("u1"), "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(0))
         #expect(harness.table.snapshot().allSatisfy { $0["SK"]?.stringValue?.hasPrefix("IDEMPOTENCY#") != true })
     }
 

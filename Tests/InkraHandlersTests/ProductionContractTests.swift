@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTestSupport
 import InkraTesting
 import InkraTime
 import InkraUsage
@@ -24,8 +25,8 @@ struct ProductionContractTests {
         #expect(reply.statusCode == 503)
         #expect(reply.body["code"] == "unavailable")
         #expect(reply.headers["Retry-After"] == "2")
-        #expect(try await harness.item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(0))
-        #expect(try await harness.item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(0))
+        #expect(try await harness.item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(0))
+        #expect(try await harness.item(userPartition("u1"), "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(0))
     }
 
     @Test("A request that arrives past its deadline consumes nothing")
@@ -64,7 +65,7 @@ struct ProductionContractTests {
         #expect(try await running.statusCode == 200)
         let afterwards = try await harness.generate(other)
         #expect(afterwards.statusCode == 422)
-        #expect(try await harness.item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        #expect(try await harness.item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(1))
     }
 
     @Test("No topic word and no question is left in any attribute of the table after idempotent requests")

@@ -46,7 +46,7 @@ struct InMemoryUsageStoreTests {
                 ProxyEvent.rest(caller: Caller("bo"), body: #"{"topic":"x"}"#),
                 context: InvocationContext(time: Self.at)))
         #expect(bo.code == "quota_exceeded")
-        #expect(try await store.refusedUsers(on: "2026-03-10") == ["bo"])
+        #expect(try await store.refusedUsers(on: "2026-03-10") == [ServerSecret.development.userKey("bo")])
     }
 
     @Test("A window seeded full refuses in that window only")

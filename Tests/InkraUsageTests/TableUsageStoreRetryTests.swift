@@ -210,7 +210,7 @@ struct TableUsageStoreRetryTests {
             return
         }
         #expect(refusal.recorded)
-        #expect(try await store.refusedUsers(on: "2026-03-10") == ["u1"])
+        #expect(try await store.refusedUsers(on: "2026-03-10") == [userKey("u1")])
         #expect(try await store.usage(for: "u1", at: at, limits: limits).hourly.used == 1)
         // Two conflicts for each of the seven writes: the charge, the give-back, the charge, the
         // completion, the refused charge, the day's mark and the standing refusal.

@@ -1,4 +1,5 @@
 import Foundation
+import InkraTestSupport
 import InkraTime
 import SingleTable
 import Testing
@@ -26,7 +27,7 @@ struct TableUsageStoreTests {
     /// The user's idempotency records, whatever their sort keys.
     func idempotencyRecords(_ user: String) -> [Item] {
         table.snapshot().filter {
-            $0["PK"] == .s("USER#\(user)") && $0["SK"]?.stringValue?.hasPrefix("IDEMPOTENCY#") == true
+            $0["PK"] == .s(userPartition(user)) && $0["SK"]?.stringValue?.hasPrefix("IDEMPOTENCY#") == true
         }
     }
 
@@ -40,25 +41,25 @@ struct TableUsageStoreTests {
         #expect(consumption.userID == "u1")
         #expect(monthly == WindowUsage(used: 1, limit: 5, resetsAt: instant("2026-04-01T00:00:00Z")))
         let start = epoch("2026-03-10T10:00:00Z")
-        let month = try #require(try await item("USER#u1", "USAGE#2026-03"))
+        let month = try #require(try await item(userPartition("u1"), "USAGE#2026-03"))
         #expect(
             month == [
-                "PK": .s("USER#u1"), "SK": .s("USAGE#2026-03"), "interviewCount": .n(1),
+                "PK": .s(userPartition("u1")), "SK": .s("USAGE#2026-03"), "interviewCount": .n(1),
                 "lastInterviewDate": .s("2026-03-10T10:00:00Z"), "quotaLimit": .n(5), "resetDate": .s("2026-04-01"),
                 "expiresAt": .n(start + 400 * 86_400),
             ]
         )
-        let day = try #require(try await item("USER#u1", "RATELIMIT#2026-03-10"))
+        let day = try #require(try await item(userPartition("u1"), "RATELIMIT#2026-03-10"))
         #expect(
             day == [
-                "PK": .s("USER#u1"), "SK": .s("RATELIMIT#2026-03-10"), "requestCount": .n(1),
+                "PK": .s(userPartition("u1")), "SK": .s("RATELIMIT#2026-03-10"), "requestCount": .n(1),
                 "firstRequestTime": .s("2026-03-10T10:00:00Z"), "expiresAt": .n(start + 3 * 86_400),
             ]
         )
-        let hour = try #require(try await item("USER#u1", "RATELIMIT#2026-03-10T10"))
+        let hour = try #require(try await item(userPartition("u1"), "RATELIMIT#2026-03-10T10"))
         #expect(
             hour == [
-                "PK": .s("USER#u1"), "SK": .s("RATELIMIT#2026-03-10T10"), "requestCount": .n(1),
+                "PK": .s(userPartition("u1")), "SK": .s("RATELIMIT#2026-03-10T10"), "requestCount": .n(1),
                 "expiresAt": .n(start + 2 * 86_400),
             ]
         )
@@ -78,14 +79,14 @@ struct TableUsageStoreTests {
                     )
                 )
         )
-        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(2))
-        #expect(try await item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(2))
-        let day = try #require(try await item("USER#u1", "RATELIMIT#2026-03-10"))
+        #expect(try await item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(2))
+        #expect(try await item(userPartition("u1"), "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(2))
+        let day = try #require(try await item(userPartition("u1"), "RATELIMIT#2026-03-10"))
         #expect(day["requestCount"] == .n(2))
         #expect(day["GSI1PK"] == .s("DATE#2026-03-10"))
-        #expect(day["GSI1SK"] == .s("USER#u1"))
+        #expect(day["GSI1SK"] == .s(userPartition("u1")))
         #expect(day["blockedUntil"] == .s("2026-03-10T11:00:00Z"))
-        #expect(try await store.refusedUsers(on: "2026-03-10") == ["u1"])
+        #expect(try await store.refusedUsers(on: "2026-03-10") == [userKey("u1")])
         #expect(try await store.refusedUsers(on: "2026-03-11") == [])
     }
 
@@ -116,9 +117,9 @@ struct TableUsageStoreTests {
             return
         }
         try await store.release(consumption)
-        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(0))
-        #expect(try await item("USER#u1", "RATELIMIT#2026-03-10")?["requestCount"] == .n(0))
-        #expect(try await item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(0))
+        #expect(try await item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(0))
+        #expect(try await item(userPartition("u1"), "RATELIMIT#2026-03-10")?["requestCount"] == .n(0))
+        #expect(try await item(userPartition("u1"), "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(0))
         #expect(idempotencyRecords("u1").isEmpty)
         let report = try await store.usage(for: "u1", at: instant("2026-03-10T10:30:00Z"), limits: .free)
         #expect(report.monthly.used == 0 && report.daily.used == 0 && report.hourly.used == 0)
@@ -152,7 +153,7 @@ struct TableUsageStoreTests {
             ])
         let repeated = try await consume("u1", at: "2026-03-10T10:30:00Z", key: "the-client's_key")
         #expect(repeated == .repeated(StoredResponse(statusCode: 200, body: #"{"questions":[]}"#)))
-        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        #expect(try await item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(1))
         // Another user's same key is theirs alone.
         guard case .consumed = try await consume("u2", at: "2026-03-10T10:30:00Z", key: "the-client's_key") else {
             Issue.record("another user's key must not collide")
@@ -198,25 +199,25 @@ struct TableUsageStoreTests {
         #expect(resumed.instant == first.instant)
         #expect(resumed.attempt != first.attempt)
         #expect(monthly.used == 1)
-        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        #expect(try await item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(1))
         // The first attempt, come back late, can neither answer nor give the unit back.
         await #expect(throws: UsageStoreError.self) {
             try await store.complete(first, with: StoredResponse(statusCode: 200, body: "{}"))
         }
         try await store.release(first)
-        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        #expect(try await item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(1))
         // The one that took over answers, once.
         try await store.complete(resumed, with: StoredResponse(statusCode: 200, body: "{}"))
         #expect(
             try await consume("u1", at: "2026-03-10T10:00:20Z", key: "k")
                 == .repeated(StoredResponse(statusCode: 200, body: "{}")))
-        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        #expect(try await item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(1))
     }
 
     @Test("An in-progress record from before records named their attempt frees its key once it expired")
     func recordWithoutAttempt() async throws {
         let seal = IdempotencySeal(key: "k", userID: "u1", secret: .development)
-        var old = UsageKeys.key(user: "u1", sort: UsageKeys.idempotency(seal.recordID))
+        var old = UsageKeys.key(partition: userPartition("u1"), sort: UsageKeys.idempotency(seal.recordID))
         old["status"] = .s("INPROGRESS")
         old["requestDigest"] = .s(seal.fingerprint(of: Array(#"{"topic":"t"}"#.utf8)))
         old["expiresAt"] = .n(epoch("2026-03-10T10:00:30Z"))
@@ -227,7 +228,7 @@ struct TableUsageStoreTests {
             Issue.record("an expired record of the old form must not lock its key out")
             return
         }
-        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        #expect(try await item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(1))
     }
 
     @Test("The same key with another body is refused as reused, before and after completion, consuming nothing")
@@ -243,7 +244,7 @@ struct TableUsageStoreTests {
         #expect(
             try await consume("u1", at: "2026-03-10T10:00:03Z", key: "k", body: "A")
                 == .repeated(StoredResponse(statusCode: 200, body: "{}")))
-        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(1))
+        #expect(try await item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(1))
     }
 
     @Test("A repeat of a completed key is answered even when the user is now at a limit")
@@ -281,9 +282,9 @@ struct TableUsageStoreTests {
         }
         let consumed = outcomes.filter { if case .consumed = $0 { true } else { false } }
         #expect(consumed.count == 2)
-        #expect(try await item("USER#u1", "USAGE#2026-03")?["interviewCount"] == .n(2))
-        #expect(try await item("USER#u1", "RATELIMIT#2026-03-10")?["requestCount"] == .n(2))
-        #expect(try await item("USER#u1", "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(2))
+        #expect(try await item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(2))
+        #expect(try await item(userPartition("u1"), "RATELIMIT#2026-03-10")?["requestCount"] == .n(2))
+        #expect(try await item(userPartition("u1"), "RATELIMIT#2026-03-10T10")?["requestCount"] == .n(2))
     }
 
     @Test("A failing table surfaces as a usage store error, for every operation")

@@ -12,9 +12,14 @@
    scenario that restarts: usage through 1, signed-up users in serve's Cognito pool).
 """
 
+import os
+import sys
 import boto3
 from boto3.dynamodb.types import TypeDeserializer
 from botocore.config import Config
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from partition import user_partition  # noqa: E402  scripts/partition.py: the table names users by a keyed pseudonym
 
 _deserialize = TypeDeserializer().deserialize
 
@@ -32,7 +37,7 @@ class Table:
         items, start = [], None
         while True:
             arguments = dict(TableName=self.name, KeyConditionExpression="PK = :pk", ConsistentRead=True,
-                             ExpressionAttributeValues={":pk": {"S": f"USER#{user}"}})
+                             ExpressionAttributeValues={":pk": {"S": user_partition(user)}})
             if start:
                 arguments["ExclusiveStartKey"] = start
             page = self.client.query(**arguments)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import InkraJSON
+import InkraUsage
 
 /// `--pseudonymize KEY`: every user id becomes `u-` and the hex HMAC-SHA256 of it under the key,
 /// the same in events, expectations, authorizer decisions and a scan, so recorded traffic can
@@ -44,6 +45,14 @@ package struct Pseudonymizer: Sendable {
 
     /// A DynamoDB item (wire JSON) with the user ids in its keys replaced by their pseudonyms.
     package func item(_ item: JSONObject) -> JSONObject { Self.item(item, users: pseudonym) }
+
+    /// An item of a scan of the stack's table as the local stack's store reads it: the table keeps
+    /// no user id, a partition `USER#<p>` being named by the user's pseudonym `p`, the one the
+    /// recordings hold; the local store, keyed by the development secret, finds the user `p` (or,
+    /// with `pseudonymizer`, its pseudonym of `p`) under its own partition.
+    package static func localItem(_ item: JSONObject, pseudonymizer: Pseudonymizer?) -> JSONObject {
+        Self.item(item) { ServerSecret.development.userKey(pseudonymizer?.pseudonym($0) ?? $0) }
+    }
 
     /// A DynamoDB item (wire JSON) with the user ids in its keys replaced: `USER#<id>` and what
     /// follows it, in any string attribute, becomes `USER#<users(id)>` and the same.

@@ -28,55 +28,74 @@ struct ConsoleReader: Sendable {
     /// The stack's "now": `--now` when fixed, else its clock.
     var now: Date { stack.options.now ?? stack.options.clock() }
 
+    /// The ids the stack knows (its pool's users, the callers of its requests) by the partition
+    /// that holds each one's items: the table keeps no id, only keyed pseudonyms.
+    func knownUsers() -> [String: String] {
+        let ids = Set(feed.callers.keys).union((try? pool?.listUsers(filter: nil).map(\.sub)) ?? [])
+        return Dictionary(ids.map { (stack.store.partition(of: $0), $0) }) { first, _ in first }
+    }
+
     /// Every user with items in the table, each with the month, day and hour of now against the
     /// limits of the tier its latest request carried, else the tier of its latest refusal mark
-    /// (free when neither is known).
+    /// (free when neither is known). A user is named by its id when the stack knows it, else by
+    /// its partition's pseudonym.
     func users() async throws -> JSONValue {
         let instant = now
         let (items, truncated) = try await scan()
+        let known = knownUsers()
         var seen = Set<String>()
         var markedTiers: [String: (day: String, tier: String)] = [:]
-        let users = items.compactMap { item -> String? in
-            guard case .s(let key) = item["PK"], key.hasPrefix("USER#") else { return nil }
-            let user = String(key.dropFirst("USER#".count))
-            if case .s(let tier) = item["tier"], case .s(let day) = item["SK"], day > markedTiers[user]?.day ?? "" {
-                markedTiers[user] = (day, tier)
+        let partitions = items.compactMap { item -> String? in
+            guard case .s(let partition) = item["PK"], partition.hasPrefix("USER#") else { return nil }
+            if case .s(let tier) = item["tier"], case .s(let day) = item["SK"],
+                day > markedTiers[partition]?.day ?? ""
+            {
+                markedTiers[partition] = (day, tier)
             }
-            return seen.insert(user).inserted ? user : nil
-        }.sorted()
+            return seen.insert(partition).inserted ? partition : nil
+        }
         let callers = feed.callers
-        var rows: [JSONValue] = []
-        for user in users {
-            let caller = callers[user]
-            let known = caller?.tier ?? markedTiers[user]?.tier
-            let tier = known ?? "free"
-            var userLimits = limits.limits(forTier: tier)
+        var rows: [(name: String, row: JSONValue)] = []
+        for partition in partitions {
+            let id = known[partition]
+            let caller = id.flatMap { callers[$0] }
+            let tier = caller?.tier ?? markedTiers[partition]?.tier
+            var userLimits = limits.limits(forTier: tier ?? "free")
             if let quota = caller?.quota { userLimits = userLimits.withMonthly(quota) }
-            let report = try await stack.store.usage(for: user, at: instant, limits: userLimits)
-            rows.append([
-                "userId": .string(user),
-                "tier": .string(tier),
-                "tierKnown": .bool(known != nil),
-                "month": Self.window(report.monthly),
-                "day": Self.window(report.daily),
-                "hour": Self.window(report.hourly),
-            ])
+            let report = try await stack.store.usage(
+                inPartition: partition, email: nil, at: instant, limits: userLimits)
+            let name = id ?? String(partition.dropFirst("USER#".count))
+            rows.append(
+                (
+                    name,
+                    [
+                        "userId": .string(name),
+                        "idKnown": .bool(id != nil),
+                        "partition": .string(partition),
+                        "tier": .string(tier ?? "free"),
+                        "tierKnown": .bool(tier != nil),
+                        "month": Self.window(report.monthly),
+                        "day": Self.window(report.daily),
+                        "hour": Self.window(report.hourly),
+                    ]
+                ))
         }
         return [
             "now": .string(UsageWindows.iso8601(instant)), "today": .string(UsageWindows(at: instant).day),
-            "users": .array(rows), "truncated": .bool(truncated),
+            "users": .array(rows.sorted { $0.name < $1.name }.map(\.row)), "truncated": .bool(truncated),
         ]
     }
 
     /// The users refused on a UTC day, through the index (`UsageStore.refusals(on:)`).
     func refused(on day: String) async throws -> JSONValue {
         let refusals = try await stack.store.refusals(on: day)
+        let known = knownUsers()
         return [
             "date": .string(day),
             "users": .array(
                 refusals.map { refusal in
                     [
-                        "userId": .string(refusal.userID),
+                        "userId": .string(known["USER#" + refusal.userID] ?? refusal.userID),
                         "tier": refusal.tier.map(JSONValue.string) ?? .null,
                         "window": refusal.window.map { .string($0.rawValue) } ?? .null,
                         "blockedUntil": refusal.blockedUntil.map(JSONValue.string) ?? .null,

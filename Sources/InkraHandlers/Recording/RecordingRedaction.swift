@@ -42,8 +42,9 @@ package struct RecordingRedaction: Sendable {
     /// A redaction whose pseudonyms are keyed with `secret`.
     package init(secret: ServerSecret) { self.secret = secret }
 
-    /// The pseudonym of a user id (a token's `sub`): 32 hex digits.
-    package func user(_ id: String) -> String { secret.pseudonym(of: id, purpose: "recording user id") }
+    /// The pseudonym of a user id (a token's `sub`): 32 hex digits, the one that names the user's
+    /// partition in the table.
+    package func user(_ id: String) -> String { secret.userKey(id) }
 
     /// The pseudonym of an `Idempotency-Key` the function accepts (32 hex digits, itself a valid
     /// key); a key it refuses keeps its form without its text — its length and its control

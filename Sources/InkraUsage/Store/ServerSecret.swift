@@ -8,12 +8,17 @@ import Crypto
 ///   *and* this secret);
 /// - the keyed hash of a deleted account's email that carries the month's usage over to an account
 ///   signed up again with the same address;
+/// - the pseudonym of each user id that names the user's partition (``userKey(_:)``), so the table
+///   holds no id;
 /// - the pseudonyms a recording (`INKRA_RECORD_EVENTS`) writes for user ids and idempotency keys.
 ///
 /// Changing the secret makes every sealed answer unreadable (a retry of a call made before the
-/// change runs as a new call) and every carried usage unfindable: rotate it only between months.
+/// change runs as a new call), every carried usage unfindable and every user's partition another:
+/// it is for the life of the table.
 package struct ServerSecret: Sendable {
     private let key: SymmetricKey
+    /// The key of ``userKey(_:)``, derived once: every call computes a user's partition.
+    private let userIDKey: SymmetricKey
 
     /// The fewest bytes a secret may have.
     package static let minimumBytes = 32
@@ -23,6 +28,7 @@ package struct ServerSecret: Sendable {
     package init?(_ text: String) {
         guard text.utf8.count >= Self.minimumBytes else { return nil }
         key = SymmetricKey(data: Array(text.utf8))
+        userIDKey = Self.derive(key, for: "user id")
     }
 
     /// The text of the fixed secret of local work (the emulator, its local runtimes, tests): public,
@@ -34,7 +40,9 @@ package struct ServerSecret: Sendable {
     package static let development = ServerSecret(developmentText)!
 
     /// A key for one purpose, derived from the secret (HKDF-SHA256).
-    func key(for purpose: String) -> SymmetricKey {
+    func key(for purpose: String) -> SymmetricKey { Self.derive(key, for: purpose) }
+
+    private static func derive(_ key: SymmetricKey, for purpose: String) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(
             inputKeyMaterial: key, salt: Array("inkra server secret".utf8), info: Array(purpose.utf8),
             outputByteCount: 32)
@@ -46,9 +54,18 @@ package struct ServerSecret: Sendable {
     ///   - value: what the pseudonym stands for (a user id, an idempotency key).
     ///   - purpose: what it is for; pseudonyms of different purposes are unrelated.
     package func pseudonym(of value: String, purpose: String) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: Array(value.utf8), using: key(for: purpose))
+        Self.pseudonym(of: value, using: key(for: purpose))
+    }
+
+    private static func pseudonym(of value: String, using key: SymmetricKey) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Array(value.utf8), using: key)
         return String(Hex.lowercase(code).prefix(32))
     }
+
+    /// The keyed pseudonym that stands for a user id (a token's `sub`) in the table's partition keys
+    /// and in recordings, the same in both so support can match them; only whoever holds the
+    /// secret can compute it from an id (`inkra-emulator usage --user ID` does).
+    package func userKey(_ userID: String) -> String { Self.pseudonym(of: userID, using: userIDKey) }
 
     /// The keyed hash that stands for an email address in the table: the address trimmed and
     /// lowercased (Cognito compares addresses without case), so `Ada@Example.com` and

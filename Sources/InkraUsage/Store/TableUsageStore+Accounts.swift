@@ -55,7 +55,7 @@ extension TableUsageStore {
         for month in months {
             let tombstone = UpdateItemRequest(
                 tableName: tableName,
-                key: UsageKeys.key(user: userID, sort: UsageKeys.month(month)),
+                key: key(user: userID, sort: UsageKeys.month(month)),
                 updateExpression:
                     "SET #closed = :until, expiresAt = :until REMOVE lastInterviewDate, quotaLimit, resetDate",
                 expressionAttributes: ExpressionAttributes(
@@ -72,7 +72,7 @@ extension TableUsageStore {
         }
         // Carried (or nothing to carry): the tombstone keeps nothing but its date.
         let stripped = UpdateItemRequest(
-            tableName: tableName, key: UsageKeys.key(user: userID, sort: UsageKeys.month(windows.month)),
+            tableName: tableName, key: key(user: userID, sort: UsageKeys.month(windows.month)),
             updateExpression: "REMOVE interviewCount")
         do {
             _ = try await update(stripped)
@@ -91,7 +91,7 @@ extension TableUsageStore {
             (UsageKeys.rateLimit(windows.hour), "requestCount", windows.hourResetsAt),
         ]
         let items = try await readAll(
-            slots.map { UsageKeys.key(user: userID, sort: $0.0) }, operation: "close the account")
+            slots.map { key(user: userID, sort: $0.0) }, operation: "close the account")
         for (sort, counter, ends) in slots {
             let count = items.first { $0[UsageKeys.sortKey] == .s(sort) }?[counter]?.intValue ?? 0
             guard count > 0 else { continue }
@@ -149,7 +149,7 @@ extension TableUsageStore {
         let carried = try await carry(of: emailKey, windows)
         guard !carried.sortKeys.isEmpty else { return false }
         let epoch = Int(windows.instant.timeIntervalSince1970)
-        var month = UsageKeys.key(user: request.userID, sort: UsageKeys.month(windows.month))
+        var month = key(user: request.userID, sort: UsageKeys.month(windows.month))
         month["interviewCount"] = .n(carried.month)
         month["resetDate"] = .s(windows.resetDate)
         month["expiresAt"] = .n(epoch + UsageKeys.Retention.month)
@@ -165,7 +165,7 @@ extension TableUsageStore {
                 .update(
                     UpdateItemRequest(
                         tableName: tableName,
-                        key: UsageKeys.key(user: request.userID, sort: sort),
+                        key: key(user: request.userID, sort: sort),
                         updateExpression: "SET expiresAt = if_not_exists(expiresAt, :expires) ADD requestCount :count",
                         expressionAttributes: ExpressionAttributes(values: [
                             ":count": .n(count), ":expires": .n(epoch + retention),

@@ -31,10 +31,11 @@ extension TableUsageStore {
     {
         let windows = UsageWindows(at: instant)
         let reference = reference ?? UsageRefund.defaultReference(units: units, at: instant)
-        let recordKey = UsageKeys.key(user: userID, sort: UsageKeys.refund(reference))
+        let recordKey = key(user: userID, sort: UsageKeys.refund(reference))
         let slots = UsageWindow.allCases.map { Slot($0, windows) }
         for _ in 0..<Self.refundAttempts {
-            let items = try await items(at: [recordKey] + slots.map { $0.key(userID) }, operation: "refund")
+            let items = try await items(
+                at: [recordKey] + slots.map { key(user: userID, sort: $0.sortKey) }, operation: "refund")
             func count(_ slot: Slot) -> Int { items[slot.sortKey]?[slot.counter]?.intValue ?? 0 }
             if items[UsageKeys.refund(reference)] != nil {
                 let unchanged = slots.map { $0.change(before: count($0), after: count($0)) }
@@ -58,7 +59,7 @@ extension TableUsageStore {
                     .update(
                         UpdateItemRequest(
                             tableName: tableName,
-                            key: slot.key(userID),
+                            key: key(user: userID, sort: slot.sortKey),
                             updateExpression: AdministrationExpressions.setCount,
                             conditionExpression: AdministrationExpressions.countIs,
                             expressionAttributes: ExpressionAttributes(
@@ -90,7 +91,7 @@ extension TableUsageStore {
         let slot = Slot(window, UsageWindows(at: instant))
         let request = UpdateItemRequest(
             tableName: tableName,
-            key: slot.key(userID),
+            key: key(user: userID, sort: slot.sortKey),
             updateExpression: AdministrationExpressions.resetCount,
             conditionExpression: AdministrationExpressions.countAboveZero,
             expressionAttributes: ExpressionAttributes(names: ["#count": slot.counter], values: [":zero": .n(0)]),
@@ -122,13 +123,13 @@ extension TableUsageStore {
             let request = QueryRequest(
                 tableName: tableName,
                 keyConditionExpression: AdministrationExpressions.userItems,
-                expressionAttributes: ExpressionAttributes(values: [":user": .s(UsageKeys.user(userID))]),
+                expressionAttributes: ExpressionAttributes(values: [":user": .s(partition(of: userID))]),
                 consistentRead: true
             )
             try await queryAll(request, operation: "erase") { item in
                 guard let sort = item[UsageKeys.sortKey]?.stringValue, !kept.contains(sort) else { return }
                 found += 1
-                let key = UsageKeys.key(user: userID, sort: sort)
+                let key = key(user: userID, sort: sort)
                 do {
                     _ = try await Retry.current.write {
                         try await table.deleteItem(DeleteItemRequest(tableName: tableName, key: key))
@@ -148,7 +149,7 @@ extension TableUsageStore {
         throw UsageStoreError(
             operation: "erase",
             underlying: AdministrationError(
-                "items kept appearing under \(UsageKeys.user(userID)) during \(Self.erasePasses) passes; try again"))
+                "items kept appearing under \(partition(of: userID)) during \(Self.erasePasses) passes; try again"))
     }
 
     /// An item's kind, from its sort key: `month`, `day`, `hour`, `idempotency`, `refund`, or the
@@ -197,8 +198,6 @@ private struct Slot {
             counter = "requestCount"
         }
     }
-
-    func key(_ userID: String) -> Item { UsageKeys.key(user: userID, sort: sortKey) }
 
     func change(before: Int, after: Int) -> WindowChange {
         WindowChange(window: window, period: period, before: before, after: after)

@@ -57,7 +57,7 @@ extension TableUsageStore {
     ) -> PutItemRequest {
         let epoch = Int(windows.instant.timeIntervalSince1970)
         let lease = epoch + Self.leaseSeconds()
-        var item = UsageKeys.key(user: request.userID, sort: UsageKeys.idempotency(seal.recordID))
+        var item = key(user: request.userID, sort: UsageKeys.idempotency(seal.recordID))
         item[Attribute.status] = .s(IdempotencyStatus.inProgress)
         item[Attribute.digest] = .s(seal.fingerprint(of: request.requestBody))
         item[Attribute.attempt] = .s(attempt)
@@ -121,7 +121,7 @@ extension TableUsageStore {
         let newLease = now + Self.leaseSeconds()
         let takeOver = UpdateItemRequest(
             tableName: tableName,
-            key: UsageKeys.key(user: request.userID, sort: UsageKeys.idempotency(seal.recordID)),
+            key: key(user: request.userID, sort: UsageKeys.idempotency(seal.recordID)),
             updateExpression: "SET #attempt = :attempt, #lease = :lease, GSI1SK = :repairSort",
             conditionExpression: "#status = :inProgress AND #attempt = :holder",
             expressionAttributes: ExpressionAttributes(
@@ -163,7 +163,7 @@ extension TableUsageStore {
         let epoch = Int(consumption.instant.timeIntervalSince1970)
         let request = UpdateItemRequest(
             tableName: tableName,
-            key: UsageKeys.key(user: consumption.userID, sort: UsageKeys.idempotency(seal.recordID)),
+            key: self.key(user: consumption.userID, sort: UsageKeys.idempotency(seal.recordID)),
             updateExpression:
                 "SET #status = :completed, sealedResponse = :sealed, expiresAt = :expires REMOVE #lease, GSI1PK, GSI1SK",
             conditionExpression: Self.holdCondition(attempt),
@@ -181,7 +181,8 @@ extension TableUsageStore {
             _ = try await RequestDeadline.cleaningUp { try await update(request) }
         } catch let error as TableError where error.code == .conditionalCheckFailed {
             // An earlier try of this very write may have applied before its answer was lost.
-            let old = try? await read(user: consumption.userID, sort: UsageKeys.idempotency(seal.recordID))
+            let old = try? await read(
+                partition: partition(of: consumption.userID), sort: UsageKeys.idempotency(seal.recordID))
             if let old = error.item ?? old, old[Attribute.status]?.stringValue == IdempotencyStatus.completed,
                 old[Attribute.attempt]?.stringValue == attempt
             {
@@ -203,7 +204,7 @@ extension TableUsageStore {
         }
         do {
             _ = try await RequestDeadline.cleaningUp {
-                try await giveBack(user: consumption.userID, windows, hold: hold)
+                try await giveBack(partition: partition(of: consumption.userID), windows, hold: hold)
             }
         } catch {
             throw UsageStoreError(operation: "release", underlying: error)
@@ -238,8 +239,7 @@ extension TableUsageStore {
         guard let partition = found[UsageKeys.partitionKey]?.stringValue, partition.hasPrefix(UsageKeys.userPrefix),
             let sortKey = found[UsageKeys.sortKey]?.stringValue
         else { return false }
-        let userID = String(partition.dropFirst(UsageKeys.userPrefix.count))
-        guard let record = try await read(user: userID, sort: sortKey),
+        guard let record = try await read(partition: partition, sort: sortKey),
             record[Attribute.status]?.stringValue == IdempotencyStatus.inProgress,
             let attempt = record[Attribute.attempt]?.stringValue,
             let lease = record[Attribute.lease]?.intValue, lease <= now,
@@ -248,7 +248,7 @@ extension TableUsageStore {
         let windows = UsageWindows(at: Date(timeIntervalSince1970: TimeInterval(chargedAt)))
         do {
             return try await giveBack(
-                user: userID, windows, hold: Hold(sortKey: sortKey, attempt: attempt, leaseEndedBy: now))
+                partition: partition, windows, hold: Hold(sortKey: sortKey, attempt: attempt, leaseEndedBy: now))
         } catch {
             throw UsageStoreError(operation: "repair an unanswered call", underlying: error)
         }
@@ -286,7 +286,7 @@ extension TableUsageStore {
     /// with a hold, deletes its record, in one transaction.
     /// - Returns: `false` when the record is no longer held as `hold` says (another request took
     ///   it over or answered): nothing was given back, the unit being that request's.
-    private func giveBack(user userID: String, _ windows: UsageWindows, hold: Hold?) async throws -> Bool {
+    private func giveBack(partition: String, _ windows: UsageWindows, hold: Hold?) async throws -> Bool {
         var counters = [
             (UsageKeys.month(windows.month), "interviewCount"),
             (UsageKeys.rateLimit(windows.day), "requestCount"),
@@ -297,14 +297,14 @@ extension TableUsageStore {
                 .update(
                     UpdateItemRequest(
                         tableName: tableName,
-                        key: UsageKeys.key(user: userID, sort: sortKey),
+                        key: UsageKeys.key(partition: partition, sort: sortKey),
                         updateExpression: "ADD \(counter) :minusOne",
                         conditionExpression: "\(counter) > :zero",
                         expressionAttributes: ExpressionAttributes(values: [":minusOne": .n(-1), ":zero": .n(0)])
                     )
                 )
             }
-            if let hold { actions.append(.delete(recordDelete(user: userID, hold))) }
+            if let hold { actions.append(.delete(recordDelete(partition: partition, hold))) }
             guard !actions.isEmpty else { return true }
             do {
                 try await transact(actions)
@@ -324,7 +324,7 @@ extension TableUsageStore {
         }
     }
 
-    private func recordDelete(user userID: String, _ hold: Hold) -> DeleteItemRequest {
+    private func recordDelete(partition: String, _ hold: Hold) -> DeleteItemRequest {
         var condition = Self.holdCondition(hold.attempt)
         var values = Self.holdValues(hold.attempt)
         var names = Self.holdNames(hold.attempt)
@@ -335,7 +335,7 @@ extension TableUsageStore {
         }
         return DeleteItemRequest(
             tableName: tableName,
-            key: UsageKeys.key(user: userID, sort: hold.sortKey),
+            key: UsageKeys.key(partition: partition, sort: hold.sortKey),
             conditionExpression: condition,
             expressionAttributes: ExpressionAttributes(names: names, values: values)
         )

@@ -32,10 +32,10 @@ extension TableUsageStore {
 
     /// The refusal a consume gets again without a write, or `nil` when the transaction must decide.
     func standingRefusal(_ request: ConsumeRequest, _ windows: UsageWindows) async -> Refusal? {
-        var keys = [UsageKeys.key(user: request.userID, sort: UsageKeys.refused)]
+        var keys = [key(user: request.userID, sort: UsageKeys.refused)]
         if let key = request.idempotencyKey {
             let seal = IdempotencySeal(key: key, userID: request.userID, secret: secret)
-            keys.append(UsageKeys.key(user: request.userID, sort: UsageKeys.idempotency(seal.recordID)))
+            keys.append(self.key(user: request.userID, sort: UsageKeys.idempotency(seal.recordID)))
         }
         // A read that fails, or takes longer than ``standingRefusalBudget``, decides nothing: the
         // transaction will.
@@ -65,7 +65,7 @@ extension TableUsageStore {
         let until = Int(refusal.resetsAt.timeIntervalSince1970)
         return UpdateItemRequest(
             tableName: tableName,
-            key: UsageKeys.key(user: userID, sort: UsageKeys.refused),
+            key: key(user: userID, sort: UsageKeys.refused),
             updateExpression: "SET #until = :until, #window = :window, #used = :used, #day = :day, expiresAt = :until",
             expressionAttributes: ExpressionAttributes(
                 names: [
@@ -86,7 +86,7 @@ extension TableUsageStore {
         do {
             _ = try await Retry.current.write {
                 try await table.deleteItem(
-                    DeleteItemRequest(tableName: tableName, key: UsageKeys.key(user: userID, sort: UsageKeys.refused)))
+                    DeleteItemRequest(tableName: tableName, key: key(user: userID, sort: UsageKeys.refused)))
             }
         } catch {
             throw UsageStoreError(operation: operation, underlying: error)

@@ -19,7 +19,8 @@ package struct TableUsageStore: UsageStore {
     package let table: any Table
     /// Its name, sent with every request.
     package let tableName: String
-    /// What keys the sealed answers and the carried usage of deleted accounts.
+    /// What keys the users' partitions, the sealed answers and the carried usage of deleted
+    /// accounts.
     package let secret: ServerSecret
 
     /// A store over a table.
@@ -32,6 +33,15 @@ package struct TableUsageStore: UsageStore {
         self.table = table
         self.tableName = tableName
         self.secret = secret
+    }
+
+    /// The partition of a user's items: `USER#` and the keyed pseudonym of the user id, so the
+    /// table holds no user id (docs/table.md).
+    package func partition(of userID: String) -> String { UsageKeys.userPrefix + secret.userKey(userID) }
+
+    /// The key of one of a user's items.
+    func key(user userID: String, sort: String) -> Item {
+        UsageKeys.key(partition: partition(of: userID), sort: sort)
     }
 
     package func consume(_ request: ConsumeRequest) async throws -> ConsumeOutcome {
@@ -114,7 +124,7 @@ package struct TableUsageStore: UsageStore {
         let windows = UsageWindows(at: consumption.instant)
         let month: Item?
         do {
-            month = try await read(user: consumption.userID, sort: UsageKeys.month(windows.month))
+            month = try await read(partition: partition(of: consumption.userID), sort: UsageKeys.month(windows.month))
         } catch let error as UsageStoreError {
             throw UsageStoreError(operation: "read usage after charging", underlying: error, charged: consumption)
         }
@@ -128,11 +138,19 @@ package struct TableUsageStore: UsageStore {
     package func usage(for userID: String, email: String?, at instant: Date, limits: Limits) async throws
         -> UsageReport
     {
+        try await usage(inPartition: partition(of: userID), email: email, at: instant, limits: limits)
+    }
+
+    /// ``usage(for:email:at:limits:)`` of the user whose partition is `partition`, for a reader of
+    /// the table that holds no id (serve's console).
+    package func usage(inPartition partition: String, email: String?, at instant: Date, limits: Limits)
+        async throws -> UsageReport
+    {
         let windows = UsageWindows(at: instant)
         let keys = [
-            UsageKeys.key(user: userID, sort: UsageKeys.month(windows.month)),
-            UsageKeys.key(user: userID, sort: UsageKeys.rateLimit(windows.day)),
-            UsageKeys.key(user: userID, sort: UsageKeys.rateLimit(windows.hour)),
+            UsageKeys.key(partition: partition, sort: UsageKeys.month(windows.month)),
+            UsageKeys.key(partition: partition, sort: UsageKeys.rateLimit(windows.day)),
+            UsageKeys.key(partition: partition, sort: UsageKeys.rateLimit(windows.hour)),
         ]
         let items = try await readAll(keys, operation: "read usage")
         func item(_ sort: String) -> Item? { items.first { $0[UsageKeys.sortKey] == .s(sort) } }
@@ -245,7 +263,7 @@ package struct TableUsageStore: UsageStore {
         let epoch = Int(windows.instant.timeIntervalSince1970)
         return UpdateItemRequest(
             tableName: tableName,
-            key: UsageKeys.key(user: request.userID, sort: UsageKeys.month(windows.month)),
+            key: key(user: request.userID, sort: UsageKeys.month(windows.month)),
             updateExpression: Expressions.monthUpdate,
             conditionExpression: request.email == nil ? Expressions.monthCondition : Expressions.openedMonthCondition,
             expressionAttributes: ExpressionAttributes(values: [
@@ -263,7 +281,7 @@ package struct TableUsageStore: UsageStore {
         let epoch = Int(windows.instant.timeIntervalSince1970)
         return UpdateItemRequest(
             tableName: tableName,
-            key: UsageKeys.key(user: request.userID, sort: UsageKeys.rateLimit(windows.day)),
+            key: key(user: request.userID, sort: UsageKeys.rateLimit(windows.day)),
             updateExpression: Expressions.dayUpdate,
             conditionExpression: Expressions.requestCondition,
             expressionAttributes: ExpressionAttributes(values: [
@@ -280,7 +298,7 @@ package struct TableUsageStore: UsageStore {
         let epoch = Int(windows.instant.timeIntervalSince1970)
         return UpdateItemRequest(
             tableName: tableName,
-            key: UsageKeys.key(user: request.userID, sort: UsageKeys.rateLimit(windows.hour)),
+            key: key(user: request.userID, sort: UsageKeys.rateLimit(windows.hour)),
             updateExpression: Expressions.hourUpdate,
             conditionExpression: Expressions.requestCondition,
             expressionAttributes: ExpressionAttributes(values: [
@@ -310,7 +328,9 @@ package struct TableUsageStore: UsageStore {
             let old: Item
             if let item = record.item {
                 old = item
-            } else if let item = try await read(user: request.userID, sort: UsageKeys.idempotency(seal.recordID)) {
+            } else if let item = try await read(
+                partition: partition(of: request.userID), sort: UsageKeys.idempotency(seal.recordID))
+            {
                 old = item
             } else {
                 throw UsageStoreError(operation: "consume", underlying: error)
@@ -352,7 +372,7 @@ package struct TableUsageStore: UsageStore {
         let epoch = Int(windows.instant.timeIntervalSince1970)
         var values: [String: AttributeValue] = [
             ":date": .s(UsageKeys.date(windows.day)),
-            ":user": .s(UsageKeys.user(consume.userID)),
+            ":user": .s(partition(of: consume.userID)),
             ":until": .s(UsageWindows.iso8601(refusal.resetsAt)),
             ":window": .s(refusal.window.rawValue),
             ":expires": .n(epoch + UsageKeys.Retention.day),
@@ -360,7 +380,7 @@ package struct TableUsageStore: UsageStore {
         if let tier = consume.tier { values[":tier"] = .s(tier) }
         let request = UpdateItemRequest(
             tableName: tableName,
-            key: UsageKeys.key(user: consume.userID, sort: UsageKeys.rateLimit(windows.day)),
+            key: key(user: consume.userID, sort: UsageKeys.rateLimit(windows.day)),
             updateExpression: consume.tier == nil ? Expressions.markRefused : Expressions.markRefusedWithTier,
             expressionAttributes: ExpressionAttributes(values: values)
         )
@@ -388,11 +408,12 @@ package struct TableUsageStore: UsageStore {
     /// is not retried against for the whole clean-up budget for an index entry.
     static let refusalMarkBudget: Duration = .milliseconds(500)
 
-    func read(user userID: String, sort: String) async throws -> Item? {
+    /// One item of a partition, read consistently.
+    func read(partition: String, sort: String) async throws -> Item? {
         do {
             let request = GetItemRequest(
                 tableName: tableName,
-                key: UsageKeys.key(user: userID, sort: sort),
+                key: UsageKeys.key(partition: partition, sort: sort),
                 consistentRead: true
             )
             return try await table.getItem(request).item

@@ -76,7 +76,8 @@ public struct UsageErasure: Sendable, Hashable {
 
 /// A user refused on a day, as the day item's refusal mark records it.
 public struct RefusedUser: Sendable, Hashable {
-    /// The user.
+    /// The user's pseudonym: the table keeps no user id (``ServerSecret/userKey(_:)``), so a
+    /// listing names users only as their partitions do; `usage --user ID` computes an id's.
     package var userID: String
     /// The caller's tier at the day's last refusal; `nil` for marks written without one.
     package var tier: String?

@@ -9,8 +9,9 @@ enum UsageKeys {
     static let indexPartitionKey = "GSI1PK"
     static let indexSortKey = "GSI1SK"
 
+    /// A user's partition is this prefix and the keyed pseudonym of the user id
+    /// (``ServerSecret/userKey(_:)``): the table holds no user id (`TableUsageStore.partition(of:)`).
     static let userPrefix = "USER#"
-    static func user(_ userID: String) -> String { userPrefix + userID }
     static func month(_ month: String) -> String { "USAGE#\(month)" }
     static func rateLimit(_ window: String) -> String { "RATELIMIT#\(window)" }
     static func idempotency(_ key: String) -> String { "IDEMPOTENCY#\(key)" }
@@ -24,8 +25,8 @@ enum UsageKeys {
     /// (``ServerSecret/emailKey(_:)``), until its windows end.
     static func email(_ emailKey: String) -> String { "EMAIL#\(emailKey)" }
 
-    static func key(user userID: String, sort: String) -> Item {
-        [partitionKey: .s(user(userID)), sortKey: .s(sort)]
+    static func key(partition: String, sort: String) -> Item {
+        [partitionKey: .s(partition), sortKey: .s(sort)]
     }
 
     static func key(emailKey: String, sort: String) -> Item {

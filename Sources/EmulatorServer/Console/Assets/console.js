@@ -218,6 +218,7 @@ async function loadUsers() {
     const card = el("div", null, "user");
     card.dataset.user = user.userId;
     const title = el("h3", user.userId);
+    title.title = `partition ${user.partition}`;
     title.appendChild(el("span", user.tierKnown ? user.tier : `${user.tier} (assumed)`, "tier"));
     card.append(title, bar("month", user.month), bar("day", user.day), bar("hour", user.hour));
     list.appendChild(card);
