@@ -2,6 +2,8 @@
 with the test client's USER_PASSWORD_AUTH, refresh, an administrator's attribute change) and the
 API through plain HTTP/1.1, every call bounded in time and counted by kind."""
 
+import sys
+import os
 import base64
 import json
 import threading
@@ -11,6 +13,9 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 import serve as stack
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from partition import user_partition  # noqa: E402  scripts/partition.py: the table names users by a keyed pseudonym
 
 POOL = "us-east-1_InkraLocal"
 CLI_CLIENT = "inkra-local-cli-client"  # allows USER_PASSWORD_AUTH (docs/emulator.md, "serve")
@@ -135,7 +140,7 @@ class Table:
         items, start = [], None
         for _ in range(50):  # pages, bounded
             arguments = {"TableName": self.name, "KeyConditionExpression": "PK = :pk",
-                         "ExpressionAttributeValues": {":pk": {"S": f"USER#{sub}"}}, "ConsistentRead": True}
+                         "ExpressionAttributeValues": {":pk": {"S": user_partition(sub)}}, "ConsistentRead": True}
             if start:
                 arguments["ExclusiveStartKey"] = start
             page = self.client.query(**arguments)
@@ -159,61 +164,3 @@ class Table:
                 break
         return items
 
-
-class ReadyAccounts:
-    """Accounts signed up and confirmed ahead, on a thread of their own, for the first person of
-    each sequence: the pool hashes a password for half a second per sign-up (debug build), and
-    every sequence — shrinking's replays included — starts with one. Each is used once, so each
-    sequence still has an email of its own; an email signed up again (after a deletion) is signed
-    up in the sequence, as the attacker would."""
-
-    def __init__(self, serve, counter, prefix, depth=3):
-        self.serve, self.prefix, self.depth = serve, prefix, depth
-        self.pool = Pool(serve.cognito, counter)
-        self.ready, self.made = [], 0
-        self.condition = threading.Condition()
-        self.stopped, self.failure = False, None
-        self.thread = threading.Thread(target=self.fill, daemon=True)
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def stop(self):
-        with self.condition:
-            self.stopped = True
-            self.condition.notify_all()
-        self.thread.join(timeout=30)
-
-    def fill(self):
-        while True:
-            with self.condition:
-                while len(self.ready) >= self.depth and not self.stopped:
-                    self.condition.wait(timeout=1)
-                if self.stopped:
-                    return
-                n = self.made
-                self.made += 1
-            email, password = f"{self.prefix}w{n}@adv-example.com", f"{self.prefix.capitalize()}w{n}Password9"
-            try:
-                sub, error = self.pool.sign_up(email, password, kind="sign-up (ahead)")
-                if error is None:
-                    error = self.pool.confirm_with_code(email, self.serve.confirmation_codes(sub)[-1])
-            except Exception as failure:  # serve gone: take() signs up in the sequence instead
-                sub, error = None, f"{type(failure).__name__}: {failure}"
-            with self.condition:
-                if error is None:
-                    self.ready.append((email, password, sub))
-                    self.condition.notify_all()
-                else:
-                    self.failure = error
-                    self.stopped = True
-                    return
-
-    def take(self, seconds=10.0):
-        """(email, password, sub) of a confirmed account, or None when none came in time."""
-        with self.condition:
-            self.condition.wait_for(lambda: self.ready or self.stopped, timeout=seconds)
-            account = self.ready.pop(0) if self.ready else None
-            self.condition.notify_all()
-            return account

@@ -196,8 +196,9 @@ class Ledger:
         for w in WINDOWS:
             before = self.answered(account.email, (w, windows[w]))
             if account.live and fresh and before + len(fresh) > limits[w]:
-                problems.append(f"{account.email} had {before} calls answered 200 in the {w} {windows[w]}; a burst "
-                                f"under one {tier} token got {len(fresh)} more, over the limit of {limits[w]}")
+                problems.append(f"{account.email} had {before} calls answered 200 in the {w} {windows[w]} (across "
+                                f"{self.accounts_named(account.email)}); a burst under one {tier} token got "
+                                f"{len(fresh)} more, over the limit of {limits[w]}")
         for key in dict.fromkeys(keys):
             identity = self.identity(account.sub, key)
             for w in WINDOWS:
@@ -252,6 +253,20 @@ def check_charged(ledger, sub, email, counters, where, only=None):
             expected = f"{low}" if low == high else f"from {low} to {high}"
             problems.append(f"{where}: {email} (sub {sub}) is charged {held} in the {window[0]} {window[1]}; "
                             f"calls answered 200: {expected}")
+    return problems
+
+
+def check_shown(ledger, email, counters, where):
+    """Invariant 2 as the person sees it: what GET /usage (or a 200's `usage`) shows a live
+    account in a window is what the person was charged there, that is their calls answered 200
+    there, whichever of their accounts made them (so a person who deleted an account and signed
+    up again with the same email sees what they used, not a fresh month)."""
+    problems = []
+    for window, held in sorted(counters.items(), key=lambda item: WINDOWS.index(item[0][0])):
+        answered = ledger.answered(email, window)
+        if held != answered:
+            problems.append(f"{where}: {email} is shown {held} used in the {window[0]} {window[1]}; the person's calls "
+                            f"answered 200 there: {answered} (over {ledger.accounts_named(email)})")
     return problems
 
 
