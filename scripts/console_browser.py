@@ -244,6 +244,10 @@ def main():
         alice = token(args.emulator, "alice", second)
         through_live_list(browser, serve, "POST", "/questions", alice, 200, "alice (3)", question)
         through_live_list(browser, serve, "POST", "/questions", alice, 429, "alice, day full", question)
+        # The table names users by pseudonyms: the users page names a user by id once this serve has
+        # seen the id in a request.
+        markup = token(args.emulator, MARKUP_USER, second)
+        through_live_list(browser, serve, "POST", "/questions", markup, 200, "the markup user again", question)
 
         browser.open(serve.console + "#users")
         wait_for(lambda: browser.evaluate("document.body.dataset.loaded") == "users", "the users page")

@@ -85,7 +85,11 @@ package final class ConsoleFeed: Sendable {
             state.next += 1
             state.entries.append(entry)
             if state.entries.count > capacity { state.entries.removeFirst(state.entries.count - capacity) }
-            if let user = exchange.userID, let caller { state.callers[user] = caller }
+            // Every caller is known by id (the table names users by pseudonyms only); its tier
+            // when its token said one.
+            if let user = exchange.userID, caller != nil || state.callers[user] == nil {
+                state.callers[user] = caller ?? Caller()
+            }
             for continuation in state.subscribers.values { continuation.yield(.exchange(entry)) }
         }
     }
@@ -115,7 +119,8 @@ package final class ConsoleFeed: Sendable {
         state.withLock { state in state.entries.first { $0.sequence == sequence } }
     }
 
-    /// The tier and quota each user's latest authorized request carried.
+    /// Each user seen in a request, with the tier and quota its latest authorized request carried
+    /// (neither when its token said none).
     package var callers: [String: Caller] { state.withLock { $0.callers } }
 
     /// The kept exchanges after `sequence`, and every later one, and every later rebuild line, as
