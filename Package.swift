@@ -414,3 +414,32 @@ if Context.environment["INKRA_DEVELOPMENT"] == "1" {
             swiftSettings: strictSettings),
     ]
 }
+
+// The code samples of README.md, docs/ and the DocC catalogs, a file per block that
+// scripts/samples.py writes under .build/samples: in the package only when that script sets
+// INKRA_SAMPLES=1. PublicSamples sees what a package depending on this one sees (public
+// declarations of the products' modules, `packageAccess: false`); PackageSamples holds the samples
+// of the catalogs of modules that are not products, which show `package` declarations.
+if Context.environment["INKRA_SAMPLES"] == "1" {
+    package.targets += [
+        .testTarget(
+            name: "PublicSamples",
+            dependencies: [
+                "InkraHandlers", "InkraRuntime", "InkraTesting", "InkraClient", "InkraJSON", "InkraUsage", "InkraAuth",
+            ],
+            path: ".build/samples/PublicSamples",
+            packageAccess: false,
+            // A sample's unused `let` is there for the reader: only errors are news.
+            swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
+        ),
+        .testTarget(
+            name: "PackageSamples",
+            dependencies: [
+                "SingleTable", "DynamoDBTable", "AWSServices", "InkraTime", "InkraUsage", "InkraAuth", "InkraJSON",
+                "LambdaRuntimeAPI",
+            ],
+            path: ".build/samples/PackageSamples",
+            swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
+        ),
+    ]
+}
