@@ -87,6 +87,15 @@ with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED, compressl
         archive.writestr(entry, source.read())
 os.replace(temporary, output)
 PYTHON
+# The same deflate, compressed harder: advzip (Debian's advancecomp) recompresses the entry with
+# 7-Zip's deflate encoder, which any unzip, and Lambda, reads as before. 8,688,128 bytes for zlib's
+# 9,032,065 on 2026-11-28 (-3.8%), in about 30 s; its zopfli level (-4) saved 5 KB more in twice
+# the time. Without advzip the zip stays zlib's, which CI's budget may refuse.
+if command -v advzip >/dev/null 2>&1; then
+    advzip --recompress -3 --quiet "$output"
+else
+    echo "warning: advzip not found (apt-get install advancecomp); the zip is zlib's level 9, larger" >&2
+fi
 
 binary_size=$(stat -c %s "$staged")
 zip_size=$(stat -c %s "$output")
