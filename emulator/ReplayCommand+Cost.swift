@@ -14,7 +14,9 @@ extension ReplayCommand {
         none for a request refused for authorization), Lambda requests and GB-seconds (template.yaml's memory \
         and architecture), the authorizer's runs (not its cached answers), DynamoDB write and read units, and \
         CloudWatch Logs ingestion; and the model's calls (generateQuestions answered 200) at --model-price \
-        dollars a call, when given. It names the period the events were recorded in (their first and last \
+        dollars a call, or at --model-price USD/1k dollars per 1,000 tokens (--model-tokens N a call; bootstrap \
+        does not log the model's token counts, so the default, 600, is an estimate: a prompt of about 150 tokens \
+        and an answer of at most 450), when given. It names the period the events were recorded in (their first and last \
         recorded instants) and prints, rounded to the cent, the total for that period, a month (30.44 days) at \
         its pace, and a month per 1,000 monthly active users (the recording's distinct users, each keeping \
         that pace); by function and by tier; --json keeps six decimals. With --limits, the same traffic is \
@@ -22,6 +24,14 @@ extension ReplayCommand {
           swift run inkra-emulator replay events --report --cost
           swift run inkra-emulator replay recorded/ --report --cost --model-price 0.002
           swift run inkra-emulator replay recorded/ --limits new-limits.json --report --cost --json
+        --users 1000,10000,100000 adds the operator's month, a Markdown table (SCALING.md's): the traffic at \
+        each count of monthly active users (each keeping the recording's pace), Cognito at the user pool's plan \
+        (UserPoolTier in template.yaml) and at the others, the model, and every fixed line template.yaml creates: \
+        alarms (per metric fetched), custom metrics, secrets, the table's storage and point-in-time recovery, \
+        stored logs, repairCharges' schedule, and the WAF when EnableWaf's default or --waf turns it on; \
+        --template FILE reads another template.
+          swift run inkra-emulator replay pricing/free-month.jsonl --report --cost --lambda-ms 30 \
+            --users 1000,10000,100000
         --algorithm sliding-window or token-bucket adds an estimate: the calls that way of counting decides \
         otherwise (simulated, as the what-if report decides them) are priced as the replay's average call of \
         their tier answered that way, and the totals and model calls under it are printed beside the bill.
@@ -40,10 +50,26 @@ extension ReplayCommand {
             if lambdaMilliseconds != nil { throw ValidationError("--lambda-ms goes with --report --cost") }
             if architecture != nil { throw ValidationError("--architecture goes with --report --cost") }
             if modelPrice != nil { throw ValidationError("--model-price goes with --report --cost") }
+            if users != nil { throw ValidationError("--users goes with --report --cost") }
             return
         }
-        if let modelPrice, Self.price(modelPrice) == nil {
-            throw ValidationError("--model-price must be US dollars a call such as 0.002, not \(modelPrice)")
+        if let modelPrice, Self.price(modelPrice) == nil && Self.perThousandTokens(modelPrice) == nil {
+            throw ValidationError(
+                "--model-price must be US dollars a call such as 0.002, or per 1,000 tokens such as 0.0006/1k, not "
+                    + modelPrice)
+        }
+        if let modelTokens {
+            guard modelPrice.flatMap(Self.perThousandTokens) != nil else {
+                throw ValidationError("--model-tokens goes with --model-price USD/1k")
+            }
+            guard modelTokens > 0 else { throw ValidationError("--model-tokens must be above 0, not \(modelTokens)") }
+        }
+        if users != nil && userCounts == nil {
+            throw ValidationError(
+                "--users must be monthly active users, comma-separated, such as 1000,10000,100000, not \(users ?? "")")
+        }
+        if users == nil && (template != nil || waf) {
+            throw ValidationError("\(template != nil ? "--template" : "--waf") goes with --users")
         }
         if let lambdaMilliseconds, !(1...900_000).contains(lambdaMilliseconds) {
             throw ValidationError(
@@ -99,8 +125,66 @@ extension ReplayCommand {
             prices: prices,
             sizing: Bill.Sizing(
                 architecture: architecture ?? TemplateSizing.architecture, lambdaMilliseconds: lambdaMilliseconds),
-            modelPrice: modelPrice.flatMap(Self.price))
-        Output.out(json ? report.json.jsonString : report.text)
+            modelPrice: model?.perCall, modelPriceLabel: model?.label)
+        guard let counts = userCounts else {
+            Output.out(json ? report.json.jsonString : report.text)
+            return
+        }
+        let template: StackTemplate
+        do {
+            template = try StackTemplate(
+                contentsOf: URL(fileURLWithPath: self.template ?? StackTemplate.repositoryFile))
+        } catch {
+            Output.err("replay: \(error)")
+            throw ExitCode(2)
+        }
+        guard
+            let month = OperatorMonth(
+                report, users: counts, template: template, parameters: waf ? ["EnableWaf": "true"] : [:])
+        else {
+            Output.err("replay: --users needs a recording with users, recorded at two instants at least")
+            throw ExitCode(2)
+        }
+        if json {
+            var object = report.json.object ?? [:]
+            object["operatorMonth"] = month.json
+            Output.out(JSONValue.object(object).jsonString)
+        } else {
+            Output.out(
+                report.text + "\n\n" + month.heading(template: template, prices: prices) + "\n\n" + month.markdown)
+        }
+    }
+
+    /// `--users`' counts, or `nil` when absent or not whole numbers above 0.
+    var userCounts: [Int]? {
+        guard let users else { return nil }
+        let counts = users.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+        guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
+        return counts.compactMap { $0 }
+    }
+
+    /// The tokens a call is taken to use with a price per 1,000 tokens, when `--model-tokens` is not
+    /// given: bootstrap does not log the model's token counts, so this is an estimate — a prompt of
+    /// about 150 tokens with the topic, and an answer of at most 450 (`max_tokens` for the default
+    /// 5 questions: 80 a question and 50).
+    static let estimatedTokensPerCall = 600
+
+    /// `--model-price` as dollars a call, and how it was given.
+    var model: (perCall: Decimal, label: String)? {
+        guard let modelPrice else { return nil }
+        if let perCall = Self.price(modelPrice) { return (perCall, "$\(perCall) a call") }
+        guard let perThousand = Self.perThousandTokens(modelPrice) else { return nil }
+        let tokens = modelTokens ?? Self.estimatedTokensPerCall
+        let how = modelTokens == nil ? "estimated" : "--model-tokens"
+        return (
+            perThousand * Decimal(tokens) / 1000, "$\(perThousand) per 1,000 tokens, \(tokens) tokens a call (\(how))"
+        )
+    }
+
+    /// A price per 1,000 tokens as written (`0.0006/1k`), or `nil`.
+    static func perThousandTokens(_ text: String) -> Decimal? {
+        guard text.hasSuffix("/1k") else { return nil }
+        return price(String(text.dropLast(3)))
     }
 
     /// A price in dollars as written (`0.002`, `1.5`): digits with at most one point, or `nil`.

@@ -146,9 +146,28 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("model-price"),
         help: ArgumentHelp(
-            "With --cost: US dollars one model call costs (each generateQuestions answered 200), added to the bill.",
+            "With --cost: the model's price, added to the bill: US dollars a call (each generateQuestions answered "
+                + "200), or USD/1k for dollars per 1,000 tokens (see --model-tokens).",
             valueName: "usd"))
     var modelPrice: String?
+
+    @Option(
+        name: .customLong("model-tokens"),
+        help: "With --model-price USD/1k: tokens one call uses, prompt and answer (default: an estimate, 600).")
+    var modelTokens: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --cost: the operator's month at these monthly active users, comma-separated (1000,10000,100000): "
+                + "the traffic at the recording's pace, Cognito, the model and template.yaml's fixed lines.",
+            valueName: "counts"))
+    var users: String?
+
+    @Option(help: "With --users: the stack's template (default: template.yaml).", completion: .file())
+    var template: String?
+
+    @Flag(help: "With --users: price the WAF as if EnableWaf were true.")
+    var waf = false
 
     @OptionGroup var common: CommonOptions
 

@@ -4,6 +4,9 @@
     scripts/cost-recording.py --users 100 --out /tmp/month.jsonl
     swift run inkra-emulator replay /tmp/month.jsonl --report --cost
 
+pricing/free-month.jsonl is this script's `--users 5` output: SCALING.md's operator's month is the
+bill of it (scripts/check-scaling-bill.sh).
+
 SCALING.md's user: a free user who uses the free tier fully in a month, in 10 sessions on 10
 different days (each at a random minute from 08:00 to 21:59 UTC). Every session reads the usage
 (`GET /usage`) at its start and two minutes later; the first five sessions also ask for questions

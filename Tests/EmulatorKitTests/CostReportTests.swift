@@ -65,9 +65,38 @@ struct CostReportTests {
             { $0.set(nil, at: ["prices", "apiGatewayRestRequest", "source"]) },
             "\"prices.apiGatewayRestRequest.source\""
         ),
+        (
+            {
+                $0.set(
+                    [["upTo": .number(10000), "usd": "0"], ["upTo": .number(5000), "usd": "1"], ["usd": "2"]],
+                    at: ["prices", "cognitoLiteMAU", "tiers"])
+            },
+            "\"prices.cognitoLiteMAU.tiers[1].upTo\" must be a whole number of units above the band before"
+        ),
+        (
+            {
+                $0.set(
+                    [["upTo": .number(10000), "usd": "0"], ["upTo": .number(20000), "usd": "0.015"]],
+                    at: ["prices", "cognitoEssentialsMAU", "tiers"])
+            },
+            "\"prices.cognitoEssentialsMAU.tiers[1].upTo\" must be absent in the last band"
+        ),
+        (
+            { $0.set([["usd": "free"]], at: ["prices", "cognitoLiteMAU", "tiers"]) },
+            "\"prices.cognitoLiteMAU.tiers[0].usd\" must be a price in dollars such as \"3.50\", not \"free\""
+        ),
         ({ $0.set(.string("EUR"), at: ["currency"]) }, "\"currency\" must be \"USD\""),
         ({ $0.set(nil, at: ["region"]) }, "\"region\" is missing"),
     ]
+
+    @Test("A banded price charges each band's units at its price (Cognito's Lite plan)")
+    func bands() throws {
+        let lite = try Self.prices()[.cognitoLiteMAU]
+        // 10,000 free, 90,000 at $0.0055, 50,000 at $0.0046 (https://aws.amazon.com/cognito/pricing/).
+        #expect(lite.cost(of: 10_000) == 0)
+        #expect(lite.cost(of: 150_000) == Decimal(string: "725")!)
+        #expect(try Self.prices()[.cognitoPlusMAU].cost(of: 1_000) == 20)
+    }
 
     @Test("A malformed prices file is an error naming the file and the member", arguments: faults.indices)
     func malformed(_ index: Int) throws {
@@ -531,7 +560,10 @@ struct CostCommandTests {
 
         let bad = try await runEmulator(["replay", folder.path, "--report", "--cost", "--model-price", "cheap"])
         #expect(bad.status == 2)
-        #expect(bad.standardError.contains("--model-price must be US dollars a call such as 0.002, not cheap"))
+        #expect(
+            bad.standardError.contains(
+                "--model-price must be US dollars a call such as 0.002, or per 1,000 tokens such as 0.0006/1k, not cheap"
+            ))
         let alone = try await runEmulator(["replay", folder.path, "--model-price", "0.01"])
         #expect(alone.status == 2)
         #expect(alone.standardError.contains("--model-price goes with --report --cost"))
@@ -585,5 +617,107 @@ struct CostCommandTests {
             armLines?["lambdaGBSecondArm64"] != nil && armLines?["lambdaGBSecondX86"] == nil, "\(arm.standardOutput)")
         let stray = try await runEmulator(["replay", "events/free-user-limits", "--report", "--lambda-ms", "5"])
         #expect(stray.standardError.contains("--lambda-ms goes with --report --cost"), "\(stray.standardError)")
+    }
+
+    /// The template's alarms and the metrics they are billed for, counted here with the tests'
+    /// own reader of template.yaml.
+    static func alarmMetrics() throws -> (alarms: Int, metrics: Int) {
+        let alarms = try TemplateText().resources().filter { $0.lines.contains("    Type: AWS::CloudWatch::Alarm") }
+        let metrics = alarms.reduce(0) { sum, alarm in
+            sum + max(1, alarm.lines.filter { $0.trimmingCharacters(in: .whitespaces) == "MetricStat:" }.count)
+        }
+        return (alarms.count, metrics)
+    }
+
+    @Test("--users: the operator's month, its Cognito plan and fixed lines read from template.yaml")
+    func operatorMonth() async throws {
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let events = folder.appendingPathComponent("events")
+        try FileManager.default.createDirectory(at: events, withIntermediateDirectories: true)
+        try CostReportTests.recording(in: events)
+        let arguments = ["replay", events.path, "--report", "--cost", "--lambda-ms", "10", "--users", "1000,20000"]
+        let json = try await runEmulator(arguments + ["--json"])
+        #expect(json.status == 0, "\(json.standardError)")
+        let month = try #require(try JSONParser.parse(json.standardOutput)["operatorMonth"])
+        #expect(month["plan"] == "LITE")
+        #expect(month["users"] == [1000, 20000])
+        func line(_ prefix: String, in key: String = "lines") -> JSONValue? {
+            month[key]?.array?.first { $0["label"]?.string?.hasPrefix(prefix) == true }
+        }
+        // Lite: 10,000 users a month free, then $0.0055 each; Essentials $0.015 above 10,000; Plus
+        // $0.02 each from the first (https://aws.amazon.com/cognito/pricing/).
+        #expect(line("Cognito, LITE plan (template.yaml)")?["usd"] == ["0.000000", "55.000000"])
+        #expect(line("Cognito at ESSENTIALS", in: "otherPlans")?["usd"] == ["0.000000", "150.000000"])
+        #expect(line("Cognito at PLUS", in: "otherPlans")?["usd"] == ["20.000000", "400.000000"])
+        // $0.10 for each metric an alarm fetches, whatever the users.
+        let (alarms, metrics) = try Self.alarmMetrics()
+        let alarmLine = try #require(line("CloudWatch alarms: "))
+        #expect(alarmLine["label"] == .string("CloudWatch alarms: \(alarms), fetching \(metrics) metrics"))
+        let alarmUsd = JSONValue.string(Decimal.fixed(Decimal(metrics) / 10, places: 6))
+        #expect(alarmLine["usd"] == [alarmUsd, alarmUsd])
+        #expect(line("Secrets Manager: 1 secret")?["usd"] == ["0.400000", "0.400000"])
+        #expect(line("DynamoDB point-in-time recovery") != nil)
+        #expect(line("scheduled runs (repairCharges): 8,766 a month") != nil)
+        #expect(line("WAF") == nil)
+        #expect(month["notes"]?.array?.contains { $0.string?.contains("The WAF is off") == true } == true)
+        // The totals are the lines' sums, and grow with the users.
+        let totals = try #require(month["totals"]?.array?.compactMap { $0.string.flatMap { Decimal(string: $0) } })
+        let lines = try #require(month["lines"]?.array)
+        for index in 0..<2 {
+            let sum = lines.compactMap { $0["usd"]?.array?[index].string.flatMap { Decimal(string: $0) } }.reduce(0, +)
+            #expect(abs(sum - totals[index]) < Decimal(string: "0.00001")!, "column \(index)")
+        }
+        #expect(totals[1] > totals[0])
+
+        // --waf: a web ACL ($5) and its two rules ($1 each), and $0.60 a million requests.
+        let waf = try await runEmulator(arguments + ["--json", "--waf"])
+        let wafLine = try JSONParser.parse(waf.standardOutput)["operatorMonth"]?["lines"]?.array?.first {
+            $0["label"]?.string?.hasPrefix("WAF: 1 web ACL, 2 rules") == true
+        }
+        let wafUsd = try #require(wafLine?["usd"]?.array?.compactMap { $0.string.flatMap { Decimal(string: $0) } })
+        // The fixed $7, and requests that grow with the users (20 times as many in the second column).
+        #expect(wafUsd.count == 2)
+        #expect(wafUsd[0] > 7, "\(wafUsd)")
+        #expect(abs((wafUsd[0] - 7) * 20 - (wafUsd[1] - 7)) < Decimal(string: "0.0001")!, "\(wafUsd)")
+
+        // A template that names no plan is on CloudFormation's default, Essentials.
+        let template = folder.appendingPathComponent("template.yaml")
+        let text = try TemplateText().text.replacingOccurrences(of: "      UserPoolTier: LITE\n", with: "")
+        try Data(text.utf8).write(to: template)
+        let essentials = try await runEmulator(arguments + ["--json", "--template", template.path])
+        #expect(try JSONParser.parse(essentials.standardOutput)["operatorMonth"]?["plan"] == "ESSENTIALS")
+
+        // In text: the report, then the table in Markdown, which says what dominates.
+        let table = try await runEmulator(arguments)
+        #expect(table.status == 0, "\(table.standardError)")
+        #expect(table.standardOutput.contains("| a month | 1,000 users | 20,000 users |"), "\(table.standardOutput)")
+        #expect(table.standardOutput.contains("- At 20,000 users: "))
+
+        let alone = try await runEmulator(["replay", events.path, "--report", "--users", "1000"])
+        #expect(alone.status == 2)
+        #expect(alone.standardError.contains("--users goes with --report --cost"), "\(alone.standardError)")
+        let bad = try await runEmulator(["replay", events.path, "--report", "--cost", "--users", "1000,ten"])
+        #expect(bad.standardError.contains("--users must be monthly active users"), "\(bad.standardError)")
+    }
+
+    @Test("--model-price USD/1k prices the model per 1,000 tokens, at --model-tokens or a stated estimate")
+    func modelPerThousandTokens() async throws {
+        let folder = Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try CostReportTests.recording(in: folder)
+        let arguments = ["replay", folder.path, "--report", "--cost", "--model-price", "0.0006/1k"]
+        // Three calls answered 200: 3 × 1,000 tokens × $0.0006 per 1,000.
+        let given = try await runEmulator(arguments + ["--model-tokens", "1000", "--json"])
+        #expect(given.status == 0, "\(given.standardError)")
+        #expect(try JSONParser.parse(given.standardOutput)["recorded"]?["modelUsd"] == "0.001800")
+        // Without --model-tokens: the estimate, 600 tokens a call, said so.
+        let estimated = try await runEmulator(arguments)
+        #expect(estimated.standardOutput.contains("the model, $0.0006 per 1,000 tokens, 600 tokens a call (estimated)"))
+        let json = try await runEmulator(arguments + ["--json"])
+        #expect(try JSONParser.parse(json.standardOutput)["recorded"]?["modelUsd"] == "0.001080")
+        let stray = try await runEmulator(["replay", folder.path, "--report", "--cost", "--model-tokens", "5"])
+        #expect(stray.status == 2)
+        #expect(stray.standardError.contains("--model-tokens goes with --model-price USD/1k"), "\(stray.standardError)")
     }
 }

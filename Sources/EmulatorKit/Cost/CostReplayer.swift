@@ -83,7 +83,17 @@ package struct CostReplayer: Sendable {
             }
             progress(position, total)
         }
+        usage.storedBytes = storedBytes()
         return usage
+    }
+
+    /// What the table holds once the traffic is replayed, in DynamoDB's storage bytes: each item's
+    /// size plus 100 bytes, twice for an item GSI1 projects (its index copy).
+    func storedBytes() -> Int {
+        ((table.table as? InMemoryTable)?.snapshot() ?? []).reduce(0) { sum, item in
+            let bytes = ItemSize.of(item) + 100
+            return sum + (item[table.indexKey.partition] == nil ? bytes : 2 * bytes)
+        }
     }
 
     private enum Metered: Sendable {

@@ -58,6 +58,10 @@ package struct CostReport: Sendable {
     /// counted (its calls) but not priced.
     package var modelPrice: Decimal?
 
+    /// How the model's price was given, for the report (`$0.002 a call`, or per 1,000 tokens with
+    /// the tokens a call); `nil`: ``modelPrice`` a call.
+    package var modelPriceLabel: String?
+
     /// Prices replays.
     /// - Parameters:
     ///   - recorded: the usage of the replay under the recorded limits, and those limits.
@@ -67,12 +71,13 @@ package struct CostReport: Sendable {
     package init(
         recorded: TrafficUsage, recordedLimits: TierLimits = TierLimits(),
         limits: (file: String, limits: TierLimits, usage: TrafficUsage)? = nil, algorithm: WindowAlgorithm = .calendar,
-        prices: Prices, sizing: Bill.Sizing, modelPrice: Decimal? = nil
+        prices: Prices, sizing: Bill.Sizing, modelPrice: Decimal? = nil, modelPriceLabel: String? = nil
     ) {
         self.prices = prices
         self.sizing = sizing
         self.algorithm = algorithm
         self.modelPrice = modelPrice
+        self.modelPriceLabel = modelPrice.map { price in modelPriceLabel ?? "\(Self.price(price)) a call" }
         columns = [
             Column(
                 title: "recorded limits", usage: recorded, limits: recordedLimits, algorithm: algorithm, prices: prices,
@@ -131,9 +136,9 @@ package struct CostReport: Sendable {
 
     /// What the report does not price, for its last lines (the model is priced with `--model-price`).
     package static let notPriced =
-        "not priced: data transfer out, DynamoDB storage and backups, X-Ray traces, "
-        + "CloudWatch alarms and metrics, Cognito, and Lambda's own log records (START, END, REPORT), metric "
-        + "and recording lines"
+        "not priced: data transfer out, X-Ray traces, and Lambda's own log records (START, END, REPORT), metric "
+        + "and recording lines; with --users, the operator's month adds Cognito, alarms and metrics, secrets, "
+        + "DynamoDB storage and backups, stored logs, the schedule and the WAF"
 }
 
 extension CostReport {
@@ -159,7 +164,7 @@ extension CostReport {
                 index == cells.count - 1
                     ? cell : cell.padding(toLength: max(width, cell.count), withPad: " ", startingAt: 0)
             }
-            return "  " + name.padding(toLength: max(label, name.count), withPad: " ", startingAt: 0)
+            return "  " + name.padding(toLength: max(label, name.count + 2), withPad: " ", startingAt: 0)
                 + padded.joined(separator: "  ")
         }
         lines.append(row("", columns.map(\.title)))
@@ -174,7 +179,7 @@ extension CostReport {
         }
         lines.append(
             row(
-                modelPrice.map { "the model, \(Self.price($0)) a call" } ?? "the model (--model-price USD)",
+                modelPriceLabel.map { "the model, \($0)" } ?? "the model (--model-price USD)",
                 columns.map { column in
                     let calls = column.usage.total.answeredCalls
                     return "\(calls) call\(calls == 1 ? "" : "s")  \(model(column)?.cents ?? "not priced")"
@@ -311,6 +316,8 @@ extension CostReport {
         case .dynamoDBWriteRequestUnit: "DynamoDB write request units"
         case .dynamoDBReadRequestUnit: "DynamoDB read request units"
         case .cloudWatchLogsIngestionGB: "CloudWatch Logs ingestion, bytes"
+        // The operator's month's prices (``OperatorMonth``), not rows of the traffic's bill.
+        default: name.rawValue
         }
     }
 
@@ -321,6 +328,7 @@ extension CostReport {
         case .lambdaGBSecondX86, .lambdaGBSecondArm64: "GB-seconds"
         case .dynamoDBWriteRequestUnit, .dynamoDBReadRequestUnit: "request units"
         case .cloudWatchLogsIngestionGB: "bytes"
+        default: "units"
         }
     }
 

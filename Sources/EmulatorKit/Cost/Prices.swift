@@ -5,12 +5,22 @@ import InkraJSON
 /// (`pricing/us-east-1.json` in the repository; `replay --prices FILE` names another).
 ///
 /// Each price is `usd` (a decimal, as a string or a JSON number, read as text so no floating-point
-/// error reaches a total) per `per` units, with the unit, the date it was read and the page it
-/// comes from. Free tiers are not applied.
+/// error reaches a total) per `per` units, or, where AWS prices in bands, `tiers` (each band's
+/// `usd` up to its `upTo` units a month, the last band open), with the unit, the date it was read
+/// and the page it comes from. Free tiers are not applied, but for a band at 0 in `tiers`
+/// (Cognito's plans, whose free tier never expires and differs by plan).
 package struct Prices: Sendable, Hashable {
     /// One price.
     package struct Price: Sendable, Hashable {
-        /// US dollars per ``per`` units.
+        /// One band of a banded price: `usd` per ``per`` units up to `upTo` units (`nil`: no end).
+        package struct Band: Sendable, Hashable {
+            /// The band's last unit, counted from the first of the month; `nil` for the last band.
+            package var upTo: Int?
+            /// US dollars per ``Price/per`` units in the band.
+            package var usd: Decimal
+        }
+
+        /// US dollars per ``per`` units (a banded price: its first band's).
         package var usd: Decimal
         /// How many units ``usd`` buys.
         package var per: Int
@@ -21,9 +31,20 @@ package struct Prices: Sendable, Hashable {
         /// The page it comes from.
         package var source: String
 
-        /// What `quantity` units cost, unrounded.
+        /// The bands, in order; one open band for a flat price.
+        package var bands: [Band] = []
+
+        /// What `quantity` units cost, unrounded: each band's units at its price.
         package func cost(of quantity: Decimal) -> Decimal {
-            quantity * usd / Decimal(per)
+            guard !bands.isEmpty else { return quantity * usd / Decimal(per) }
+            var cost = Decimal(0)
+            var from = Decimal(0)
+            for band in bands where quantity > from {
+                let to = band.upTo.map { min(quantity, Decimal($0)) } ?? quantity
+                cost += (to - from) * band.usd / Decimal(per)
+                from = to
+            }
+            return cost
         }
     }
 
@@ -45,6 +66,30 @@ package struct Prices: Sendable, Hashable {
         case dynamoDBReadRequestUnit
         /// A GB of CloudWatch Logs ingestion.
         case cloudWatchLogsIngestionGB
+        /// A monthly active user of a Cognito user pool on the Lite plan (banded).
+        case cognitoLiteMAU
+        /// A monthly active user on the Essentials plan (banded).
+        case cognitoEssentialsMAU
+        /// A monthly active user on the Plus plan.
+        case cognitoPlusMAU
+        /// A metric a standard-resolution alarm fetches, a month.
+        case cloudWatchAlarmMetric
+        /// A custom metric (name and dimensions), a month.
+        case cloudWatchCustomMetric
+        /// A GB-month of stored logs.
+        case cloudWatchLogsStorageGB
+        /// A GB-month of DynamoDB table storage.
+        case dynamoDBStorageGB
+        /// A GB-month of point-in-time recovery, on the table's size.
+        case dynamoDBPointInTimeRecoveryGB
+        /// A Secrets Manager secret, a month.
+        case secretsManagerSecret
+        /// A WAF web ACL, a month.
+        case wafWebACL
+        /// A rule in a WAF web ACL, a month.
+        case wafRule
+        /// A request a WAF web ACL inspects.
+        case wafRequest
     }
 
     /// The repository's prices file, relative to the repository root.
@@ -108,15 +153,13 @@ package struct Prices: Sendable, Hashable {
             guard let entry = section[name.rawValue], entry.object != nil else {
                 throw EmulatorError("prices file \(file): \"\(member)\" is missing or not an object")
             }
-            // Digits and a point only ("3.50", or the JSON number 3.50 read as its text): no sign,
-            // no exponent, nothing Decimal would read only in part.
-            guard let text = entry["usd"]?.scalarText, !text.isEmpty,
-                text.allSatisfy({ ("0"..."9").contains($0) || $0 == "." }),
-                let usd = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
-            else {
-                throw EmulatorError(
-                    "prices file \(file): \"\(member).usd\" must be a price in dollars such as \"3.50\", not "
-                        + (entry["usd"]?.jsonString ?? "missing"))
+            var bands: [Price.Band] = []
+            let usd: Decimal
+            if let tiers = entry["tiers"] {
+                bands = try Self.bands(tiers, member: "\(member).tiers", file: file)
+                usd = bands[0].usd
+            } else {
+                usd = try Self.dollars(entry["usd"], member: "\(member).usd", file: file)
             }
             guard let per = entry["per"]?.int, per > 0 else {
                 throw EmulatorError(
@@ -137,8 +180,43 @@ package struct Prices: Sendable, Hashable {
                 )
             }
             prices[name] = Price(
-                usd: usd, per: per, unit: fields["unit"] ?? "", read: read, source: fields["source"] ?? "")
+                usd: usd, per: per, unit: fields["unit"] ?? "", read: read, source: fields["source"] ?? "",
+                bands: bands)
         }
         self.prices = prices
+    }
+
+    /// A price in dollars: digits and a point only ("3.50", or the JSON number 3.50 read as its
+    /// text): no sign, no exponent, nothing Decimal would read only in part.
+    private static func dollars(_ value: JSONValue?, member: String, file: String) throws(EmulatorError) -> Decimal {
+        guard let text = value?.scalarText, !text.isEmpty,
+            text.allSatisfy({ ("0"..."9").contains($0) || $0 == "." }),
+            let usd = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        else {
+            throw EmulatorError(
+                "prices file \(file): \"\(member)\" must be a price in dollars such as \"3.50\", not "
+                    + (value?.jsonString ?? "missing"))
+        }
+        return usd
+    }
+
+    /// A banded price's bands: each `{"upTo": units, "usd": price}`, `upTo` rising, the last without.
+    private static func bands(_ value: JSONValue, member: String, file: String) throws(EmulatorError) -> [Price.Band] {
+        guard let items = value.array, !items.isEmpty else {
+            throw EmulatorError("prices file \(file): \"\(member)\" must be a list of bands, not \(value.jsonString)")
+        }
+        var bands: [Price.Band] = []
+        for (index, item) in items.enumerated() {
+            let usd = try dollars(item["usd"], member: "\(member)[\(index)].usd", file: file)
+            let last = index == items.count - 1
+            let upTo = item["upTo"]?.int
+            guard last ? item["upTo"] == nil : (upTo.map { $0 > (bands.last?.upTo ?? 0) } ?? false) else {
+                throw EmulatorError(
+                    "prices file \(file): \"\(member)[\(index)].upTo\" must be "
+                        + (last ? "absent in the last band" : "a whole number of units above the band before"))
+            }
+            bands.append(Price.Band(upTo: upTo, usd: usd))
+        }
+        return bands
     }
 }

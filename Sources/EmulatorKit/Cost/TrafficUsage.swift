@@ -105,6 +105,9 @@ package struct TrafficUsage: Sendable {
     package var calls: [(call: MeteredCall, usage: Usage)] = []
     /// The first and the last recorded instant of the events: the period the traffic covers.
     package var period: ClosedRange<Date>?
+    /// What the table holds after the replay, in DynamoDB's storage bytes (items plus 100 bytes
+    /// each, GSI1's copies included).
+    package var storedBytes = 0
 
     /// Creates an empty record.
     package init() {}
