@@ -85,7 +85,9 @@ struct Configuration: Sendable, Hashable {
     var recordEvents: Bool
     /// `AWS_LAMBDA_LOG_FORMAT`.
     var logFormat: LogFormat = .text
-    /// `LOG_LEVEL` (or `AWS_LAMBDA_LOG_LEVEL`), default `info`.
+    /// The least severe level written: `LOG_LEVEL`'s; in the JSON format the more severe of it and
+    /// `AWS_LAMBDA_LOG_LEVEL` (the function's application log level, below which Lambda drops
+    /// lines); else `AWS_LAMBDA_LOG_LEVEL`'s, else `info`.
     var logLevel: Logger.Level = .info
     /// `AWS_XRAY_DAEMON_ADDRESS`: where Lambda's X-Ray daemon listens (UDP) when the function
     /// traces; unset, no segment is sent.
@@ -108,6 +110,15 @@ struct Configuration: Sendable, Hashable {
     /// The values `LOG_LEVEL` accepts (any case): swift-log's levels, and `warn` for `warning`.
     static let logLevels: [(name: String, level: Logger.Level)] =
         Logger.Level.allCases.map { ($0.rawValue, $0) } + [("warn", .warning)]
+
+    /// The values `AWS_LAMBDA_LOG_LEVEL` takes (any case): Lambda's application log levels, which
+    /// Lambda sets it to from the function's `LoggingConfig` ("Log-level filtering",
+    /// https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html),
+    /// as swift-log's levels (`LambdaJSONLogLine.name(of:)` writes them back).
+    static let lambdaLogLevels: [(name: String, level: Logger.Level)] = [
+        ("TRACE", .trace), ("DEBUG", .debug), ("INFO", .info), ("WARN", .warning), ("ERROR", .error),
+        ("FATAL", .critical),
+    ]
 
     /// The defaults: what an empty environment reads as (``RuntimeSetting/defaultValue``).
     init() {
@@ -202,16 +213,41 @@ struct Configuration: Sendable, Hashable {
             throw ConfigurationError(
                 "AWS_XRAY_DAEMON_ADDRESS", "must be host:port (or udp:host:port tcp:host:port), got \"\(address)\"")
         }
-        for name in ["LOG_LEVEL", "AWS_LAMBDA_LOG_LEVEL"] {
-            guard let text = value(name) else { continue }
-            guard let level = Self.logLevels.first(where: { $0.name == text.lowercased() })?.level else {
+        logLevel = try Self.logLevel(
+            own: value("LOG_LEVEL"), lambdas: value("AWS_LAMBDA_LOG_LEVEL"), json: logFormat == .json)
+    }
+
+    /// The least severe level written, from `LOG_LEVEL` (`own`) and `AWS_LAMBDA_LOG_LEVEL`
+    /// (`lambdas`). Lambda's advanced logging controls filter JSON lines only: in that format a line
+    /// below the function's application log level is dropped, so the runtime does not write it
+    /// whatever `LOG_LEVEL` says, and `LOG_LEVEL` can only raise the level. In the Text format
+    /// Lambda filters nothing, and `AWS_LAMBDA_LOG_LEVEL` stands in for a `LOG_LEVEL` not set.
+    /// - Throws: ``ConfigurationError`` naming a value that is not a level.
+    private static func logLevel(own: String?, lambdas: String?, json: Bool) throws(ConfigurationError)
+        -> Logger.Level
+    {
+        var ownLevel: Logger.Level?
+        if let own {
+            guard let level = logLevels.first(where: { $0.name == own.lowercased() })?.level else {
                 let names = Logger.Level.allCases.map { $0 == .warning ? "warning (or warn)" : $0.rawValue }
                 throw ConfigurationError(
-                    name, "must be one of \(names.joined(separator: ", ")) (any case), got \"\(text)\"")
+                    "LOG_LEVEL", "must be one of \(names.joined(separator: ", ")) (any case), got \"\(own)\"")
             }
-            logLevel = level
-            break
+            ownLevel = level
         }
+        var lambdaLevel: Logger.Level?
+        if let lambdas {
+            guard let level = lambdaLogLevels.first(where: { $0.name == lambdas.uppercased() })?.level else {
+                let names = lambdaLogLevels.map(\.name)
+                throw ConfigurationError(
+                    "AWS_LAMBDA_LOG_LEVEL",
+                    "must be one of \(names.dropLast().joined(separator: ", ")) or \(names.last ?? "") (any case), "
+                        + "got \"\(lambdas)\"")
+            }
+            lambdaLevel = level
+        }
+        if json, let lambdaLevel { return max(ownLevel ?? lambdaLevel, lambdaLevel) }
+        return ownLevel ?? lambdaLevel ?? .info
     }
 
     /// Every `INKRA_*` setting's value, in ``RuntimeSetting``'s order: the environment's when it

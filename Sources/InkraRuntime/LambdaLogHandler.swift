@@ -11,7 +11,9 @@ import Logging
 #endif
 
 /// Log lines as Lambda shows them: plain text, or one JSON object per line in Lambda's JSON log
-/// format (`timestamp`, `level`, `message`, `requestId`) when `AWS_LAMBDA_LOG_FORMAT=JSON`.
+/// format (`timestamp`, `level`, `message`, `requestId`) when `AWS_LAMBDA_LOG_FORMAT=JSON`. Levels
+/// are named as Lambda's log-level filtering reads them (`WARN`, `FATAL`:
+/// `LambdaJSONLogLine.name(of:)`), in both formats.
 ///
 /// A line written during an invocation, by any logger of any module, carries its request id and
 /// trace id (``InvocationLogContext``, set by the runtime on the invocation's task): in the JSON
@@ -45,7 +47,7 @@ struct LambdaLogHandler: LogHandler {
         } else {
             let request = invocation.map { "\t\(Self.escaped($0.requestID))" } ?? ""
             line =
-                "\(timestamp)\(request)\t\(event.level.rawValue.uppercased())\t\(Self.escaped(label)): "
+                "\(timestamp)\(request)\t\(LambdaJSONLogLine.name(of: event.level))\t\(Self.escaped(label)): "
                 + Self.escaped("\(event.message)")
             if !merged.isEmpty {
                 line +=

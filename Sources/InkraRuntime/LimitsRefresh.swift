@@ -83,8 +83,8 @@ actor LimitsRefresh {
 
 /// A function whose tier limits come from a ``LimitsRefresh``: each invocation runs the function
 /// built with the limits in force at its instant (the context's time), built again only when they
-/// change.
-struct RefreshingLimits: EventHandler {
+/// change. It forwards (``ForwardingFunction``), so the recorder still sees the function it runs.
+struct RefreshingLimits: ForwardingFunction {
     let refresh: LimitsRefresh
     let built: Built
 
@@ -136,9 +136,10 @@ struct RefreshingLimits: EventHandler {
         built = Built(limits: limits, function: function, logger: logger, make: make)
     }
 
-    func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
-        let limits = await refresh.limits(at: context.time)
-        return try await built.function(for: limits).handle(event, context: context)
+    /// The function built with the limits in force at the invocation's time, read again first when
+    /// they are `INKRA_LIMITS_MAX_AGE` old.
+    func function(for context: InvocationContext) async -> any EventHandler {
+        await built.function(for: refresh.limits(at: context.time))
     }
 }
 

@@ -53,14 +53,17 @@ struct Recorder: Sendable {
         context.time = Recording.date(milliseconds: milliseconds)
         let outcome: Result<JSONValue, FunctionError>
         var examination: Authorizer.Examination?
-        if let authorizer = handler as? Authorizer, case .success(let parsed) = event {
+        // The function that runs this invocation, whatever wraps it (the limits refresh of
+        // `INKRA_LIMITS_PARAMETER`): the authorizer is known by its kind, not by its wrapper's.
+        let runs = await innermost(handler, for: context)
+        if let authorizer = runs as? Authorizer, case .success(let parsed) = event {
             // The authorizer's answer with the claims it verified, for its recording.
             let examined = await authorizer.examined(parsed, context: context)
             examination = examined
             outcome = examined.answer
         } else {
             do throws(FunctionError) {
-                outcome = .success(try await handler.handle(event.get(), context: context))
+                outcome = .success(try await runs.handle(event.get(), context: context))
             } catch {
                 outcome = .failure(error)
             }

@@ -12,7 +12,8 @@ package struct InvocationContext: Sendable {
     package var deadline: Date
     /// `Lambda-Runtime-Invoked-Function-Arn`.
     package var invokedFunctionARN: String?
-    /// `Lambda-Runtime-Trace-Id`, also exported as `_X_AMZN_TRACE_ID`.
+    /// `Lambda-Runtime-Trace-Id`: handed on here only, never put in the environment as
+    /// `_X_AMZN_TRACE_ID` (nothing in the process reads it there; see ``RuntimeLoop``).
     package var traceID: String?
     /// `Lambda-Runtime-Client-Context`, when the caller sent one (mobile SDKs).
     package var clientContext: String?

@@ -46,7 +46,7 @@ struct ConfigurationErrorTests {
             accepts: ["trace, debug, info, notice, warning (or warn), error, critical (any case)"]),
         Case(
             "AWS_LAMBDA_LOG_LEVEL", "verbose",
-            accepts: ["trace, debug, info, notice, warning (or warn), error, critical (any case)"]),
+            accepts: ["TRACE, DEBUG, INFO, WARN, ERROR or FATAL (any case)"]),
         Case("INKRA_LLM_BASE_URL", "ftp://models.example", accepts: ["http or https URL"]),
         Case("INKRA_LLM_TIMEOUT", "0", accepts: ["more than 0 and at most 120"]),
         Case("INKRA_LLM_TIMEOUT", "121", accepts: ["more than 0 and at most 120"]),

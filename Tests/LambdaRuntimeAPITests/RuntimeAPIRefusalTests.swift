@@ -92,7 +92,7 @@ let secretEvent = #"{"note":"do-not-log-this-event"}"#
 // The loop under the Runtime API's documented refusals: a 4xx ends one invocation, a 500 ends the
 // runtime ("Using the Lambda runtime API for custom runtimes",
 // https://docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html). In RuntimeLoopTests, whose
-// tests run one at a time: a loop sets the process-wide `_X_AMZN_TRACE_ID`.
+// tests run one at a time, one loop per process as in a Lambda sandbox.
 extension RuntimeLoopTests {
     @Test(
         "A response refused with 413, 400 or 403 fails its invocation through /error, and the next one is served",

@@ -21,14 +21,14 @@ final class Seen: @unchecked Sendable {
         }
     }
 
-    /// Each context, the trace id the environment held and the remaining time, as the handler saw them.
+    /// Each context, what the environment held as `_X_AMZN_TRACE_ID` and the remaining time, as the
+    /// handler saw them.
     var all: [(InvocationContext, String?, TimeInterval)] {
         lock.withLock { (0..<contexts.count).map { (contexts[$0], traces[$0], remaining[$0]) } }
     }
 }
 
-// One loop per process, as in a Lambda sandbox: the loop exports each invocation's trace id as
-// the process-wide `_X_AMZN_TRACE_ID`, so loops in this suite must not run side by side.
+// One loop per process, as in a Lambda sandbox: loops in this suite do not run side by side.
 @Suite("The Runtime API client loop, against the local Runtime API", .serialized)
 struct RuntimeLoopTests {
     /// The function timeout of these invocations: for hangs only (``Patience``), because a
@@ -71,7 +71,9 @@ struct RuntimeLoopTests {
             #expect(slack.contains(context.deadline))
             #expect(remaining > 0 && remaining <= Self.timeout)
             #expect(context.traceID?.hasPrefix("Root=1-") == true)
-            #expect(trace == context.traceID)
+            // The header reaches the handler on its context, and never the process's environment,
+            // where glibc would keep every replaced value (issue #50).
+            #expect(trace == nil)
         }
     }
 

@@ -19,7 +19,7 @@ package enum LambdaJSONLogLine {
         traceID: String?, metadata: Logger.Metadata
     ) -> String {
         var fields: [(String, String)] = [
-            ("timestamp", timestamp), ("level", level.rawValue.uppercased()), ("message", message), ("logger", label),
+            ("timestamp", timestamp), ("level", name(of: level)), ("message", message), ("logger", label),
         ]
         if let requestID {
             fields.append(("requestId", requestID))
@@ -29,6 +29,23 @@ package enum LambdaJSONLogLine {
             fields.append((key, "\(value)"))
         }
         return "{" + fields.map { "\(quote($0.0)):\(quote($0.1))" }.joined(separator: ",") + "}"
+    }
+
+    /// Lambda's name of a swift-log level: `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR` or `FATAL`, the
+    /// levels of Lambda's log-level filtering ("Log-level filtering",
+    /// https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html).
+    /// Lambda reads a `level` it does not know as `INFO`, so `WARNING` or `CRITICAL` would be
+    /// dropped by a function whose application log level is `WARN`; swift-log's `notice`, which
+    /// Lambda has no name for, is `INFO`.
+    package static func name(of level: Logger.Level) -> String {
+        switch level {
+        case .trace: "TRACE"
+        case .debug: "DEBUG"
+        case .info, .notice: "INFO"
+        case .warning: "WARN"
+        case .error: "ERROR"
+        case .critical: "FATAL"
+        }
     }
 
     /// A JSON string of `text`.
