@@ -76,6 +76,21 @@ package struct AWSJSONService: Sendable {
         self.now = now
     }
 
+    /// This client, waiting between attempts with `sleep` and drawing the backoff's fraction from
+    /// `jitter`: a test's, to see the waits without making them.
+    /// - Parameters:
+    ///   - sleep: waits a number of seconds.
+    ///   - jitter: a fraction in 0...1 of each backoff's ceiling.
+    /// - Returns: the same client, but for those two.
+    package func waiting(
+        with sleep: @escaping @Sendable (TimeInterval) async throws -> Void,
+        jitter: @escaping @Sendable () -> Double
+    ) -> AWSJSONService {
+        AWSJSONService(
+            endpoint: endpoint, signer: signer, targetPrefix: targetPrefix, transport: transport, retries: retries,
+            sleep: sleep, jitter: jitter, now: now)
+    }
+
     /// SSM (`AmazonSSM.*`), at `AWS_ENDPOINT_URL_SSM`, else `AWS_ENDPOINT_URL`, else AWS's.
     /// - Throws: ``DynamoDBConfigurationError`` naming a missing variable.
     package static func ssm(
