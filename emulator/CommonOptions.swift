@@ -25,7 +25,7 @@ struct CommonOptions: ParsableArguments {
     var tokenUse = Choice(EmulatorOptions.defaultTokenUse)
 
     @Option(name: .customLong("clock-skew"), help: "Seconds of tolerance on exp, nbf and iat.")
-    var clockSkew: Double = 0
+    var clockSkew: Double = CognitoConfiguration.defaultClockTolerance
 
     @Option(help: "Keep the in-memory table in this file between runs.")
     var state: String?

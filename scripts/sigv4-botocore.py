@@ -11,7 +11,8 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-BODY = b'{"TableName":"inkra-usage","Key":{"PK":{"S":"USER#u1"},"SK":{"S":"USAGE"}}}'
+# GetItem as the table client sends it, asking for its consumed capacity.
+BODY = b'{"TableName":"inkra-usage","Key":{"PK":{"S":"USER#u1"},"SK":{"S":"USAGE"}},"ReturnConsumedCapacity":"TOTAL"}'
 CASES = [
     ("https://dynamodb.us-east-1.amazonaws.com:443", None),
     ("https://dynamodb.us-east-1.amazonaws.com", None),

@@ -8,7 +8,8 @@ import HTTPText
 
 /// Where and as whom to call AWS services, as a value: the region, the credentials, and the
 /// endpoints (a service's own, else one for every service, else AWS's
-/// `https://<service>.<region>.amazonaws.com`).
+/// `https://<service>.<region>.<suffix>`, the suffix the region's partition's: `amazonaws.com`,
+/// `amazonaws.com.cn` in the China Regions; `AWSPartition`).
 ///
 /// The clients (`DynamoDBTable`, the JSON services, Cognito administration) take it and never
 /// read the environment; ``init(environment:)`` is the one place its variables are read, called
@@ -117,7 +118,8 @@ package struct AWSSettings: Sendable, Hashable {
                 variable: "AWS_SECRET_ACCESS_KEY", "is required to sign \(service) requests")
         }
         let endpoint =
-            serviceEndpoints[service] ?? endpoint ?? URL(string: "https://\(service.name).\(region).amazonaws.com")!
+            serviceEndpoints[service] ?? endpoint
+            ?? URL(string: "https://\(AWSPartition.host(service.name, region: region))")!
         return (
             region,
             AWSCredentials(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey, sessionToken: sessionToken),

@@ -162,9 +162,15 @@ package struct DynamoDBTable: Table {
     ///
     /// The call is a span of the invocation's trace (`DynamoDB`, namespace `aws`: the operation,
     /// the table, the retries, whether it was throttled, the consumed capacity DynamoDB returned),
-    /// and each wait before a retry a `backoff` span inside it.
+    /// and each wait before a retry a `backoff` span inside it. Every item operation asks for its
+    /// consumed capacity (`ReturnConsumedCapacity: TOTAL`, `reportsConsumedCapacity`), so the
+    /// span's `aws.consumed_capacity` shows the units the bill counts.
     func call(_ operation: String, _ body: JSONValue) async throws(TableError) -> JSONValue {
-        try await Trace.span("DynamoDB", namespace: .aws) { (span) async throws(TableError) -> JSONValue in
+        var body = body
+        if Self.reportsConsumedCapacity.contains(operation), body["ReturnConsumedCapacity"] == nil {
+            body.set("TOTAL", at: ["ReturnConsumedCapacity"])
+        }
+        return try await Trace.span("DynamoDB", namespace: .aws) { (span) async throws(TableError) -> JSONValue in
             span.operation = operation
             span.region = signer.region
             span.tableName = Self.tableName(in: body)
@@ -187,6 +193,14 @@ package struct DynamoDBTable: Table {
             }
         }
     }
+
+    /// The operations that take `ReturnConsumedCapacity` and answer `ConsumedCapacity` (the
+    /// DynamoDB API reference of each; the table operations — `CreateTable`, `DescribeTable` —
+    /// take none).
+    static let reportsConsumedCapacity: Set<String> = [
+        "GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "TransactWriteItems",
+        "TransactGetItems", "BatchWriteItem",
+    ]
 
     /// The errors DynamoDB throttles with.
     static let throttlingCodes: [TableError.Code] = [

@@ -39,6 +39,8 @@ package final class LocalServer: Sendable {
     private let stopRequested = Mutex(false)
     /// Where `--bootstrap`'s runtime sends its X-Ray segments, for the console's timeline.
     private let segments: SegmentCollector?
+    /// Starts `--bootstrap`'s runtime again for the invocation after its failure.
+    private let restart: RuntimeRestart
 
     /// Sets the stack up behind its endpoints and starts the Runtime API.
     /// - Parameters:
@@ -84,8 +86,13 @@ package final class LocalServer: Sendable {
         let invoker = RuntimeInvoker(
             server: runtimeAPI, timeout: configuration.functionTimeout, traces: segments, now: stack.options.clock)
         let runtimeFunction = configuration.runtimeFunction
+        let restart = RuntimeRestart()
+        self.restart = restart
         let target: FunctionTarget = { function, event, time in
             guard function == runtimeFunction, runtimeAPI.takesInvocations else { return nil }
+            // A runtime that failed to start or ended is started again for this invocation, as
+            // Lambda gives the next invocation a new execution environment.
+            await restart.ifFailed(runtimeAPI)
             return await invoker.invoke(event, recordedAt: time)
         }
         var gatewaySetup = configuration.gateway
@@ -102,6 +109,7 @@ package final class LocalServer: Sendable {
         dynamoDB =
             configuration.dynamoDBPort != nil
             ? stack.memoryTable.map { LocalDynamoDB(table: $0, now: stack.options.clock) } : nil
+        restart.install { [weak self] in await self?.restartFailedRuntime() }
     }
 
     /// Serves until a graceful shutdown: SIGINT or SIGTERM when `stopsOnSignals`, or ``shutdown()``. Then stops accepting
@@ -272,6 +280,30 @@ package final class LocalServer: Sendable {
         }
     }
 
+    /// Starts `--bootstrap`'s runtime again when it failed to start or ended, as Lambda starts a
+    /// new execution environment, Init and all, for the invocation after one whose Init failed or
+    /// whose runtime exited; says so on the log. The old process is stopped if it still runs, its
+    /// failure forgotten, and the invocation waits for the new one's first poll. Nothing happens
+    /// without `--bootstrap` (a runtime started by hand is the user's to start again), before every
+    /// endpoint listens, or when the failure was already cleared by another start.
+    private func restartFailedRuntime() async {
+        guard let executable = configuration.runtimeExecutable, let endpoints = listening.withLock({ $0 }),
+            !stopRequested.withLock({ $0 }), await runtimeAPI.hasFailed
+        else { return }
+        let line =
+            "starting the runtime again for the next invocation of \(configuration.runtimeFunction.rawValue), "
+            + "as Lambda starts a new execution environment after a failed init or an exit"
+        logger.warning("\(line)")
+        if let old = runtime.withLock({ $0 }) { await old.stop(replacing: true) }
+        await runtimeAPI.finishReplacement()
+        do {
+            try launchRuntime(executable, endpoints)
+        } catch {
+            runtime.withLock { $0 = nil }
+            await runtimeAPI.failInitialization(type: "Runtime.StartError", message: error.message)
+        }
+    }
+
     /// Starts a graceful shutdown, as SIGTERM does.
     package func shutdown() async {
         stopRequested.withLock { $0 = true }
@@ -320,10 +352,11 @@ package final class LocalServer: Sendable {
             let message = json?["errorMessage"]?.string ?? String(decoding: body, as: UTF8.self)
             return "the runtime failed to start (\(printable(json?["errorType"]?.string ?? type)): "
                 + "\(printable(message))); invocations of \(function) fail with it, as Lambda fails them, "
-                + "until serve is restarted"
+                + "and the next one starts the runtime again"
         case .runtimeExited(let reason):
             return
-                "\(printable(reason)); invocations of \(function) fail with Runtime.ExitError until serve is restarted"
+                "\(printable(reason)); the invocations of \(function) it held fail with Runtime.ExitError, "
+                + "and the next one starts the runtime again"
         default:
             return "the runtime stopped answering"
         }

@@ -1,3 +1,5 @@
+import HTTPText
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -19,7 +21,8 @@ public enum TokenUse: String, Sendable, Hashable, CaseIterable {
 /// `IssuerConfigurationType`), which says what `iss` the pool writes into its tokens and where it
 /// publishes its keys (`<issuer>/.well-known/jwks.json`).
 public enum IssuerForm: String, Sendable, Hashable, CaseIterable {
-    /// `https://cognito-idp.<region>.amazonaws.com/<userPoolId>`.
+    /// `https://cognito-idp.<region>.amazonaws.com/<userPoolId>` (`amazonaws.com.cn` in the China
+    /// Regions: the region's partition's DNS suffix, `AWSPartition`).
     case original = "ORIGINAL"
     /// `https://issuer-cognito-idp.<region>.amazonaws.com/<userPoolId>`, where the region is the
     /// pool's primary one; AWS recommends it for every pool, replicated or not.
@@ -28,14 +31,16 @@ public enum IssuerForm: String, Sendable, Hashable, CaseIterable {
     /// The issuer URL of `userPoolId` in `region` in this form.
     package func issuer(region: String, userPoolId: String) -> String {
         switch self {
-        case .original: "https://cognito-idp.\(region).amazonaws.com/\(userPoolId)"
-        case .updated: "https://issuer-cognito-idp.\(region).amazonaws.com/\(userPoolId)"
+        case .original: "https://\(AWSPartition.host("cognito-idp", region: region))/\(userPoolId)"
+        case .updated: "https://\(AWSPartition.host("issuer-cognito-idp", region: region))/\(userPoolId)"
         }
     }
 
     /// The form of a Cognito issuer URL, or `nil` for any other issuer (a local pool's).
     package init?(issuer: String) {
-        guard let host = URL(string: issuer)?.host?.lowercased(), host.hasSuffix(".amazonaws.com") else { return nil }
+        guard let host = URL(string: issuer)?.host?.lowercased(),
+            AWSPartition.allSuffixes.contains(where: { host.hasSuffix(".\($0)") })
+        else { return nil }
         if host.hasPrefix("cognito-idp.") {
             self = .original
         } else if host.hasPrefix("issuer-cognito-idp.") {
@@ -55,7 +60,7 @@ package struct CognitoConfiguration: Sendable, Hashable {
     package var clientIds: [String]
     /// Accepted token use; ``TokenUse/id`` unless another is given, as template.yaml deploys.
     package var tokenUse: TokenUse
-    /// Seconds of tolerance on `exp`, `nbf` and `iat`.
+    /// Seconds of tolerance on `exp`, `nbf` and `iat`; ``defaultClockTolerance`` unless set.
     package var clockTolerance: TimeInterval
     /// Members of this Cognito group are denied.
     package var blockedGroup: String
@@ -76,7 +81,7 @@ package struct CognitoConfiguration: Sendable, Hashable {
         issuerForm: IssuerForm = .original,
         clientIds: [String] = [],
         tokenUse: TokenUse = .id,
-        clockTolerance: TimeInterval = 0,
+        clockTolerance: TimeInterval = CognitoConfiguration.defaultClockTolerance,
         blockedGroup: String = "blocked"
     ) {
         self.init(
@@ -93,7 +98,7 @@ package struct CognitoConfiguration: Sendable, Hashable {
         issuer: String,
         clientIds: [String] = [],
         tokenUse: TokenUse = .id,
-        clockTolerance: TimeInterval = 0,
+        clockTolerance: TimeInterval = CognitoConfiguration.defaultClockTolerance,
         blockedGroup: String = "blocked"
     ) {
         self.issuer = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
@@ -102,6 +107,16 @@ package struct CognitoConfiguration: Sendable, Hashable {
         self.clockTolerance = clockTolerance
         self.blockedGroup = blockedGroup
     }
+
+    /// The tolerance on a token's times when none is set: 5 seconds. Cognito signs on its hosts'
+    /// clock and Lambda checks on its own, both kept by NTP (Amazon Time Sync) to well under a
+    /// second; RFC 7519 leaves room for "some small leeway, usually no more than a few minutes, to
+    /// account for clock skew" on `exp` and `nbf`, and aws-jwt-verify leaves it to its caller
+    /// (`graceSeconds`). A few seconds keeps a token signed a moment "in the future" by a host whose
+    /// clock leads (its `iat`, `nbf`) from being refused right after sign-in, and lets an expired
+    /// token through for no longer than that: 5 s of an ID token's validity (an hour by default, 5
+    /// minutes at least).
+    package static let defaultClockTolerance: TimeInterval = 5
 
     /// The region, when the issuer is a Cognito URL.
     package var region: String? {

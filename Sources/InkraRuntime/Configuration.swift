@@ -64,7 +64,8 @@ struct Configuration: Sendable, Hashable {
     var tokenUse: TokenUse
     /// `INKRA_JWKS_FILE`: a local JWKS instead of the pool's.
     var jwksFile: String?
-    /// `INKRA_CLOCK_SKEW`: seconds of tolerance on `exp`, `nbf`, `iat`.
+    /// `INKRA_CLOCK_SKEW`: seconds of tolerance on `exp`, `nbf`, `iat` (default 5,
+    /// `CognitoConfiguration.defaultClockTolerance`).
     var clockSkew: TimeInterval
     /// `INKRA_LIMITS_FILE`.
     var limitsFile: String?

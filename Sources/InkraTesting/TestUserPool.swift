@@ -126,7 +126,8 @@ public struct TestUserPool: Sendable {
         try signer.sign(payload: claims)
     }
 
-    /// A verifier that trusts this pool's key, for tokens of its app client.
+    /// A verifier that trusts this pool's key, for tokens of its app client, with the deployed
+    /// authorizer's default tolerance of 5 seconds on `exp`, `nbf` and `iat` (`INKRA_CLOCK_SKEW`).
     /// - Parameters:
     ///   - tokenUse: the tokens accepted (`id`, as template.yaml deploys).
     ///   - now: the clock `exp` is checked against.

@@ -51,10 +51,11 @@ struct CognitoUserAdminTests {
 
     @Test("UserNotFoundException is an account already gone; any other answer is an error naming it")
     func failures() async throws {
+        // Throttling and 5xx are tried again first (AWSJSONServiceRetryTests); these are answers.
         let transport = ScriptedCognito([
             Self.error(400, "UserNotFoundException", "User does not exist."),
             Self.error(400, "NotAuthorizedException", "Access denied"),
-            Self.error(400, "TooManyRequestsException", "Too many requests"),
+            Self.error(400, "ResourceNotFoundException", "User pool us-east-1_AbCdEf123 does not exist."),
         ])
         let admin = try CognitoUserAdmin(
             userPoolID: "us-east-1_AbCdEf123", aws: AWSSettings(environment: Self.credentials), transport: transport,
@@ -63,9 +64,13 @@ struct CognitoUserAdminTests {
         await #expect(throws: AWSServiceError(type: "NotAuthorizedException", message: "Access denied")) {
             try await admin.deleteUser("someone")
         }
-        await #expect(throws: AWSServiceError(type: "TooManyRequestsException", message: "Too many requests")) {
+        await #expect(
+            throws: AWSServiceError(
+                type: "ResourceNotFoundException", message: "User pool us-east-1_AbCdEf123 does not exist.")
+        ) {
             try await admin.deleteUser("someone")
         }
+        #expect(transport.requests.withLock { $0.count } == 3)
     }
 
     @Test("Without credentials, construction fails naming the variable")

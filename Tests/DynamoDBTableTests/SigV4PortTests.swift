@@ -34,17 +34,17 @@ struct SigV4PortTests {
     static let cases = [
         Case(
             endpoint: "https://dynamodb.us-east-1.amazonaws.com:443", host: "dynamodb.us-east-1.amazonaws.com",
-            signature: "2aebb08ba380fc4877fb292d07df64a5a9d9ecce5024b212da5f3850eaccd83d"),
+            signature: "1867a8b87f13db09af04f7696cbeaf53c2440efb26556314233c8a1f14c592f9"),
         Case(
             endpoint: "https://dynamodb.us-east-1.amazonaws.com", host: "dynamodb.us-east-1.amazonaws.com",
-            signature: "2aebb08ba380fc4877fb292d07df64a5a9d9ecce5024b212da5f3850eaccd83d"),
+            signature: "1867a8b87f13db09af04f7696cbeaf53c2440efb26556314233c8a1f14c592f9"),
         Case(
             endpoint: "http://127.0.0.1:8000", host: "127.0.0.1:8000",
-            signature: "61213c7c079619a1549018571cb7749843a009051f9efba19e0c08ea740e1556"),
+            signature: "cc6301f301d4dfa97093830a68c5d55918ed9a64f4693bd7417b62e164428baa"),
         Case(
             endpoint: "https://DynamoDB.us-east-1.amazonaws.com:8443", sessionToken: "session-token-example",
             host: "dynamodb.us-east-1.amazonaws.com:8443",
-            signature: "a26edde568318f6b6e2a08607368de77e6ca1c33cf4985bfb1c1fb4305b0d5fa",
+            signature: "7f1c43b72025a5b783829bd5a55f7d45e19e00042174b965226b8ac7b2936814",
             signedHeaders: "content-type;host;x-amz-date;x-amz-security-token;x-amz-target"),
     ]
 
@@ -63,10 +63,11 @@ struct SigV4PortTests {
         _ = try await table.getItem(
             GetItemRequest(tableName: "inkra-usage", key: ["PK": .s("USER#u1"), "SK": .s("USAGE")]))
         let request = try #require(capture.requests.withLock { $0.first })
-        // The body the script signs: the same bytes.
+        // The body the script signs: the same bytes, asking for the consumed capacity.
         #expect(
             String(decoding: request.body, as: UTF8.self)
-                == #"{"TableName":"inkra-usage","Key":{"PK":{"S":"USER#u1"},"SK":{"S":"USAGE"}}}"#)
+                == #"{"TableName":"inkra-usage","Key":{"PK":{"S":"USER#u1"},"SK":{"S":"USAGE"}},"#
+                + #""ReturnConsumedCapacity":"TOTAL"}"#)
         let hosts = request.headers.filter { $0.0.lowercased() == "host" }.map(\.1)
         #expect(hosts == [expected.host], "the Host the request sends")
         let authorization = request.headers.first { $0.0 == "Authorization" }?.1

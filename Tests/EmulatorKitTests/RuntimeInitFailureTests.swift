@@ -28,6 +28,32 @@ struct RuntimeInitFailureTests {
         sys.exit(3)
         """
 
+    /// Fails its first two starts (`/runtime/init/error`), counting them in `starts` beside it and
+    /// leaving `failed-N` once Lambda's API has taken the error; the third serves.
+    static let failsTwice = """
+        #!/usr/bin/env python3
+        import json, os, urllib.request
+        api = os.environ["AWS_LAMBDA_RUNTIME_API"]
+        here = os.path.dirname(os.path.abspath(__file__))
+        starts = os.path.join(here, "starts")
+        count = int(open(starts).read()) + 1 if os.path.exists(starts) else 1
+        open(starts, "w").write(str(count))
+        if count <= 2:
+            body = json.dumps({"errorType": "Runtime.ConfigError", "errorMessage": f"start {count} failed"}).encode()
+            urllib.request.urlopen(urllib.request.Request(
+                f"http://{api}/2018-06-01/runtime/init/error", data=body, method="POST",
+                headers={"Lambda-Runtime-Function-Error-Type": "Runtime.ConfigError"}))
+            open(os.path.join(here, f"failed-{count}"), "w").close()
+            os._exit(1)
+        while True:
+            with urllib.request.urlopen(f"http://{api}/2018-06-01/runtime/invocation/next") as answer:
+                request_id = answer.headers["Lambda-Runtime-Aws-Request-Id"]
+            result = {"statusCode": 200, "body": json.dumps({"answeredBy": f"start {count}"})}
+            urllib.request.urlopen(urllib.request.Request(
+                f"http://{api}/2018-06-01/runtime/invocation/{request_id}/response",
+                data=json.dumps(result).encode(), method="POST"))
+        """
+
     /// What the client saw: `POST /questions`, an Invoke API call, and `GET /usage`.
     static let client = #"""
         curl -s -o /dev/null -w 'questions %{http_code}\n' -X POST "$INKRA_API_URL/questions" \
@@ -39,8 +65,19 @@ struct RuntimeInitFailureTests {
         curl -s -H "Authorization: Bearer $TOKEN" "$INKRA_API_URL/usage"; echo
         """#
 
+    /// Two requests once the runtime's first start has failed: each finds the runtime failed and
+    /// starts it again; the first of those starts fails too, the second serves.
+    static let retryingClient = #"""
+        while [ ! -f "$WORK/failed-1" ]; do sleep 0.1; done
+        curl -s -o /dev/null -w 'first %{http_code}\n' -X POST "$INKRA_API_URL/questions" \
+            -H "Authorization: Bearer $TOKEN" -d '{"topic":"my first job"}'
+        curl -s -w '\nsecond %{http_code}\n' -X POST "$INKRA_API_URL/questions" \
+            -H "Authorization: Bearer $TOKEN" -d '{"topic":"my first job"}'
+        echo "starts $(cat "$WORK/starts")"
+        """#
+
     /// Runs `exec --bootstrap RUNTIME` around the client.
-    static func serve(runtime: String) async throws -> ProcessResult {
+    static func serve(runtime: String, client: String = Self.client) async throws -> ProcessResult {
         let folder = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let script = folder.appendingPathComponent("runtime.py")
@@ -84,5 +121,25 @@ struct RuntimeInitFailureTests {
         #expect(lines.dropFirst(3).first?.contains("status 3") == true)
         #expect(lines.dropFirst(4).first?.contains(#""used":0"#) == true, "\(result.standardOutput)")
         #expect(result.standardError.contains("the runtime exited with status 3"), "\(result.standardError)")
+    }
+
+    /// Lambda does not reuse an execution environment whose Init failed: the next invocation
+    /// starts a new one, Init and all ("Understand the Lambda execution environment lifecycle",
+    /// https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html: Init errors,
+    /// and the "suppressed init" after a failure).
+    @Test("A failed start is tried again at the next invocation, as Lambda does, and the log says so")
+    func initRetriedAtNextInvocation() async throws {
+        let result = try await Self.serve(runtime: Self.failsTwice, client: Self.retryingClient)
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        // The first request's new start failed too; the second request's served it.
+        #expect(lines.first == "first 502", "\(result.standardOutput)")
+        #expect(lines.dropFirst().first == #"{"answeredBy": "start 3"}"#, "\(result.standardOutput)")
+        #expect(lines.dropFirst(2).first == "second 200", "\(result.standardOutput)")
+        #expect(lines.dropFirst(3).first == "starts 3", "\(result.standardOutput)")
+        let restarts = result.standardError.components(
+            separatedBy: "starting the runtime again for the next invocation of generateQuestions")
+        #expect(restarts.count - 1 == 2, "\(result.standardError)")
+        #expect(result.standardError.contains("start 2 failed"), "\(result.standardError)")
     }
 }

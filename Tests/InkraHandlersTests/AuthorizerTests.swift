@@ -232,7 +232,8 @@ struct AuthorizerTests {
 
     @Test("Expired, foreign-issuer and tampered tokens are Unauthorized")
     func rejected() async throws {
-        let expired = try Self.token(expires: -1)
+        // A second past the clock skew the authorizer tolerates by default (INKRA_CLOCK_SKEW).
+        let expired = try Self.token(expires: -CognitoConfiguration.defaultClockTolerance - 1)
         let foreign = try Self.token(issuer: "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Other")
         let parts = try Self.token().split(separator: ".")
         let forgedPayload = Data(#"{"sub":"admin","token_use":"id"}"#.utf8).base64EncodedString()

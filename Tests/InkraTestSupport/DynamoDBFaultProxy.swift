@@ -6,7 +6,9 @@ import Synchronization
 
 /// A proxy between a DynamoDB client in another process (the built `bootstrap`) and a DynamoDB
 /// endpoint (moto), over real sockets, that answers chosen operations as DynamoDB does when it
-/// fails, and forwards the rest. Faults are injected between processes, so what the runtime does
+/// fails, and forwards the rest. It stands as well in front of the other JSON-protocol services
+/// the runtime calls (SSM, Secrets Manager, Cognito user pools), answering as they fail
+/// (``Fault/serviceError(status:type:message:)``). Faults are injected between processes, so what the runtime does
 /// with them is what it would do on AWS.
 ///
 /// The answers follow the DynamoDB API reference: "Error handling with DynamoDB" (HTTP 500
@@ -25,6 +27,10 @@ package final class DynamoDBFaultProxy: Sendable {
     package enum Fault: Sendable {
         /// DynamoDB's error: an HTTP status and the exception's name (`InternalServerError`).
         case error(status: Int, type: String)
+        /// Another JSON-protocol service's error (SSM, Secrets Manager, Cognito user pools): an
+        /// HTTP status and a body of `__type` without a namespace and `message`, as they answer
+        /// (`{"__type":"ThrottlingException","message":"Rate exceeded"}`).
+        case serviceError(status: Int, type: String, message: String)
         /// A `BatchGetItem` answer that read nothing and leaves every key unprocessed.
         case unprocessedKeys
         /// The request forwarded and applied, then answered with DynamoDB's error all the same: an
@@ -120,6 +126,10 @@ package final class DynamoDBFaultProxy: Sendable {
             switch fault(operation, number) {
             case .error(let status, let type)?:
                 return failure(status, type)
+            case .serviceError(let status, let type, let message)?:
+                let body: JSONValue = ["__type": .string(type), "message": .string(message)]
+                return StubHTTPServer.Answer(
+                    status: status, headers: [("Content-Type", "application/x-amz-json-1.1")], body: body.jsonString)
             case .unprocessedKeys?:
                 let asked = (try? JSONParser.parse(request.body))?["RequestItems"] ?? [:]
                 let body: JSONValue = ["Responses": [:], "UnprocessedKeys": asked]

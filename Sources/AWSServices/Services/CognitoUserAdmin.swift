@@ -1,5 +1,4 @@
 import InkraJSON
-import InkraTime
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -16,39 +15,39 @@ package struct CognitoUserAdmin: Sendable {
 
     /// The pool `userPoolID` at `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, else
     /// `AWS_ENDPOINT_URL`, else Cognito's endpoint in the pool's region (its id's prefix).
+    /// Calls are tried again as ``AWSJSONService/Retries`` says (throttling, a 5xx, a dropped
+    /// connection), within the request's `RequestDeadline`.
     /// - Throws: ``DynamoDBConfigurationError`` naming a missing variable.
     package init(
         userPoolID: String, aws: AWSSettings, transport: any DynamoDBTransport = HTTPClientTransport(),
-        now: @escaping @Sendable () -> Date
+        retries: AWSJSONService.Retries = AWSJSONService.Retries(), now: @escaping @Sendable () -> Date
     ) throws(DynamoDBConfigurationError) {
         let poolRegion = userPoolID.contains("_") ? userPoolID.split(separator: "_").first.map(String.init) : nil
         self.userPoolID = userPoolID
-        service = try AWSJSONService.cognitoIdentityProvider(aws, region: poolRegion, transport: transport, now: now)
+        service = try AWSJSONService.cognitoIdentityProvider(
+            aws, region: poolRegion, transport: transport, retries: retries, now: now)
     }
 
     /// The endpoint calls go to.
     package var endpoint: URL { service.endpoint }
 
     /// Deletes a user (`AdminDeleteUser`). `username` may be the user's `sub`, which Cognito accepts
-    /// in a pool where email is the user name attribute. The call's timeout is cut to what remains
-    /// of the request's `RequestDeadline`.
+    /// in a pool where email is the user name attribute. Throttling, a 5xx or a dropped connection
+    /// is tried again with backoff; each attempt's timeout, and the retries, are cut to what remains
+    /// of the request's `RequestDeadline`. A retry after an answer lost on its way finds no user,
+    /// and so succeeds as a deletion already done.
     /// - Returns: `true` when a user was deleted, `false` when the pool has no such user
     ///   (`UserNotFoundException`), so a repeated deletion succeeds.
     /// - Throws: ``AWSServiceError`` for any other answer (the pool missing, access denied,
     ///   throttling) or when the endpoint cannot be reached.
-    package func deleteUser(_ username: String, timeout: TimeInterval = 5) async throws -> Bool {
+    package func deleteUser(_ username: String, timeout: TimeInterval = 3) async throws -> Bool {
         do {
             _ = try await service.call(
                 "AdminDeleteUser", ["UserPoolId": .string(userPoolID), "Username": .string(username)],
-                timeout: Self.seconds(RequestDeadline.bounded(.milliseconds(Int64(timeout * 1000)))))
+                timeout: timeout)
             return true
         } catch let error as AWSServiceError where error.type == "UserNotFoundException" {
             return false
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

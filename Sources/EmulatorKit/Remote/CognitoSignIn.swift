@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraJSON
 import LocalUserPool
 import NIOHTTP1
@@ -32,10 +33,11 @@ package struct CognitoSignIn: Sendable {
         self.now = now
     }
 
-    /// Cognito's public endpoint for the region a pool id begins with (`us-east-1_…`).
+    /// Cognito's public endpoint for the region a pool id begins with (`us-east-1_…`), in that
+    /// region's partition (`AWSPartition`).
     package static func endpoint(forPoolID poolID: String) -> URL? {
         guard let underscore = poolID.firstIndex(of: "_"), underscore != poolID.startIndex else { return nil }
-        return URL(string: "https://cognito-idp.\(poolID[..<underscore]).amazonaws.com/")
+        return URL(string: "https://\(AWSPartition.host("cognito-idp", region: String(poolID[..<underscore])))/")
     }
 
     /// Signs `username` in and returns the id token.

@@ -76,10 +76,15 @@ package final class LocalRuntime: Sendable {
         let replaced = self.replaced
         process.terminationHandler = { ended in
             if let jwks { try? FileManager.default.removeItem(at: jwks) }
-            // A runtime stopped to make way for a new build ended on purpose: nothing fails for it.
-            guard !replaced.value.withLock({ $0 }) else { return }
             let reason = "the runtime exited with status \(ended.terminationStatus)"
-            Task { await server.runtimeEnded(reason) }
+            Task {
+                // A runtime stopped to make way for another (a new build, a new start after a
+                // failure) ended on purpose: nothing fails for it. Checked when the report would
+                // be made, so an end that came just before ``stop(replacing:)`` is not reported
+                // against the runtime that takes its place.
+                guard !replaced.value.withLock({ $0 }) else { return }
+                await server.runtimeEnded(reason)
+            }
         }
         do {
             // A debug server waits on its inferior's signals (SIGCHLD, SIGTRAP), and a child inherits
@@ -115,8 +120,8 @@ package final class LocalRuntime: Sendable {
     }
 
     /// SIGTERM, then SIGKILL after two seconds.
-    /// - Parameter replacing: whether a new runtime takes its place (`serve --watch`): its end is
-    ///   then not reported to the server as the runtime's end.
+    /// - Parameter replacing: whether a new runtime takes its place (`serve --watch`, or a new start
+    ///   after a failure): its end is then not reported to the server as the runtime's end.
     package func stop(replacing: Bool = false) async {
         if replacing { replaced.value.withLock { $0 = true } }
         guard process.isRunning else { return }

@@ -181,6 +181,10 @@ package actor RuntimeQueue {
     /// The start-up failure, if the runtime reported one.
     package var initializationFailure: RuntimeOutcome? { initFailure }
 
+    /// Whether the runtime failed to start or ended, and no other has taken its place
+    /// (``finishReplacement()``): invocations would fail at once.
+    package var hasFailed: Bool { initFailure != nil || ended != nil }
+
     /// Asks the server to drop the next connection that asks for an invocation (tests).
     package func dropNext() { dropNextConnection = true }
 

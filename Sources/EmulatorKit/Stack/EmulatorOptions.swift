@@ -15,8 +15,8 @@ package struct EmulatorOptions: Sendable {
     package var clientIDs: [String] = []
     /// Which tokens are accepted; ``defaultTokenUse`` unless another is named.
     package var tokenUse: TokenUse = Self.defaultTokenUse
-    /// Seconds of tolerance on `exp`, `nbf`, `iat`.
-    package var clockSkew: TimeInterval = 0
+    /// Seconds of tolerance on `exp`, `nbf`, `iat`: the deployed authorizer's default unless set.
+    package var clockSkew: TimeInterval = CognitoConfiguration.defaultClockTolerance
     /// Where the in-memory table is kept between runs.
     package var stateFile: URL?
     /// The table's name.

@@ -96,6 +96,11 @@ package final class RuntimeAPIServer: RuntimeAPIEndpoint {
         await queue.runtimeEnded(reason)
     }
 
+    /// Whether the runtime failed to start or ended (``RuntimeQueue/hasFailed``).
+    package var hasFailed: Bool {
+        get async { await queue.hasFailed }
+    }
+
     /// The start-up failure, if the runtime reported one.
     package var initializationFailure: RuntimeOutcome? {
         get async { await queue.initializationFailure }

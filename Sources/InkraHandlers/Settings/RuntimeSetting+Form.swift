@@ -1,3 +1,5 @@
+import InkraAuth
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -96,7 +98,7 @@ extension RuntimeSetting {
     package var defaultValue: String? {
         switch self {
         case .clock: "system"
-        case .clockSkew: "0"
+        case .clockSkew: String(Int(CognitoConfiguration.defaultClockTolerance))
         case .gatewayTimeout: "29"
         case .limitsMaxAge: "60"
         case .modelTimeout: "20"
