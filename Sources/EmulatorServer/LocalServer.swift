@@ -269,6 +269,12 @@ package final class LocalServer: Sendable {
         }
         await runtimeAPI.hold()
         await runtimeAPI.idle()
+        try await relaunchRuntime(executable, endpoints)
+    }
+
+    /// Stops the runtime if it still runs and starts `executable` in its place; a start that fails
+    /// is the runtime's start-up error for the invocations that wait.
+    private func relaunchRuntime(_ executable: URL, _ endpoints: ServeEndpoints) async throws {
         if let old = runtime.withLock({ $0 }) { await old.stop(replacing: true) }
         await runtimeAPI.finishReplacement()
         do {
@@ -294,14 +300,8 @@ package final class LocalServer: Sendable {
             "starting the runtime again for the next invocation of \(configuration.runtimeFunction.rawValue), "
             + "as Lambda starts a new execution environment after a failed init or an exit"
         logger.warning("\(line)")
-        if let old = runtime.withLock({ $0 }) { await old.stop(replacing: true) }
-        await runtimeAPI.finishReplacement()
-        do {
-            try launchRuntime(executable, endpoints)
-        } catch {
-            runtime.withLock { $0 = nil }
-            await runtimeAPI.failInitialization(type: "Runtime.StartError", message: error.message)
-        }
+        // A start that fails is the waiting invocations' start-up error, set by the relaunch.
+        try? await relaunchRuntime(executable, endpoints)
     }
 
     /// Starts a graceful shutdown, as SIGTERM does.
