@@ -6,6 +6,7 @@ import InkraTesting
 import InkraTime
 import InkraUsage
 import SingleTable
+import Synchronization
 import Testing
 
 /// The metering promise in process, on a table that refuses to send past the deadline as
@@ -101,9 +102,15 @@ struct ExactlyOnceTests {
 
     @Test("An answer whose record cannot be written is a 503; the retry takes the call over and is not charged again")
     func completeFails() async throws {
-        let table = FaultyTable { operation, number in
-            operation == "UpdateItem" && number == 1 ? TableError(.internalServerError, "Internal server error") : nil
-        }
+        // The first write of an answer fails, whatever the call wrote before it.
+        let failed = Mutex(false)
+        let table = FaultyTable(updateFault: { request in
+            guard request.updateExpression?.contains("sealedResponse") == true else { return nil }
+            return failed.withLock { done in
+                defer { done = true }
+                return done ? nil : TableError(.internalServerError, "Internal server error")
+            }
+        })
         let generate = function(table)
         // The lease is what is left of the request's deadline: 20 s keeps it past any wait of a busy
         // test process, and short of the 30 s the clock is moved.

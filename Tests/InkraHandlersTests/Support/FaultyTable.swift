@@ -11,10 +11,17 @@ final class FaultyTable: Table {
     let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
     /// Decides, per operation name and its call number (from 1), whether it fails.
     private let fault: @Sendable (String, Int) -> TableError?
+    /// Decides, per update, whether it fails: for a fault that is one write by what it writes,
+    /// whatever else the call wrote before it.
+    private let updateFault: @Sendable (UpdateItemRequest) -> TableError?
     private let calls = Mutex([String: Int]())
 
-    init(fault: @escaping @Sendable (String, Int) -> TableError? = { _, _ in nil }) {
+    init(
+        fault: @escaping @Sendable (String, Int) -> TableError? = { _, _ in nil },
+        updateFault: @escaping @Sendable (UpdateItemRequest) -> TableError? = { _ in nil }
+    ) {
         self.fault = fault
+        self.updateFault = updateFault
     }
 
     /// How many times an operation was called.
@@ -47,6 +54,7 @@ final class FaultyTable: Table {
     }
     func updateItem(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
         _ = try enter("UpdateItem")
+        if let error = updateFault(request) { throw error }
         return try await base.updateItem(request)
     }
     func deleteItem(_ request: DeleteItemRequest) async throws -> WriteItemResponse {
