@@ -139,6 +139,7 @@ let package = Package(
         .target(
             name: "EmulatorKit",
             dependencies: [
+                "InkraRuntime",
                 "LocalUserPool",
                 "InkraJSON",
                 "HTTPText",
@@ -361,7 +362,7 @@ let package = Package(
             name: "EmulatorKitTests",
             dependencies: [
                 "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraJSON", "InkraUsage", "SingleTable", "InkraTime",
-                "InkraTestSupport",
+                "InkraTestSupport", "InkraRuntime",
                 "inkra-emulator",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -65,7 +65,7 @@ struct AdminCommand: AsyncParsableCommand {
         /// The store, on the state file (locked for this process's life) or on DynamoDB.
         /// - Throws: ``UsageFailure`` when `writes` and DynamoDB is named without `--yes`; an
         ///   ``EmulatorError`` when the state file is held by another process or unreadable.
-        func open(_ command: String, writes: Bool) throws -> EmulatorStack {
+        func open(_ command: String, writes: Bool) async throws -> EmulatorStack {
             if writes, let dynamoDBEndpoint, !yes {
                 throw UsageFailure(
                     "admin \(command) writes to the table \(table) at \(dynamoDBEndpoint): "
@@ -76,7 +76,7 @@ struct AdminCommand: AsyncParsableCommand {
             options.dynamoDBEndpoint = dynamoDBEndpoint.flatMap(URL.init(string:))
             options.tableName = table
             options.developmentKey = try DevelopmentKeyLocator.load()
-            return try EmulatorStack(options: options)
+            return try await EmulatorStack(options: options)
         }
     }
 
@@ -127,7 +127,7 @@ struct AdminCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let stack = try store.open("refund", writes: true)
+            let stack = try await store.open("refund", writes: true)
             let refund = try await stack.store.refund(
                 units, to: user, at: AdminCommand.instant(at), reference: reference)
             try stack.saveState()
@@ -163,7 +163,7 @@ struct AdminCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let stack = try store.open("repair", writes: true)
+            let stack = try await store.open("repair", writes: true)
             let report = try await stack.store.repairCharges(at: AdminCommand.instant(at))
             try stack.saveState()
             Output.out("admin repair: \(store.target)")
@@ -196,7 +196,7 @@ struct AdminCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let stack = try store.open("reset", writes: true)
+            let stack = try await store.open("reset", writes: true)
             let change = try await stack.store.reset(window.value, of: user, at: AdminCommand.instant(at))
             try stack.saveState()
             Output.out("admin reset: \(user), \(store.target)")
@@ -252,7 +252,7 @@ struct AdminCommand: AsyncParsableCommand {
 
         func run() async throws {
             let pool = try cognitoPool()
-            let stack = try store.open("erase", writes: true)
+            let stack = try await store.open("erase", writes: true)
             let erasure = try await stack.store.erase(user: user)
             try stack.saveState()
             Output.out("admin erase: \(user), \(store.target)")
@@ -323,7 +323,7 @@ struct AdminCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let stack = try store.open("refused", writes: false)
+            let stack = try await store.open("refused", writes: false)
             let users = try await stack.store.refusals(on: date.text)
             Output.out("admin refused: \(date), \(store.target): \(users.count) user(s)")
             for user in users {

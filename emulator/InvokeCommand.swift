@@ -54,7 +54,7 @@ struct InvokeCommand: AsyncParsableCommand {
         } catch {
             throw UsageFailure("event \(source) is not valid JSON: \(error)")
         }
-        let stack = try EmulatorStack(options: try common.emulatorOptions())
+        let stack = try await EmulatorStack(options: try common.emulatorOptions())
         let (cleaned, time) = Replayer.prepare(parsed)
         let invocation = await stack.gateway.invoke(name, event: cleaned, at: stack.options.now == nil ? time : nil)
         let result = invocation.outcome

@@ -97,7 +97,7 @@ extension ReplayCommand {
         let recorded = try WhatIfReplayer.limits(recordedFile, flag: "--recorded-limits")
         let manifest = noRecordedTrust ? nil : try RecordingManifest.read(for: targets)
         func meter(under limitsFile: URL?, flag: String) async throws -> TrafficUsage {
-            var replayer = try CostReplayer(
+            var replayer = try await CostReplayer(
                 copying: stack, limitsFile: limitsFile, flag: flag, recordedLimits: recorded)
             try manifest?.trust(in: replayer.stack)
             replayer.replayer = replayer.replayer.cachingAuthorizer(for: cacheTTL)

@@ -197,7 +197,7 @@ struct ReplayCommand: AsyncParsableCommand {
             try await runAgainst(endpoint)
             return
         }
-        let stack = try EmulatorStack(options: try common.emulatorOptions())
+        let stack = try await EmulatorStack(options: try common.emulatorOptions())
         if let stateFromScan {
             let scan = try TableScan(contentsOf: URL(fileURLWithPath: stateFromScan))
             try await scan.seed(stack.table, tableName: stack.options.tableName)

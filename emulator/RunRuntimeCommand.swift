@@ -158,7 +158,7 @@ struct RunRuntimeCommand: AsyncParsableCommand {
     func replayOnce() async throws -> Int32 {
         let name = function.value
         let options = try common.emulatorOptions()
-        let stack = try EmulatorStack(options: options)
+        let stack = try await EmulatorStack(options: options)
         let debugger = debug ? self.debugger : nil
         let fleet = try await RuntimeFleet.start(
             count: debugger == nil ? jobs : 1, firstPort: runtimeAPIPort, executable: URL(fileURLWithPath: executable),

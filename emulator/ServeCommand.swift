@@ -50,7 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
         let (server, stack, configuration) = try await options.start(freePorts: false)
         // As the deployed stack's schedule runs repairCharges: calls charged and never answered
         // (a runtime killed mid-request) get their unit back once their lease runs out.
-        let repairs = Task { await Self.repairPeriodically(stack.repairCharges, stack: stack) }
+        let repairs = Task { await Self.repairPeriodically(stack.handler(for: .repairCharges), stack: stack) }
         defer { repairs.cancel() }
         let watching = options.watchLoop(server).map { loop in Task { await loop.run() } }
         defer { watching?.cancel() }
@@ -70,7 +70,7 @@ extension ServeCommand {
     static let repairInterval: Duration = .seconds(30)
 
     /// Runs `repairCharges` every ``repairInterval`` until cancelled, saying what it gave back.
-    static func repairPeriodically(_ repair: RepairCharges, stack: EmulatorStack) async {
+    static func repairPeriodically(_ repair: any EventHandler, stack: EmulatorStack) async {
         while true {
             do {
                 try await Task.sleep(for: repairInterval)

@@ -210,7 +210,7 @@ struct ServeOptions: ParsableArguments {
                 over): requests cost more CPU
                 """)
         }
-        let stack = try EmulatorStack(options: options)
+        let stack = try await EmulatorStack(options: options)
         if let stateFromScan {
             let scan = try TableScan(contentsOf: URL(fileURLWithPath: stateFromScan))
             try await scan.seed(stack.table, tableName: stack.options.tableName)

@@ -41,7 +41,7 @@ struct UsageCommand: AsyncParsableCommand {
     func run() async throws {
         LogSetup.bootstrap(level: common.logLevel.value)
         let options = try common.emulatorOptions()
-        let stack = try EmulatorStack(options: options)
+        let stack = try await EmulatorStack(options: options)
         if options.stateFile == nil {
             Output.err("note: no --state given, so this reads an empty in-memory table")
         }

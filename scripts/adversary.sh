@@ -16,7 +16,8 @@ Starts one `inkra-emulator serve --clock virtual` per phase (small limits; with 
 default limits), and runs Hypothesis' RuleBasedStateMachine (scripts/adversary/machine.py)
 against it: sequences of sign-ups, confirmations, sign-ins, refreshes, account deletions, sign-ups
 again with the same email, POST /questions with fresh keys, retries, keys reused with another body,
-bursts of parallel calls, tier changes by an administrator, clock moves and GET /usage. Invariants,
+bursts of parallel calls, tier changes by an administrator, limits changes by an owner, clock
+moves and GET /usage. Invariants,
 after every step:
   1-limits   per person (email) and UTC month/day/hour of the stack's clock, calls answered 200
              (distinct keys) stay within the limit of the token's tier, across all the accounts

@@ -31,19 +31,37 @@ enum Dependencies {
         guard let handler, !handler.isEmpty else {
             throw ConfigurationError("_HANDLER", "is required: \(functions.nameList)")
         }
-        guard let name = functions.name(matching: handler), let build = functions.build(name) else {
-            throw ConfigurationError("_HANDLER", "must be \(functions.nameList), got \"\(handler)\"")
-        }
+        let unlisted = ConfigurationError("_HANDLER", "must be \(functions.nameList), got \"\(handler)\"")
+        guard let name = functions.name(matching: handler) else { throw unlisted }
         let limits = try await tierLimits(configuration, clock: clock)
         let dependencies = FunctionList.Dependencies(
             limits: limits, logger: logger,
             shared: shared ?? SharedDependencies(configuration: configuration, clock: clock))
-        let function = try await build(dependencies)
-        guard let parameter = configuration.limitsParameter else { return function }
-        return try LimitsRefresh.function(
-            parameter: parameter, limits: limits, configuration: configuration, clock: clock, logger: logger,
-            built: function
-        ) { try await build(dependencies.with(limits: $0)) }
+        let refresh = try limitsSource(configuration, clock: clock).map {
+            LimitsRefresh(source: $0, limits: limits, maxAge: configuration.limitsMaxAge, logger: logger)
+        }
+        guard let function = try await functions.function(name, dependencies: dependencies, refresh: refresh) else {
+            throw unlisted
+        }
+        return function
+    }
+
+    /// Where the limits are read again while the sandbox is warm: `INKRA_LIMITS_PARAMETER`'s
+    /// parameter, else `INKRA_LIMITS_FILE`'s file; `nil` for `INKRA_LIMITS` and the built-in ones,
+    /// which cannot change.
+    /// - Throws: ``ConfigurationError`` when the SSM client cannot be configured.
+    private static func limitsSource(
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
+    ) throws(ConfigurationError) -> LimitsSource? {
+        if let parameter = configuration.limitsParameter {
+            do {
+                return .parameter(parameter, ssm: try AWSJSONService.ssm(configuration.aws, now: clock))
+            } catch {
+                throw ConfigurationError("INKRA_LIMITS_PARAMETER", "\(error)")
+            }
+        }
+        guard configuration.limitsJSON == nil, let file = configuration.limitsFile else { return nil }
+        return .file(URL(fileURLWithPath: file))
     }
 
     /// The model endpoint of `INKRA_LLM_BASE_URL`, else the built-in generator. The key read from

@@ -39,6 +39,36 @@ extension FunctionList {
         /// - Throws: an error naming the setting that is missing or malformed.
         public func userDirectory() throws -> (any UserDirectory)? { try shared.directory() }
 
+        init(limits: TierLimits, logger: Logger, shared: SharedDependencies) {
+            self.limits = limits
+            self.logger = logger
+            self.shared = shared
+        }
+
+        /// Dependencies of given parts, read from no setting: how a stack that is not a Lambda
+        /// sandbox (the emulator) runs the listed functions on its own table, keys and generator.
+        /// - Parameters:
+        ///   - limits: the tiers' limits.
+        ///   - logger: the functions' logger.
+        ///   - upgradeURL: sent with the monthly 429.
+        ///   - store: the usage store.
+        ///   - verifier: the verifier of the pool's tokens.
+        ///   - generator: the question generator.
+        ///   - directory: the users `deleteAccount` deletes; `nil`: none.
+        package init(
+            limits: TierLimits, logger: Logger, upgradeURL: String, store: any UsageStore, verifier: TokenVerifier,
+            generator: any QuestionGenerator, directory: (any UserDirectory)?
+        ) {
+            var configuration = Configuration()
+            configuration.upgradeURL = upgradeURL
+            let shared = SharedDependencies(configuration: configuration, clock: { Date() })
+            shared.made.withLock {
+                $0 = SharedDependencies.Made(
+                    store: store, verifier: verifier, generator: generator, directory: .some(directory))
+            }
+            self.init(limits: limits, logger: logger, shared: shared)
+        }
+
         /// The same dependencies with other limits.
         func with(limits: TierLimits) -> Dependencies {
             Dependencies(limits: limits, logger: logger, shared: shared)
@@ -50,9 +80,9 @@ extension FunctionList {
 final class SharedDependencies: Sendable {
     let configuration: Configuration
     let clock: @Sendable () -> Date
-    private let made = Mutex(Made())
+    fileprivate let made = Mutex(Made())
 
-    private struct Made {
+    fileprivate struct Made {
         var secret: ServerSecret?
         var store: (any UsageStore)?
         var verifier: TokenVerifier?

@@ -56,7 +56,7 @@ public struct FunctionList: Sendable {
     ])
 
     /// The names, in order.
-    var names: [String] { entries.map(\.name) }
+    package var names: [String] { entries.map(\.name) }
 
     /// "authorizer, checkUsage, generateQuestions, deleteAccount or repairCharges", for messages.
     var nameList: String {

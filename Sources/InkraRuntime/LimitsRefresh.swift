@@ -11,18 +11,46 @@ import Metrics
     import Foundation
 #endif
 
-/// The tier limits of `INKRA_LIMITS_PARAMETER`, read again while the sandbox is warm: an invocation
-/// that starts `INKRA_LIMITS_MAX_AGE` seconds or more after the last read reads the parameter
-/// before it runs, so an owner's change reaches every warm sandbox within that time.
+/// Where the tier limits are read again from while the functions run: the SSM parameter of
+/// `INKRA_LIMITS_PARAMETER`, or a limits file (`INKRA_LIMITS_FILE`, `serve --limits`).
+package struct LimitsSource: Sendable {
+    /// What it is, for the log and errors: `SSM parameter /inkra/limits`, `file limits.json`.
+    let name: String
+    /// Reads its JSON.
+    let read: @Sendable () async throws -> Data
+    /// Whether the first invocation reads it again: a file, which costs no request, so that a
+    /// change made between start-up and the first invocation is not kept a max age longer. An SSM
+    /// parameter read moments before at start is not read again before the max age.
+    let readAtFirstInvocation: Bool
+
+    /// A source of a name and a read.
+    init(name: String, readAtFirstInvocation: Bool = false, read: @escaping @Sendable () async throws -> Data) {
+        self.name = name
+        self.readAtFirstInvocation = readAtFirstInvocation
+        self.read = read
+    }
+
+    /// A limits file, read again whole each time.
+    package static func file(_ url: URL) -> LimitsSource {
+        LimitsSource(name: "file \(url.path)", readAtFirstInvocation: true) { try Data(contentsOf: url) }
+    }
+
+    /// An SSM parameter, read through `ssm`.
+    static func parameter(_ name: String, ssm: AWSJSONService) -> LimitsSource {
+        LimitsSource(name: "SSM parameter \(name)") { try await Data(ssm.parameter(named: name).utf8) }
+    }
+}
+
+/// The tier limits of a ``LimitsSource``, read again while the functions run: an invocation that
+/// starts `INKRA_LIMITS_MAX_AGE` seconds or more after the last read (and, for a file, the first
+/// invocation) reads the source before it runs, so an owner's change reaches every warm sandbox
+/// within that time.
 ///
 /// A read that fails, or that answers limits that are not valid, changes nothing: the last good
 /// limits stay, the next read waits another max age, and the failure is logged without the
-/// parameter's value and counted as `LimitsRefreshFailure`.
-actor LimitsRefresh {
-    /// Reads the parameter's value.
-    let read: @Sendable () async throws -> String
-    /// The parameter's name, for the log.
-    let name: String
+/// source's content and counted as `LimitsRefreshFailure`.
+package actor LimitsRefresh {
+    let source: LimitsSource
     /// Seconds a read is kept.
     let maxAge: TimeInterval
     let logger: Logger
@@ -34,39 +62,46 @@ actor LimitsRefresh {
     private var readAt: Date?
 
     /// A refresher holding the limits read at start.
-    init(
-        name: String, limits: TierLimits, maxAge: TimeInterval, logger: Logger,
-        metrics: any MetricsFactory = MetricsSystem.factory,
-        read: @escaping @Sendable () async throws -> String
+    /// - Parameters:
+    ///   - source: where the limits are read again.
+    ///   - limits: the limits read at start.
+    ///   - maxAge: seconds a read is kept; by default `INKRA_LIMITS_MAX_AGE`'s.
+    ///   - logger: where a failed read is logged.
+    ///   - metrics: where it is counted.
+    package init(
+        source: LimitsSource, limits: TierLimits, maxAge: TimeInterval? = nil, logger: Logger,
+        metrics: any MetricsFactory = MetricsSystem.factory
     ) {
-        self.name = name
+        self.source = source
         self.limits = limits
-        self.maxAge = maxAge
+        self.maxAge = maxAge ?? Configuration().limitsMaxAge
         self.logger = logger
         self.metrics = metrics
-        self.read = read
     }
 
     /// The limits for an invocation at `instant`: read again first when the last read is
     /// `maxAge` old.
     func limits(at instant: Date) async -> TierLimits {
-        guard let last = readAt else {
-            readAt = instant
-            return limits
+        if let last = readAt {
+            guard instant.timeIntervalSince(last) >= maxAge else { return limits }
+        } else {
+            guard source.readAtFirstInvocation else {
+                readAt = instant
+                return limits
+            }
         }
-        guard instant.timeIntervalSince(last) >= maxAge else { return limits }
         readAt = instant
-        let text: String
+        let data: Data
         do {
-            text = try await read()
+            data = try await source.read()
         } catch {
-            // The service's error type (AccessDeniedException, ParameterNotFound…), never a value.
-            let type = (error as? AWSServiceError)?.type ?? "RequestFailed"
+            // The error's type (AccessDeniedException, ParameterNotFound, CocoaError…), never a value.
+            let type = (error as? AWSServiceError)?.type ?? String(describing: Swift.type(of: error))
             failed(["reason": "unreadable", "error": "\(type)"])
             return limits
         }
         do {
-            limits = try TierLimits(json: Data(text.utf8), source: "SSM parameter \(name)")
+            limits = try TierLimits(json: data, source: source.name)
         } catch {
             failed(["reason": "invalid"])
         }
@@ -76,8 +111,8 @@ actor LimitsRefresh {
     private func failed(_ metadata: Logger.Metadata) {
         Counter(label: MetricName.limitsRefreshFailure.rawValue, dimensions: [], factory: metrics).increment()
         logger.error(
-            "the limits parameter could not be read again; the last good limits stay",
-            metadata: metadata.merging(["parameter": "\(name)"]) { old, _ in old })
+            "the limits could not be read again; the last good limits stay",
+            metadata: metadata.merging(["source": "\(source.name)"]) { old, _ in old })
     }
 }
 
@@ -143,24 +178,19 @@ struct RefreshingLimits: ForwardingFunction {
     }
 }
 
-extension LimitsRefresh {
-    /// `built`, its limits read again from `parameter` every `INKRA_LIMITS_MAX_AGE` seconds of the
-    /// invocations' time, starting from `limits`, read at start; `make` builds it with new ones.
-    /// - Throws: ``ConfigurationError`` when the SSM client cannot be configured.
-    static func function(
-        parameter: String, limits: TierLimits, configuration: Configuration,
-        clock: @escaping @Sendable () -> Date, logger: Logger, built: any EventHandler,
-        make: @escaping @Sendable (TierLimits) async throws -> any EventHandler
-    ) throws(ConfigurationError) -> any EventHandler {
-        let ssm: AWSJSONService
-        do {
-            ssm = try AWSJSONService.ssm(configuration.aws, now: clock)
-        } catch {
-            throw ConfigurationError("INKRA_LIMITS_PARAMETER", "\(error)")
-        }
-        let refresh = LimitsRefresh(
-            name: parameter, limits: limits, maxAge: configuration.limitsMaxAge, logger: logger
-        ) { try await ssm.parameter(named: parameter) }
-        return RefreshingLimits(refresh: refresh, limits: limits, function: built, logger: logger, make: make)
+extension FunctionList {
+    /// The function `name`, built from `dependencies`; with a `refresh`, built again with the
+    /// limits it reads whenever they change. The runtime and the emulator both build what they run
+    /// here, so what the emulator runs is what ships.
+    /// - Returns: `nil` when the list has no such function.
+    package func function(
+        _ name: String, dependencies: Dependencies, refresh: LimitsRefresh?
+    ) async throws -> (any EventHandler)? {
+        guard let build = build(name) else { return nil }
+        let function = try await build(dependencies)
+        guard let refresh else { return function }
+        return RefreshingLimits(
+            refresh: refresh, limits: dependencies.limits, function: function, logger: dependencies.logger
+        ) { try await build(dependencies.with(limits: $0)) }
     }
 }

@@ -152,7 +152,7 @@ struct BootstrapRecordingPrivacyTests {
         var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = try DevelopmentKey(
             directory: ChildProcess.repositoryRoot.appendingPathComponent("emulator/dev-keys"))
-        let stack = try EmulatorStack(options: options)
+        let stack = try await EmulatorStack(options: options)
         let records = await Replayer(stack: stack).replay([writer.directory])
         #expect(records.count == 4)
         for record in records {

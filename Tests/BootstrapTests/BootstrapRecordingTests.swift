@@ -121,7 +121,7 @@ struct BootstrapRecordingTests {
         var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = try DevelopmentKey(
             directory: ChildProcess.repositoryRoot.appendingPathComponent("emulator/dev-keys"))
-        let stack = try EmulatorStack(options: options)
+        let stack = try await EmulatorStack(options: options)
         let records = await Replayer(stack: stack).replay([writer.directory])
         #expect(records.count == 2)
         for record in records {

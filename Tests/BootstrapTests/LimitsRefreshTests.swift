@@ -27,9 +27,8 @@ struct LimitsRefreshTests {
 
     static func refresh(_ parameter: Parameter) throws -> LimitsRefresh {
         LimitsRefresh(
-            name: "/inkra/limits", limits: try TierLimits(json: Data(limits(9).utf8)), maxAge: 60,
-            logger: Logger(label: "test")
-        ) { try parameter.read() }
+            source: LimitsSource(name: "SSM parameter /inkra/limits") { try Data(parameter.read().utf8) },
+            limits: try TierLimits(json: Data(limits(9).utf8)), maxAge: 60, logger: Logger(label: "test"))
     }
 
     static let start = Date(timeIntervalSince1970: 1_795_780_800)

@@ -195,7 +195,7 @@ struct RunRuntimeJobsSharedTableTests {
         var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = RuntimeWorkload.developmentKey
         let server = try await LocalServer(
-            stack: try EmulatorStack(options: options), configuration: .ephemeral, accessLog: { _ in })
+            stack: try await EmulatorStack(options: options), configuration: .ephemeral, accessLog: { _ in })
         let (ready, announce) = AsyncStream.makeStream(of: ServeEndpoints.self)
         let running = Task {
             defer { announce.finish() }

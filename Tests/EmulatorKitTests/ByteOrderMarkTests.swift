@@ -30,7 +30,7 @@ struct ByteOrderMarkTests {
         let scratch = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         _ = try Self.markedCopy(in: scratch)
-        let records = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([scratch])
+        let records = await Replayer(stack: try await EmulatorStack(options: Repository.options())).replay([scratch])
         let record = try #require(records.first)
         #expect(record.problem == nil)
         #expect(record.checked)

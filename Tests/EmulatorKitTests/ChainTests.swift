@@ -16,8 +16,8 @@ struct ChainTests {
     }
 
     /// A stack's chain with a fresh 300 s authorizer cache, and a token for `sub`.
-    func cachingChain(sub: String) throws -> (chain: GatewayChain, cache: AuthorizerCache, token: String) {
-        let stack = try EmulatorStack(options: Repository.options())
+    func cachingChain(sub: String) async throws -> (chain: GatewayChain, cache: AuthorizerCache, token: String) {
+        let stack = try await EmulatorStack(options: Repository.options())
         let cache = AuthorizerCache(timeToLive: 300, now: { Self.when })
         return (stack.gateway.caching(in: cache), cache, try token(sub))
     }
@@ -29,7 +29,7 @@ struct ChainTests {
 
     @Test("v1 and v2 events with only an Authorization header reach generateQuestions with the token's identity")
     func chain() async throws {
-        let stack = try EmulatorStack(options: Repository.options())
+        let stack = try await EmulatorStack(options: Repository.options())
         for (kind, user) in [(SampleEvents.Kind.restGenerate, "rest-user"), (.httpGenerate, "http-user")] {
             let event = SampleEvents.event(kind, token: try token(user, tier: "premium"), at: Self.when)
             let result = await Replayer(stack: stack).replay(event: event, function: .generateQuestions)
@@ -44,7 +44,7 @@ struct ChainTests {
 
     @Test("REST context is injected as strings beside principalId; HTTP API context under lambda")
     func injection() async throws {
-        let stack = try EmulatorStack(options: Repository.options())
+        let stack = try await EmulatorStack(options: Repository.options())
         let rest = SampleEvents.event(.restUsage, token: try token("ctx"), at: Self.when)
         let result = await Replayer(stack: stack).replay(event: rest, function: .checkUsage)
         let step = try #require(result.authorizer)
@@ -55,7 +55,7 @@ struct ChainTests {
 
     @Test("A cached answer sends the authorizer no event, and is checked against each request's own resource")
     func cachedAnswer() async throws {
-        let (chain, cache, token) = try cachingChain(sub: "cached")
+        let (chain, cache, token) = try await cachingChain(sub: "cached")
         let first = await invoke(chain, .checkUsage, SampleEvents.event(.restUsage, token: token, at: Self.when))
         let sent = try #require(first.authorizer)
         #expect(sent.cached == false)
@@ -77,7 +77,7 @@ struct ChainTests {
         "A cached answer is decided per resource: another stage is refused, the first allowed; another API's is its own"
     )
     func cachedDecisions() async throws {
-        let (chain, cache, token) = try cachingChain(sub: "staged")
+        let (chain, cache, token) = try await cachingChain(sub: "staged")
         func invoke(_ kind: SampleEvents.Kind, stage: String?) async -> Invocation {
             var event = SampleEvents.event(kind, token: token, at: Self.when)
             if let stage { event.set(.string(stage), at: ["requestContext", "stage"]) }
@@ -110,7 +110,7 @@ struct ChainTests {
 
     @Test("The region in the authorizer's ARN comes from an execute-api domain name; us-east-1 otherwise")
     func region() async throws {
-        let stack = try EmulatorStack(options: Repository.options())
+        let stack = try await EmulatorStack(options: Repository.options())
         for (domain, region) in [
             ("abc123.execute-api.eu-west-1.amazonaws.com", "eu-west-1"), ("localhost:3000", "us-east-1"),
             ("execute-api", "us-east-1"), ("a.execute-api.", "us-east-1"), ("a.b.c", "us-east-1"),
@@ -129,7 +129,7 @@ struct ChainTests {
 
     @Test("A bad token stops at 401 and consumes nothing; a blocked user gets 403")
     func refusals() async throws {
-        let stack = try EmulatorStack(options: Repository.options())
+        let stack = try await EmulatorStack(options: Repository.options())
         let replayer = Replayer(stack: stack)
         let bad = SampleEvents.event(.restGenerate, token: "not.a.token", at: Self.when)
         let refused = await replayer.replay(event: bad, function: .generateQuestions)
@@ -156,9 +156,9 @@ struct ChainTests {
     func recordedTime() async throws {
         let recorded = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14
         let event = SampleEvents.event(.restUsage, token: try token("old", at: recorded), at: recorded)
-        let asRecorded = try EmulatorStack(options: Repository.options())
+        let asRecorded = try await EmulatorStack(options: Repository.options())
         #expect(await Replayer(stack: asRecorded).replay(event: event, function: .checkUsage).statusCode == 200)
-        let today = try EmulatorStack(options: Repository.options(now: Date()))
+        let today = try await EmulatorStack(options: Repository.options(now: Date()))
         #expect(await Replayer(stack: today).replay(event: event, function: .checkUsage).statusCode == 401)
     }
 
@@ -169,7 +169,7 @@ struct ChainTests {
         let state = scratch.appendingPathComponent("state.json")
         let event = SampleEvents.event(.restGenerate, token: try token("persistent", tier: "premium"), at: Self.when)
         for run in 1...2 {
-            let stack = try EmulatorStack(options: Repository.options(state: state))
+            let stack = try await EmulatorStack(options: Repository.options(state: state))
             let result = await Replayer(stack: stack).replay(event: event, function: .generateQuestions)
             let body = try JSONParser.parse(result.json["body"]?.string ?? "")
             #expect(body["usage"]?["used"] == .number(run))
@@ -180,7 +180,7 @@ struct ChainTests {
     }
 
     @Test("A corrupt or foreign state file is refused and left as it was")
-    func corruptState() throws {
+    func corruptState() async throws {
         let folder = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let cases: [(String, String)] = [
@@ -199,8 +199,8 @@ struct ChainTests {
         for (index, (contents, message)) in cases.enumerated() {
             let file = folder.appendingPathComponent("state-\(index).json")
             try Data(contents.utf8).write(to: file)
-            #expect {
-                try EmulatorStack(options: Repository.options(state: file))
+            await #expect {
+                try await EmulatorStack(options: Repository.options(state: file))
             } throws: { error in
                 let text = String(describing: error)
                 return text.contains(message) && text.contains(file.path) && text.contains("refusing")

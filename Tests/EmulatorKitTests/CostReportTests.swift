@@ -227,7 +227,7 @@ struct CostReportTests {
     }
 
     static func meter(_ folder: URL, limits: URL? = nil) async throws -> TrafficUsage {
-        var replayer = try CostReplayer(options: Repository.options(), limitsFile: limits)
+        var replayer = try await CostReplayer(options: Repository.options(), limitsFile: limits)
         replayer.replayer = replayer.replayer.cachingAuthorizer(for: 300)
         return await replayer.meter([folder])
     }
@@ -376,7 +376,7 @@ extension CostReportTests {
     /// Each flipped call is priced as the mean replayed call of its tier answered as it now is.
     @Test("--algorithm estimates the bill of the calls another way of counting decides otherwise")
     func algorithmEstimate() async throws {
-        let replayer = try CostReplayer(options: Repository.options(), limitsFile: nil)
+        let replayer = try await CostReplayer(options: Repository.options(), limitsFile: nil)
         let usage = await replayer.meter([Repository.events.appendingPathComponent("free-user-limits")])
         let prices = try Self.prices()
         let sizing = Bill.Sizing(lambdaMilliseconds: 10)
@@ -425,7 +425,7 @@ extension CostReportTests {
             let event = RecordedTokensTests.usageEvent(user: "u-premium", tier: "free", at: offset)
             try Data(event.prettyJSONString.utf8).write(to: folder.appendingPathComponent("usage-\(index).json"))
         }
-        var signed = try CostReplayer(options: Repository.options(), limitsFile: nil)
+        var signed = try await CostReplayer(options: Repository.options(), limitsFile: nil)
         signed.replayer.recordedTokens = RecordedTokenSigner(
             tokens: tokens, key: Repository.developmentKey,
             configuration: try signed.stack.options.cognitoConfiguration())
@@ -436,7 +436,7 @@ extension CostReportTests {
         #expect(withTokens.carriedAuthorizerAnswer == 0)
         #expect(withTokens.byTier.keys.sorted() == ["premium"])
 
-        let injected = await (try CostReplayer(options: Repository.options(), limitsFile: nil)).meter([folder])
+        let injected = await (try await CostReplayer(options: Repository.options(), limitsFile: nil)).meter([folder])
         #expect(injected.total.invocations[.authorizer] == nil)
         #expect(injected.carriedAuthorizerAnswer == 2)
         #expect(injected.byTier.keys.sorted() == ["free"])

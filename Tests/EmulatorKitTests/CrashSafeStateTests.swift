@@ -42,7 +42,7 @@ struct CrashSafeStateTests {
 
         do {
             // This process holds the state file while the stack lives: the commands below run after.
-            let restarted = try EmulatorStack(options: Repository.options(state: state))
+            let restarted = try await EmulatorStack(options: Repository.options(state: state))
             for user in answered {
                 let usage = try await restarted.store.usage(for: user, at: Self.when, limits: .free)
                 #expect(usage.monthly.used == 1, "\(user) was answered 200 before the kill but its usage is gone")
@@ -56,7 +56,7 @@ struct CrashSafeStateTests {
         // Finishing the run: the users answered before the kill are not charged twice.
         let second = try await runEmulator(["replay", events.path, "--json", "--state", state.path])
         #expect(second.status == 0 || second.status == 1)
-        let after = try EmulatorStack(options: Repository.options(state: state))
+        let after = try await EmulatorStack(options: Repository.options(state: state))
         for user in answered.prefix(20) {
             let usage = try await after.store.usage(for: user, at: Self.when, limits: .free)
             #expect(usage.monthly.used == 2, "\(user): one more request, one more unit")
@@ -93,7 +93,7 @@ struct CrashSafeStateTests {
         let folder = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let state = folder.appendingPathComponent("state.json")
-        let stack = try EmulatorStack(options: Repository.options(state: state))
+        let stack = try await EmulatorStack(options: Repository.options(state: state))
         let table = try #require(stack.memoryTable)
         let key: Item = ["PK": .s("USER#d"), "SK": .s("PROFILE")]
         _ = try await table.putItem(PutItemRequest(tableName: "inkra-usage", item: key.merging(["n": .n(1)]) { $1 }))

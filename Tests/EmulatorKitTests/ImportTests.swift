@@ -19,7 +19,7 @@ struct ImportTests {
     /// The scenario's generateQuestions events, each run through the chain on one stack (seeded
     /// from `scan` first, when given) and recorded as `bootstrap` records them.
     static func record(seed scan: TableScan? = nil) async throws -> [Recording] {
-        let stack = try EmulatorStack(options: Repository.options())
+        let stack = try await EmulatorStack(options: Repository.options())
         if let scan { try await scan.seed(stack.table, tableName: stack.options.tableName) }
         let folder = Repository.root.appendingPathComponent("events/free-user-limits")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
@@ -126,7 +126,7 @@ struct ImportTests {
         }
         for pages in [1, 3] {
             let scan = try TableScan(text: Self.scanText(items, pages: pages), name: "scan.json")
-            let stack = try EmulatorStack(options: Repository.options())
+            let stack = try await EmulatorStack(options: Repository.options())
             try await scan.seed(stack.table, tableName: stack.options.tableName)
             let stored = try await stack.table.scan(ScanRequest(tableName: stack.options.tableName)).items
             #expect(Set(stored.compactMap { $0["PK"]?.stringValue }) == Set((1...5).map { "USER#u\($0)" }))
@@ -148,7 +148,7 @@ struct ImportTests {
     func pseudonymized() async throws {
         // The stack's table: its partitions are named by the user ids' pseudonyms, the ones the
         // recordings hold.
-        let before = try EmulatorStack(options: Repository.options())
+        let before = try await EmulatorStack(options: Repository.options())
         try await before.table.putItem(
             PutItemRequest(
                 tableName: before.options.tableName,
@@ -166,7 +166,7 @@ struct ImportTests {
             var seed = scan
             seed.wireItems = seed.wireItems.map { Pseudonymizer.localItem($0, pseudonymizer: pseudonymizer) }
             for recording in recordings { try writer.write(recording) }
-            let stack = try EmulatorStack(options: Repository.options())
+            let stack = try await EmulatorStack(options: Repository.options())
             try await seed.seed(stack.table, tableName: stack.options.tableName)
             let records = await Replayer(stack: stack).replay([writer.directory])
             #expect(records.count == recordings.count)

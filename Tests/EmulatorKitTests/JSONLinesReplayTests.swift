@@ -18,8 +18,8 @@ struct JSONLinesReplayTests {
         try workload.writeFolder(folder)
         try workload.writeLines(file)
 
-        let fromFolder = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([folder])
-        let fromLines = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([file])
+        let fromFolder = await Replayer(stack: try await EmulatorStack(options: Repository.options())).replay([folder])
+        let fromLines = await Replayer(stack: try await EmulatorStack(options: Repository.options())).replay([file])
         #expect(fromLines.count == fromFolder.count)
         #expect(fromLines.map(\.function) == fromFolder.map(\.function))
         #expect(fromLines.map { $0.invocation?.statusCode } == fromFolder.map { $0.invocation?.statusCode })
@@ -47,7 +47,7 @@ struct JSONLinesReplayTests {
             good.setting(["statusCode": 200], at: ["x-inkra-expected"]).jsonString,
         ]
         try Data(("\u{FEFF}" + lines.joined(separator: "\r\n")).utf8).write(to: file)
-        let records = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([file])
+        let records = await Replayer(stack: try await EmulatorStack(options: Repository.options())).replay([file])
         #expect(records.map(\.file) == [1, 2, 4, 5, 6, 7, 8, 9].map { "\(file.relativePath):\($0)" })
         #expect(records[0].ok && records[0].checked)
         #expect(records[1].problem?.hasPrefix("not valid JSON") == true)
@@ -67,7 +67,7 @@ struct JSONLinesReplayTests {
         let event = SampleEvents.event(.restUsage, token: nil, at: Date()).setting(
             "checkUsage", at: ["x-inkra-function"])
         try Data((event.jsonString + "\n").utf8).write(to: file)
-        let records = await Replayer(stack: try EmulatorStack(options: Repository.options()), update: true)
+        let records = await Replayer(stack: try await EmulatorStack(options: Repository.options()), update: true)
             .replay([file])
         #expect(records.count == 1)
         #expect(records[0].problem?.hasPrefix("--update cannot write into a JSON-lines file") == true)
@@ -135,8 +135,8 @@ struct JSONLinesImportTests {
         #expect(result.standardError.contains("broken: \(file.path):62: the event has no time"))
         #expect(result.standardOutput.contains("60 events"))
 
-        let fromLines = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([file])
-        let fromFolder = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([out])
+        let fromLines = await Replayer(stack: try await EmulatorStack(options: Repository.options())).replay([file])
+        let fromFolder = await Replayer(stack: try await EmulatorStack(options: Repository.options())).replay([out])
         let ran = Array(fromLines.filter { $0.problem == nil }.prefix(60))
         #expect(fromFolder.count == 60)
         #expect(fromFolder.map(\.function) == ran.map(\.function))

@@ -64,7 +64,7 @@ struct OpenAPIDocumentTests {
 
         // Without a token, a route serve has answers 401 unauthorized (not 403 Missing
         // Authentication Token, API Gateway's answer for a route it does not have).
-        let gateway = LocalAPIGateway(stack: try EmulatorStack(options: Repository.options()))
+        let gateway = LocalAPIGateway(stack: try await EmulatorStack(options: Repository.options()))
         for route in documented.sorted() {
             let parts = route.split(separator: " ").map(String.init)
             let request = LocalHTTPRequest(
@@ -120,14 +120,14 @@ struct OpenAPIDocumentTests {
                 at: when)
         }
         // The functions (and, for one case, the authorizer) fail as a broken deployment would.
-        func gateway(failing: FunctionName? = nil, throttled: Bool = false) throws -> LocalAPIGateway {
+        func gateway(failing: FunctionName? = nil, throttled: Bool = false) async throws -> LocalAPIGateway {
             var options = Repository.options()
             options.now = when
             var configuration = LocalAPIGateway.Configuration()
             configuration.validatesBodies = true
             configuration.authorizerCacheTTL = 0
             if throttled { configuration.throttle = StageThrottle.Limits(rate: 0.001, burst: 1) }
-            return LocalAPIGateway(stack: try EmulatorStack(options: options), configuration: configuration) {
+            return LocalAPIGateway(stack: try await EmulatorStack(options: options), configuration: configuration) {
                 function, _, _ in
                 guard function == failing else { return nil }
                 return Invocation(outcome: .failure(FunctionError(errorType: "Boom", errorMessage: "boom")))
@@ -142,14 +142,14 @@ struct OpenAPIDocumentTests {
                     sourceIP: "127.0.0.1")
                 return await gateway.respond(request).response
             }
-            var answers: [(String, LocalHTTPResponse)] = [
+            var answers: [(String, LocalHTTPResponse)] = await [
                 ("no token", await send(try gateway(), token: nil)),
                 ("blocked", await send(try gateway(), token: try token(["blocked"]))),
                 ("function failed", await send(try gateway(failing: route.function), token: try token())),
                 ("authorizer failed", await send(try gateway(failing: .authorizer), token: try token())),
                 ("too large", try gateway().requestTooLarge()),
             ]
-            let throttled = try gateway(throttled: true)
+            let throttled = try await gateway(throttled: true)
             _ = await send(throttled, token: try token())
             answers.append(("throttled", await send(throttled, token: try token())))
             if RequestModel.byFunction[route.function] != nil {

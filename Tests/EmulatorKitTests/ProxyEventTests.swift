@@ -10,12 +10,14 @@ struct ProxyEventTests {
     static let when = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
 
     /// The API in front of a target that records the event and answers a fixed proxy response.
-    func gateway(_ payload: ProxyRequest.Version, answer: JSONValue = ["statusCode": 200, "body": "ok"]) throws -> (
-        LocalAPIGateway, Recorded
-    ) {
+    func gateway(_ payload: ProxyRequest.Version, answer: JSONValue = ["statusCode": 200, "body": "ok"]) async throws
+        -> (
+            LocalAPIGateway, Recorded
+        )
+    {
         var options = Repository.options(now: Self.when)
         options.now = Self.when
-        let stack = try EmulatorStack(options: options)
+        let stack = try await EmulatorStack(options: options)
         var configuration = LocalAPIGateway.Configuration()
         configuration.payload = payload
         let seen = Recorded()
@@ -42,7 +44,7 @@ struct ProxyEventTests {
 
     @Test("Request ids are lower-case version-4 UUIDs, a new one per request")
     func requestIDs() async throws {
-        let (gateway, _) = try gateway(.v1)
+        let (gateway, _) = try await gateway(.v1)
         var seen: Set<String> = []
         for _ in 0..<200 {
             let id = await gateway.respond(try request(body: [])).requestID
@@ -58,7 +60,7 @@ struct ProxyEventTests {
 
     @Test("Request ids stay well-formed and distinct across the random pool's refills, from concurrent requests")
     func requestIDsUnderLoad() async throws {
-        let (gateway, _) = try gateway(.v2)
+        let (gateway, _) = try await gateway(.v2)
         let request = try request()
         // 4 × 300 ids: over four refills of the 256-id pool, drawn from four tasks at once.
         let ids = await withTaskGroup(of: [String].self) { group in
@@ -82,7 +84,7 @@ struct ProxyEventTests {
     @Test("requestTime follows the clock: requests in one second share it; the next second and an earlier one differ")
     func requestTimes() async throws {
         let clock = Mutex(Self.when)
-        let stack = try EmulatorStack(
+        let stack = try await EmulatorStack(
             options: {
                 var options = Repository.options()
                 options.clock = { clock.withLock { $0 } }
@@ -115,7 +117,7 @@ struct ProxyEventTests {
         ])
     func domainPrefix(host: String, prefix: String) async throws {
         for payload in [ProxyRequest.Version.v1, .v2] {
-            let (gateway, seen) = try gateway(payload)
+            let (gateway, seen) = try await gateway(payload)
             var request = try request()
             request.headers = request.headers.map { $0.name == "Host" ? (name: "Host", value: host) : $0 }
             _ = await gateway.respond(request)
@@ -128,7 +130,7 @@ struct ProxyEventTests {
     @Test(
         "REST (1.0): headers and multi-value headers, query strings, source IP, request id and time, context injected")
     func rest() async throws {
-        let (gateway, seen) = try gateway(.v1)
+        let (gateway, seen) = try await gateway(.v1)
         let served = await gateway.respond(try request(body: Array(#"{"topic":"x"}"#.utf8)))
         #expect(served.response.status == 200)
         #expect(String(decoding: served.response.body, as: UTF8.self) == "ok")
@@ -158,7 +160,7 @@ struct ProxyEventTests {
 
     @Test("REST (1.0): a header's first spelling names it, with its last value and all its values in order")
     func restHeaderSpellings() async throws {
-        let (gateway, seen) = try gateway(.v1)
+        let (gateway, seen) = try await gateway(.v1)
         var request = try request()
         request.headers = [
             ("Host", "127.0.0.1:3000"), ("X-Trace", "a"), ("Authorization", request.header("Authorization") ?? ""),
@@ -179,7 +181,7 @@ struct ProxyEventTests {
 
     @Test("HTTP API (2.0): lower-case joined headers, cookies, raw query, joined parameters, context under lambda")
     func http() async throws {
-        let (gateway, seen) = try gateway(.v2)
+        let (gateway, seen) = try await gateway(.v2)
         _ = await gateway.respond(try request(body: Array(#"{"topic":"x"}"#.utf8)))
         let event = try #require(seen.events.withLock { $0.first })
         #expect(event["version"] == "2.0")
@@ -199,7 +201,7 @@ struct ProxyEventTests {
 
     @Test("A binary body is base64 with isBase64Encoded; an empty one is absent", arguments: ["v1", "v2"])
     func binary(payload: String) async throws {
-        let (gateway, seen) = try gateway(payload == "v1" ? .v1 : .v2)
+        let (gateway, seen) = try await gateway(payload == "v1" ? .v1 : .v2)
         let bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF]
         _ = await gateway.respond(try request(body: bytes, contentType: "image/png"))
         _ = await gateway.respond(try request())
@@ -216,20 +218,20 @@ struct ProxyEventTests {
             "statusCode": 201, "headers": ["X-One": "1"], "multiValueHeaders": ["Set-Cookie": ["a=1", "b=2"]],
             "body": "aGVsbG8=", "isBase64Encoded": true,
         ]
-        let (gateway, _) = try gateway(.v1, answer: answer)
+        let (gateway, _) = try await gateway(.v1, answer: answer)
         let served = await gateway.respond(try request())
         #expect(served.response.status == 201)
         #expect(served.response.body == Array("hello".utf8))
         #expect(served.response.headers.filter { $0.name == "Set-Cookie" }.map(\.value) == ["a=1", "b=2"])
 
-        let (broken, _) = try self.gateway(.v1, answer: ["no": "status"])
+        let (broken, _) = try await self.gateway(.v1, answer: ["no": "status"])
         let failed = await broken.respond(try request())
         #expect(failed.response.status == 502)
         #expect(
             String(decoding: failed.response.body, as: UTF8.self)
                 == #"{"error":"Internal server error","code":"gateway_error"}"#)
 
-        let (plain, _) = try self.gateway(.v2, answer: ["just": "json"])
+        let (plain, _) = try await self.gateway(.v2, answer: ["just": "json"])
         let simple = await plain.respond(try request())
         #expect(simple.response.status == 200)
         #expect(String(decoding: simple.response.body, as: UTF8.self) == #"{"just":"json"}"#)

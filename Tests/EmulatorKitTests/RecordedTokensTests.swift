@@ -109,7 +109,7 @@ struct RecordedTokensTests {
     func signedReplay(api: String) async throws {
         var tokens = RecordedTokens()
         tokens.add(Self.authorizerRecording("u-premium", at: 0, id: "auth-1", tier: "premium"))
-        let stack = try EmulatorStack(options: Repository.options())
+        let stack = try await EmulatorStack(options: Repository.options())
         let signer = RecordedTokenSigner(
             tokens: tokens, key: Repository.developmentKey, configuration: try stack.options.cognitoConfiguration())
         // The injected context says free: the recorded claims say premium, and they decide.
@@ -207,7 +207,7 @@ struct RecordedTokensTests {
         try Data(#"{"free": {"hourly": 1}}"#.utf8).write(to: limits)
         var options = try Repository.options()
         options.limitsFile = limits
-        let stack = try EmulatorStack(options: options)
+        let stack = try await EmulatorStack(options: options)
         var whatIf = try WhatIfReplayer(stack: stack)
         whatIf.replayer.recordedTokens = RecordedTokenSigner(
             tokens: tokens, key: Repository.developmentKey, configuration: try stack.options.cognitoConfiguration())
@@ -240,7 +240,7 @@ struct RecordedTokensTests {
         var written = event
         written.set("authorizer", at: ["x-inkra-function"])
         try Data(written.prettyJSONString.utf8).write(to: folder.appendingPathComponent("auth.json"))
-        let records = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([folder])
+        let records = await Replayer(stack: try await EmulatorStack(options: Repository.options())).replay([folder])
         #expect(records.first?.problem?.contains("signed from .inkra-tokens.json, which is not in its folder") == true)
     }
 

@@ -38,7 +38,7 @@ struct ReplayAuthorizerCacheTests {
         let folder = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Self.recording(in: folder)
-        let records = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([folder])
+        let records = await Replayer(stack: try await EmulatorStack(options: Repository.options())).replay([folder])
         for record in records where !record.ok { Issue.record("\(ReplayReporter.line(for: record))") }
         #expect(records.map { $0.invocation?.statusCode } == [200, 200, 401])
         #expect(records.map { $0.invocation?.authorizer?.cached } == [false, true, false])
@@ -56,7 +56,7 @@ struct ReplayAuthorizerCacheTests {
         let folder = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Self.recording(in: folder)
-        let replayer = Replayer(stack: try EmulatorStack(options: Repository.options())).cachingAuthorizer(for: 0)
+        let replayer = Replayer(stack: try await EmulatorStack(options: Repository.options())).cachingAuthorizer(for: 0)
         let records = await replayer.replay([folder])
         #expect(records.map { $0.invocation?.statusCode } == [200, 401, 401])
         #expect(records.map(\.ok) == [true, false, true])
@@ -70,7 +70,8 @@ struct ReplayAuthorizerCacheTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try Self.recording(in: folder)
         // A 60 s TTL: the second call (120 s on) is past it, whatever time the replay runs at.
-        let replayer = Replayer(stack: try EmulatorStack(options: Repository.options())).cachingAuthorizer(for: 60)
+        let replayer = Replayer(stack: try await EmulatorStack(options: Repository.options())).cachingAuthorizer(
+            for: 60)
         let records = await replayer.replay([folder])
         #expect(records.map { $0.invocation?.authorizer?.cached } == [false, false, false])
         #expect(records.map { $0.invocation?.statusCode } == [200, 401, 401])
@@ -80,7 +81,7 @@ struct ReplayAuthorizerCacheTests {
     func perAPI() async throws {
         let token = try DevelopmentTokens.mint(
             with: Repository.developmentKey, claims: .init(sub: "two-apis"), at: Self.start)
-        let replayer = Replayer(stack: try EmulatorStack(options: Repository.options()))
+        let replayer = Replayer(stack: try await EmulatorStack(options: Repository.options()))
         let rest = await replayer.replay(
             event: SampleEvents.event(.restGenerate, token: token, at: Self.start), function: .generateQuestions)
         let http = await replayer.replay(

@@ -8,7 +8,7 @@ import Testing
 struct ReplayTests {
     @Test("Replaying events/ yields zero mismatches")
     func repositoryEvents() async throws {
-        let stack = try EmulatorStack(options: Repository.options())
+        let stack = try await EmulatorStack(options: Repository.options())
         let records = await Replayer(stack: stack).replay([Repository.events])
         #expect(records.count >= 25)
         for record in records where !record.ok {
@@ -35,7 +35,7 @@ struct ReplayTests {
             try FileManager.default.copyItem(at: Repository.events.appendingPathComponent(source), to: url)
         }
         defer { try? FileManager.default.removeItem(at: folder) }
-        let records = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([folder])
+        let records = await Replayer(stack: try await EmulatorStack(options: Repository.options())).replay([folder])
         #expect(
             records.map { ($0.file as NSString).lastPathComponent } == [
                 "2026-11-17T10-00-00.000Z-a.json", "2026-11-17T10-30-00.000Z-b.json", "2026-11-17T11-00-00.000Z-c.json",
@@ -45,13 +45,15 @@ struct ReplayTests {
 
     @Test("Without kept results, each result is still reported, and the records keep only the verdicts")
     func verdictsOnly() async throws {
-        var replayer = Replayer(stack: try EmulatorStack(options: Repository.options()))
+        var replayer = Replayer(stack: try await EmulatorStack(options: Repository.options()))
         replayer.keepsResults = false
         var reported: [Int?] = []
         let records = await replayer.replay([Repository.events]) { record, _, _ in
             reported.append(record.invocation?.statusCode)
         }
-        let kept = await Replayer(stack: try EmulatorStack(options: Repository.options())).replay([Repository.events])
+        let kept = await Replayer(stack: try await EmulatorStack(options: Repository.options())).replay([
+            Repository.events
+        ])
         #expect(records.count == kept.count)
         #expect(records.allSatisfy { $0.invocation == nil })
         #expect(records.map(\.ok) == kept.map(\.ok))
@@ -75,7 +77,7 @@ struct ReplayTests {
         let wrong: JSONValue = ["statusCode": 429, "body": ["usage": ["used": 3]]]
         try Data(wrong.jsonString.utf8).write(to: folder.appendingPathComponent("one.expected.json"))
 
-        let stack = try EmulatorStack(options: Repository.options())
+        let stack = try await EmulatorStack(options: Repository.options())
         let records = await Replayer(stack: stack).replay([folder])
         let record = try #require(records.first)
         #expect(!record.ok)
@@ -96,7 +98,7 @@ struct ReplayTests {
         try Data("[1,2,3]".utf8).write(to: folder.appendingPathComponent("b-array.json"))
         let event = SampleEvents.event(.restUsage, token: nil, at: Date())
         try Data(event.jsonString.utf8).write(to: folder.appendingPathComponent("c-fine.json"))
-        let stack = try EmulatorStack(options: Repository.options())
+        let stack = try await EmulatorStack(options: Repository.options())
         let records = await Replayer(stack: stack).replay([folder, folder.appendingPathComponent("missing.json")])
         #expect(
             records.map(\.file.lastPathComponentOfPath) == [
@@ -121,7 +123,7 @@ struct ReplayTests {
             .write(to: folder.appendingPathComponent("allow.json"))
         try Data(SampleEvents.event(.tokenAuthorizer, token: "nope", at: when).jsonString.utf8)
             .write(to: folder.appendingPathComponent("deny.json"))
-        let stack = try EmulatorStack(options: Repository.options())
+        let stack = try await EmulatorStack(options: Repository.options())
         let written = await Replayer(stack: stack, update: true).replay([folder])
         #expect(written.allSatisfy { $0.updated })
         let expected = try JSONParser.parse(
@@ -133,7 +135,7 @@ struct ReplayTests {
 
     @Test("--json prints one object per event with the fields of docs/emulator.md")
     func jsonLines() async throws {
-        let stack = try EmulatorStack(options: Repository.options())
+        let stack = try await EmulatorStack(options: Repository.options())
         let records = await Replayer(stack: stack).replay([Repository.events.appendingPathComponent("authorizer")])
         let allow = try #require(records.first)
         let object = ReplayReporter.json(for: allow)

@@ -56,10 +56,10 @@ struct RequestModelTests {
     }
 
     /// The API in front of a target that counts the functions invoked.
-    func gateway(payload: ProxyRequest.Version, validates: Bool) throws -> (LocalAPIGateway, Invoked) {
+    func gateway(payload: ProxyRequest.Version, validates: Bool) async throws -> (LocalAPIGateway, Invoked) {
         var options = Repository.options()
         options.now = Self.when
-        let stack = try EmulatorStack(options: options)
+        let stack = try await EmulatorStack(options: options)
         var configuration = LocalAPIGateway.Configuration()
         configuration.payload = payload
         configuration.validatesBodies = validates
@@ -87,7 +87,7 @@ struct RequestModelTests {
 
     @Test("REST: an invalid body is 400 request_rejected from API Gateway and the function is not invoked")
     func restRefuses() async throws {
-        let (gateway, invoked) = try gateway(payload: .v1, validates: true)
+        let (gateway, invoked) = try await gateway(payload: .v1, validates: true)
         let sent = try request(#"{"topic":"a","count":99}"#)
         let served = await gateway.respond(sent)
         #expect(served.response.status == 400)
@@ -111,7 +111,7 @@ struct RequestModelTests {
 
     @Test("The authorizer comes first: an invalid body without a valid token is 401, not 400")
     func authorizerFirst() async throws {
-        let (gateway, invoked) = try gateway(payload: .v1, validates: true)
+        let (gateway, invoked) = try await gateway(payload: .v1, validates: true)
         let served = await gateway.respond(try request("{}", token: "not.a.token"))
         #expect(served.response.status == 401)
         #expect(invoked.functions.withLock { $0 }.isEmpty)
@@ -120,7 +120,7 @@ struct RequestModelTests {
     @Test("HTTP APIs have no request validation, and a gateway without it passes any body on")
     func noValidation() async throws {
         for (payload, validates) in [(ProxyRequest.Version.v2, true), (.v1, false)] {
-            let (gateway, invoked) = try gateway(payload: payload, validates: validates)
+            let (gateway, invoked) = try await gateway(payload: payload, validates: validates)
             let served = await gateway.respond(try request("[]"))
             #expect(served.response.status == 200)
             #expect(invoked.functions.withLock { $0 } == [.generateQuestions])

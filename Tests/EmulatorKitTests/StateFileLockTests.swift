@@ -63,8 +63,8 @@ struct StateFileLockTests {
             #expect(admin.status == 2)
             #expect(admin.standardError.contains(holder))
 
-            #expect {
-                _ = try EmulatorStack(options: Repository.options(state: state))
+            await #expect {
+                _ = try await EmulatorStack(options: Repository.options(state: state))
             } throws: { error in
                 (error as? EmulatorError)?.message.contains(holder) == true
             }
@@ -136,8 +136,8 @@ struct StateFileLockTests {
         try Data("999999 inkra-emulator serve --state \(state.path)\n".utf8)
             .write(to: state.appendingPathExtension("lock"))
         do {
-            let first = try EmulatorStack(options: Repository.options(state: state))
-            let second = try EmulatorStack(options: Repository.options(state: state))
+            let first = try await EmulatorStack(options: Repository.options(state: state))
+            let second = try await EmulatorStack(options: Repository.options(state: state))
             #expect(first.stateLock != nil && second.stateLock != nil)
             _ = try await first.store.consume(ConsumeRequest(userID: "shared", instant: Self.when, limits: .free))
             try first.saveState()

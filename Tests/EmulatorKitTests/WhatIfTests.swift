@@ -41,7 +41,7 @@ private struct Workload {
 
     /// Records every event's expectation by replaying the folder under the default limits.
     static func record(_ folder: URL) async throws {
-        let records = await Replayer(stack: try EmulatorStack(options: Repository.options()), update: true)
+        let records = await Replayer(stack: try await EmulatorStack(options: Repository.options()), update: true)
             .replay([folder])
         #expect(records.allSatisfy { $0.updated && $0.ok })
     }
@@ -56,7 +56,7 @@ private struct Workload {
     func report(limits json: String) async throws -> WhatIfReport {
         var options = Repository.options()
         options.limitsFile = try limitsFile(json)
-        return try await WhatIfReplayer(stack: try EmulatorStack(options: options)).report([folder])
+        return try await WhatIfReplayer(stack: try await EmulatorStack(options: options)).report([folder])
     }
 
     func remove() { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
@@ -193,7 +193,7 @@ struct WhatIfTests {
         let limits = folder.deletingLastPathComponent().appendingPathComponent("monthly-10.json")
         try Data(#"{"free": {"monthly": 10}}"#.utf8).write(to: limits)
         options.limitsFile = limits
-        let report = try await WhatIfReplayer(stack: try EmulatorStack(options: options)).report([folder])
+        let report = try await WhatIfReplayer(stack: try await EmulatorStack(options: options)).report([folder])
         let free = try #require(report.tiers.first)
         // Dana's sixth and seventh calls are admitted now; Erin keeps her own quota of 6.
         #expect(free.refusedToAdmitted.examples.map(\.reference) == ["dana-6", "dana-7"])

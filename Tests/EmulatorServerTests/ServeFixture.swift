@@ -37,7 +37,7 @@ struct ServeFixture: Sendable {
         let logger = Logger(label: "inkra.serve-tests") { _ in
             InvocationLogHandler(upstream: SwiftLogNoOpLogHandler(), now: { when })
         }
-        let stack = try EmulatorStack(options: options, logger: logger)
+        let stack = try await EmulatorStack(options: options, logger: logger)
         let lines = LogLines()
         let server = try await LocalServer(
             stack: stack, configuration: configuration,

@@ -23,7 +23,7 @@ struct ServeRecordCostTests {
 
         var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = ServeFixture.developmentKey
-        var replayer = try CostReplayer(options: options, limitsFile: nil)
+        var replayer = try await CostReplayer(options: options, limitsFile: nil)
         replayer.replayer = replayer.replayer.cachingAuthorizer(for: 300)
         let usage = await replayer.meter([folder])
         #expect(usage.problems.isEmpty, "\(usage.problems)")
@@ -66,7 +66,7 @@ struct ServeRecordCostTests {
                 try Data(limits.utf8).write(to: file)
                 options.limitsFile = file
             }
-            var whatIf = try WhatIfReplayer(stack: try EmulatorStack(options: options))
+            var whatIf = try WhatIfReplayer(stack: try await EmulatorStack(options: options))
             whatIf.algorithm = algorithm
             return await whatIf.report([folder])
         }

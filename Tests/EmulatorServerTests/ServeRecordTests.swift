@@ -62,7 +62,7 @@ struct ServeRecordTests {
 
         var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = ServeFixture.developmentKey
-        let records = await Replayer(stack: try EmulatorStack(options: options)).replay([folder])
+        let records = await Replayer(stack: try await EmulatorStack(options: options)).replay([folder])
         #expect(records.count == 8)
         for record in records where !record.ok {
             Issue.record("\(ReplayReporter.line(for: record))")
@@ -88,7 +88,7 @@ struct ServeRecordTests {
         #expect(files.allSatisfy { $0.contains("generateQuestions") })
         var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = ServeFixture.developmentKey
-        let records = await Replayer(stack: try EmulatorStack(options: options)).replay([folder])
+        let records = await Replayer(stack: try await EmulatorStack(options: options)).replay([folder])
         #expect(records.map { $0.invocation?.statusCode } == [200])
         #expect(records.allSatisfy { $0.ok })
     }
@@ -104,7 +104,7 @@ struct ServeRecordTests {
         defer { try? FileManager.default.removeItem(at: limits) }
         try Data(#"{"free": {"hourly": 3}}"#.utf8).write(to: limits)
         options.limitsFile = limits
-        let records = await Replayer(stack: try EmulatorStack(options: options)).replay([folder])
+        let records = await Replayer(stack: try await EmulatorStack(options: options)).replay([folder])
         let failed = records.filter { !$0.ok }
         #expect(failed.count == 2, "the third call is admitted now, and the usage it reports changes")
         #expect(failed.first?.mismatches.first == "statusCode: expected 429, got 200")

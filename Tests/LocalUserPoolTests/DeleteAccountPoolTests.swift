@@ -25,19 +25,20 @@ struct DeleteAccountPoolTests {
     func deletesThePoolUser() async throws {
         var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = PoolFixture.key
-        let stack = try EmulatorStack(options: options)
+        let stack = try await EmulatorStack(options: options)
         let fixture = PoolFixture()
         let leaving = try fixture.confirmedUser("leaving@example.com")
         let staying = try fixture.confirmedUser("staying@example.com")
         _ = try fixture.signIn("leaving@example.com")
 
-        let before = try await stack.deleteAccount.handle(Self.event(leaving), context: stack.context())
+        let before = try await stack.handler(for: .deleteAccount).handle(Self.event(leaving), context: stack.context())
         #expect(before["statusCode"] == 204)
         #expect(try fixture.pool.adminGetUser(username: leaving).sub == leaving)
 
         stack.localAccounts.attach(fixture.pool)
         for _ in 0..<2 {
-            let answer = try await stack.deleteAccount.handle(Self.event(leaving), context: stack.context())
+            let answer = try await stack.handler(for: .deleteAccount).handle(
+                Self.event(leaving), context: stack.context())
             #expect(answer["statusCode"] == 204)
             #expect(throws: CognitoError.userNotFound) { try fixture.pool.adminGetUser(username: leaving) }
         }

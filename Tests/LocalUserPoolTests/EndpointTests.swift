@@ -82,7 +82,7 @@ struct EndpointTests {
         let idToken = try fixture.signIn("quinn@example.com").idToken
         var options = EmulatorOptions(clock: { fixture.clock.withLock { $0 } })
         options.developmentKey = PoolFixture.key
-        let stack = try EmulatorStack(options: options)
+        let stack = try await EmulatorStack(options: options)
         func authorize(_ token: String) async -> String {
             let event: JSONValue = [
                 "type": "TOKEN", "authorizationToken": .string("Bearer " + token),
@@ -128,7 +128,7 @@ struct EndpointTests {
         for stackForm in IssuerForm.allCases {
             var options = EmulatorOptions(clock: { fixture.clock.withLock { $0 } })
             options.developmentKey = PoolFixture.key
-            let stack = try EmulatorStack(options: options)
+            let stack = try await EmulatorStack(options: options)
             stack.trustedPools.trust(
                 CognitoConfiguration(
                     region: "us-east-1", userPoolId: "us-east-1_InkraLocal", issuerForm: stackForm,

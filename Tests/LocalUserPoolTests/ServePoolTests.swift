@@ -13,7 +13,7 @@ struct ServePoolTests {
     {
         var options = EmulatorOptions(clock: { Date() })
         options.developmentKey = PoolFixture.key
-        let stack = try EmulatorStack(options: options)
+        let stack = try await EmulatorStack(options: options)
         var configuration = ServeConfiguration.ephemeral
         configuration.cognitoPort = cognitoPort
         configuration.cognitoPortFallsBack = fallsBack

@@ -14,13 +14,15 @@ misbehaved (a race in a burst, say), which it would call flaky. For the same rea
 adds the same values to its bundles whatever the stack answered (a refused sign-in adds a "no
 token" that later calls send without one), and no rule has a precondition on the stack's answers.
 
-Limits are fixed for the life of a `serve` process: serve reads `--limits FILE` once at start (and
-the `bootstrap` it starts reads the same file through INKRA_LIMITS_FILE); the deployed runtime's
-INKRA_LIMITS_PARAMETER refresh needs SSM, which the local stack does not serve. So no rule changes
-limits; the long run starts a second serve with the default limits (run.py)."""
+Limits change as an owner changes them: `change_limits` rewrites the limits file that serve
+(`--limits`) and the `bootstrap` it starts (INKRA_LIMITS_FILE) read again once INKRA_LIMITS_MAX_AGE
+has passed on the stack's clock, as the deployed runtime reads INKRA_LIMITS_PARAMETER, and moves
+the clock just past that max age, within API Gateway's authorizer cache; every sequence starts
+on its phase's own limits, so a replay of it starts where the first run did."""
 
 import datetime
 import json
+import os
 import time
 
 import hypothesis.strategies as st
@@ -29,7 +31,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invar
 
 import leaks
 from client import claims
-from model import (WINDOWS, Account, Call, DeletedTokenAnswered, Leak, Ledger, Mischarged, OverLimit, Replay, Token,
+from model import (LIMIT_CHANGES, LIMITS_MAX_AGE, WINDOWS, Account, Call, DeletedTokenAnswered, Leak, Ledger, Mischarged, OverLimit, Replay, Token,
                    Unexpected, check_charged, check_shown, counters_from_items, counters_from_usage, limits_for, utc,
                    windows_of)
 
@@ -49,6 +51,7 @@ class Run:
     def __init__(self, serve, pool, api, table, counter, limits, seed, places):
         self.serve, self.pool, self.api, self.table, self.counter = serve, pool, api, table, counter
         self.limits, self.seed, self.places = limits, seed, places
+        self.phase_limits = limits  # what each sequence starts with
         self.secrets = leaks.Secrets()
         self.examples = self.steps = self.checks = 0
         self.violations = {}  # invariant -> violations noted (shrinking's runs included)
@@ -57,6 +60,18 @@ class Run:
         self.final_traces = []  # (invariant, exchanges) of each shortest failing sequence's last run
         self.phase = ""
         self.verbose = False  # print every sequence's exchanges (run.py --verbose)
+
+
+    def set_limits(self, limits):
+        """Rewrites the limits file serve and its bootstrap read (whole, by a rename, so that no
+        reader sees half of it) and holds the model to them."""
+        if limits == self.limits:
+            return
+        path = self.serve.limits_file
+        with open(path + ".new", "w") as f:
+            json.dump(limits, f)
+        os.replace(path + ".new", path)
+        self.limits = limits
 
 
 RUN = None  # set by run.py before the state machine runs
@@ -165,6 +180,9 @@ class Adversary(RuleBasedStateMachine):
             instant = last_day(now).replace(hour=23, minute=5, second=0, microsecond=0)
             if instant <= now:
                 instant = last_day(instant + datetime.timedelta(days=1)).replace(hour=23, minute=5, second=0)
+        # The phase's own limits, before the clock moves past their max age (10 minutes at least).
+        RUN.set_limits(RUN.phase_limits)
+        self.ledger.limits = RUN.limits
         RUN.counter.add("clock")
         RUN.serve.clock({"set": instant.strftime("%Y-%m-%dT%H:%M:%SZ")})
         self.step(f"start at {instant.strftime('%Y-%m-%dT%H:%MZ')} ({at}); person 0 signs up, confirms, signs in"
@@ -188,6 +206,26 @@ class Adversary(RuleBasedStateMachine):
             RUN.serve.clock({"advance": by})
         self.moved = True
         self.step(f"clock advanced {by}")
+
+    @rule(change=st.sampled_from(sorted(LIMIT_CHANGES) + ["phase"]))
+    def change_limits(self, change):
+        """An owner changes the limits (lowered, raised, or back to the phase's), and the clock
+        moves 10 s past their max age: the next call of every function holds to them, though API
+        Gateway may still cache the caller's authorizer answer (300 s). Where that would land a
+        step within 5 minutes of an hour's edge, the clock moves 30 minutes instead."""
+        limits = RUN.phase_limits if change == "phase" else LIMIT_CHANGES[change]
+        RUN.counter.add("limits-change")
+        RUN.set_limits(limits)
+        self.ledger.limits = limits
+        RUN.counter.add("clock")
+        now = utc(RUN.serve.clock())
+        by = f"PT{LIMITS_MAX_AGE + 10}S"
+        if (now + datetime.timedelta(seconds=LIMITS_MAX_AGE + 10)).minute >= 55:
+            by = "PT30M10S"
+        RUN.serve.clock({"advance": by})
+        self.moved = True
+        self.step(f"owner changes the limits to {change} {json.dumps(limits, separators=(',', ':'))}; "
+                  f"clock advanced {by}")
 
     # -- the user pool ------------------------------------------------------------------------------
 
@@ -538,7 +576,7 @@ class Adversary(RuleBasedStateMachine):
                                      f"full first ({self.room(account.email, token.tier)})")
 
     def room(self, email, tier):
-        limits = limits_for(RUN.limits, tier)
+        limits = limits_for(self.ledger.limits, tier)
         return ", ".join(f"{w} {self.ledger.answered(email, (w, self.windows[w]))}/{limits[w]}" for w in WINDOWS)
 
     def judge_burst(self, token, made, requests, answers):
@@ -576,7 +614,7 @@ class Adversary(RuleBasedStateMachine):
             self.violate(OverLimit, problems[0])
         if len(made) > 1 and account.live and token.state_at(self.now) == "valid" and \
                 self.never_deleted(account.email) and all(s in ("200", "429") for s in statuses):
-            limits = limits_for(RUN.limits, token.tier)
+            limits = limits_for(self.ledger.limits, token.tier)
             room = min(limits[w] - (self.ledger.answered(account.email, (w, self.windows[w])) - len(fresh))
                        for w in WINDOWS)
             self.check()
@@ -600,7 +638,7 @@ class Adversary(RuleBasedStateMachine):
         if found:
             self.violate(Mischarged, found[0])
         self.check()
-        if body.get("tier") != token.tier or body.get("limit") != limits_for(RUN.limits, token.tier)["month"]:
+        if body.get("tier") != token.tier or body.get("limit") != limits_for(self.ledger.limits, token.tier)["month"]:
             self.violate(Unexpected, f"{what} with {token.label} ({token.tier}) answered tier {body.get('tier')}, "
                                      f"limit {body.get('limit')}")
 

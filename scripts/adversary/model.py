@@ -13,6 +13,13 @@ DEFAULT_LIMITS = {"free": {"monthly": 5, "daily": 3, "hourly": 2},
                   "premium": {"monthly": 999999, "daily": 100, "hourly": 20}}
 SMALL_LIMITS = {"free": {"monthly": 3, "daily": 2, "hourly": 1},
                 "premium": {"monthly": 8, "daily": 4, "hourly": 2}}
+# What an owner changes the limits to in the middle of a sequence (machine.py's `change_limits`):
+# below what the small limits allow, above it, or back to the phase's own.
+LIMIT_CHANGES = {
+    "lowered": {"free": {"monthly": 2, "daily": 1, "hourly": 1}, "premium": {"monthly": 4, "daily": 2, "hourly": 1}},
+    "raised": {"free": {"monthly": 6, "daily": 4, "hourly": 3}, "premium": {"monthly": 12, "daily": 6, "hourly": 4}},
+}
+LIMITS_MAX_AGE = 60  # INKRA_LIMITS_MAX_AGE's default: serve and the bootstrap read the file again after it
 WINDOWS = ("month", "day", "hour")
 LIMIT_NAMES = {"month": "monthly", "day": "daily", "hour": "hourly"}
 RECORD_SECONDS = 24 * 3600  # an answered key is replayed for 24 hours (docs/functions.md)

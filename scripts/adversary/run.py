@@ -24,7 +24,7 @@ import serve as stack
 import shorten
 from model import DEFAULT_LIMITS, SMALL_LIMITS, Violation
 
-# Each phase is one serve process with one limits file (limits are fixed per process: machine.py):
+# Each phase is one serve process with one limits file, which every sequence starts on (machine.py):
 # (name, limits, sequences, steps per sequence at most).
 BOUNDED = [("small-limits", SMALL_LIMITS, 40, 10)]
 LONG = [("small-limits", SMALL_LIMITS, 150, 16), ("default-limits", DEFAULT_LIMITS, 60, 24)]

@@ -36,7 +36,7 @@ package struct CostReplayer: Sendable {
     package init(
         options: EmulatorOptions, items: [Item] = [], limitsFile: URL?, flag: String = "--limits",
         recordedLimits: TierLimits = TierLimits()
-    ) throws(EmulatorError) {
+    ) async throws(EmulatorError) {
         let limits = try WhatIfReplayer.limits(limitsFile, flag: flag)
         var options = options
         options.limitsFile = limitsFile
@@ -45,7 +45,7 @@ package struct CostReplayer: Sendable {
         table = CountingTable(
             InMemoryTable(schema: .singleTable(named: options.tableName), items: items, now: options.clock))
         logs = LogBytes()
-        stack = try EmulatorStack(options: options, table: table, logger: logs.logger())
+        stack = try await EmulatorStack(options: options, table: table, logger: logs.logger())
         quota = RecordedQuota(recorded: recordedLimits, replayed: limits)
         replayer = Replayer(stack: stack)
     }
@@ -55,8 +55,8 @@ package struct CostReplayer: Sendable {
     /// - Throws: ``EmulatorError`` naming the flag and the limits file at fault.
     package init(
         copying stack: EmulatorStack, limitsFile: URL?, flag: String, recordedLimits: TierLimits
-    ) throws(EmulatorError) {
-        try self.init(
+    ) async throws(EmulatorError) {
+        try await self.init(
             options: stack.options, items: stack.memoryTable?.snapshot() ?? [], limitsFile: limitsFile, flag: flag,
             recordedLimits: recordedLimits)
     }

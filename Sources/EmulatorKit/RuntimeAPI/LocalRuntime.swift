@@ -171,6 +171,7 @@ package final class LocalRuntime: Sendable {
             environment["INKRA_STORE"] = "memory"
         }
         if let limits = options.limitsFile { environment["INKRA_LIMITS_FILE"] = limits.path }
+        if let maxAge = options.limitsMaxAge { environment["INKRA_LIMITS_MAX_AGE"] = "\(Int(maxAge))" }
         let cognito = try options.cognitoConfiguration()
         environment["COGNITO_USER_POOL_ID"] = String(cognito.issuer.split(separator: "/").last ?? "")
         environment["COGNITO_REGION"] = cognito.region ?? "us-east-1"

@@ -21,8 +21,11 @@ package struct EmulatorOptions: Sendable {
     package var stateFile: URL?
     /// The table's name.
     package var tableName = "inkra-usage"
-    /// A limits file.
+    /// A limits file, read again each ``limitsMaxAge`` of the stack's clock.
     package var limitsFile: URL?
+    /// Seconds the limits file's limits are kept before the next call reads it again; `nil`: the
+    /// runtime's default (`INKRA_LIMITS_MAX_AGE`).
+    package var limitsMaxAge: TimeInterval?
     /// The upgrade URL sent with monthly refusals.
     package var upgradeURL = "https://inkra.app/premium"
     /// A fixed clock for every invocation, instead of each event's recorded time.

@@ -3,6 +3,7 @@ import DynamoDBTable
 import Foundation
 import InkraAuth
 import InkraHandlers
+import InkraRuntime
 import InkraUsage
 import LocalUserPool
 import Logging
@@ -20,16 +21,10 @@ package struct EmulatorStack: Sendable {
     package let memoryTable: InMemoryTable?
     /// The usage store.
     package let store: TableUsageStore
-    /// `authorizer`.
+    /// `authorizer`, for the stack's own pool.
     package let authorizer: Authorizer
-    /// `checkUsage`.
-    package let checkUsage: CheckUsage
-    /// `generateQuestions`.
-    package let generateQuestions: GenerateQuestions
-    /// `deleteAccount`.
-    package let deleteAccount: DeleteAccount
-    /// `repairCharges`.
-    package let repairCharges: RepairCharges
+    /// The functions, built by the list that ships (`FunctionList.standard`) from the stack's parts.
+    private let functions: [FunctionName: any EventHandler]
     /// The state file, when one was named.
     package let state: StateFile?
     /// The state file's write-ahead log, when one was named.
@@ -45,12 +40,13 @@ package struct EmulatorStack: Sendable {
     /// `--dynamodb-endpoint` is given. A state file is locked first (``StateFileLock``): another
     /// process that holds it makes this throw, naming the holder.
     /// - Throws: ``EmulatorError`` naming the file or flag at fault, or the state file's holder.
-    package init(options: EmulatorOptions, logger: Logger = Logger(label: "inkra.emulator")) throws(EmulatorError) {
+    package init(options: EmulatorOptions, logger: Logger = Logger(label: "inkra.emulator")) async throws(EmulatorError)
+    {
         if let endpoint = options.dynamoDBEndpoint {
             guard options.stateFile == nil else {
                 throw EmulatorError("--state keeps the in-memory table; it cannot be combined with --dynamodb-endpoint")
             }
-            try self.init(options: options, table: Self.dynamoDB(endpoint, now: options.clock), logger: logger)
+            try await self.init(options: options, table: Self.dynamoDB(endpoint, now: options.clock), logger: logger)
             return
         }
         let lock = try options.stateFile.map { url throws(EmulatorError) in try StateFileLock.acquire(for: url) }
@@ -59,16 +55,16 @@ package struct EmulatorStack: Sendable {
         let journal = try state?.openJournal()
         let table = InMemoryTable(
             schema: .singleTable(named: options.tableName), items: items, journal: journal, now: options.clock)
-        try self.init(options: options, table: table, memoryTable: table, state: state, logger: logger)
+        try await self.init(options: options, table: table, memoryTable: table, state: state, logger: logger)
         self.journal = journal
         self.stateLock = lock
     }
 
     /// Builds the stack over any table (such as DynamoDB).
     package init(options: EmulatorOptions, table: any Table, logger: Logger = Logger(label: "inkra.emulator"))
-        throws(EmulatorError)
+        async throws(EmulatorError)
     {
-        try self.init(options: options, table: table, memoryTable: nil, state: nil, logger: logger)
+        try await self.init(options: options, table: table, memoryTable: nil, state: nil, logger: logger)
     }
 
     private init(
@@ -77,7 +73,7 @@ package struct EmulatorStack: Sendable {
         memoryTable: InMemoryTable?,
         state: StateFile?,
         logger: Logger
-    ) throws(EmulatorError) {
+    ) async throws(EmulatorError) {
         self.options = options
         self.table = table
         self.memoryTable = memoryTable
@@ -101,23 +97,42 @@ package struct EmulatorStack: Sendable {
             now: now,
             logger: logger
         )
-        authorizer = Authorizer(verifier: verifier, logger: logger)
         let keys = try Self.keySource(options)
         trustedPools = TrustedPools { configuration, poolKeys in
             Authorizer(
                 verifier: TokenVerifier(configuration: configuration, keys: poolKeys ?? keys, now: now, logger: logger),
                 logger: logger)
         }
-        checkUsage = CheckUsage(store: store, limits: limits, logger: logger)
-        generateQuestions = GenerateQuestions(
-            store: store,
-            generator: TemplateQuestionGenerator(seed: options.seed),
-            limits: limits,
-            upgradeURL: options.upgradeURL,
-            logger: logger
-        )
-        deleteAccount = DeleteAccount(store: store, users: localAccounts, logger: logger)
-        repairCharges = RepairCharges(store: store, logger: logger)
+        let dependencies = FunctionList.Dependencies(
+            limits: limits, logger: logger, upgradeURL: options.upgradeURL, store: store, verifier: verifier,
+            generator: TemplateQuestionGenerator(seed: options.seed), directory: localAccounts)
+        // A limits file is read again as the runtime reads its own (`INKRA_LIMITS_MAX_AGE`), so a
+        // changed file reaches the next call a max age later, on the stack's clock.
+        let refresh = options.limitsFile.map {
+            LimitsRefresh(source: .file($0), limits: limits, maxAge: options.limitsMaxAge, logger: logger)
+        }
+        var functions: [FunctionName: any EventHandler] = [:]
+        do {
+            for name in FunctionName.allCases where name != .authorizer {
+                guard
+                    let function = try await FunctionList.standard.function(
+                        name.rawValue, dependencies: dependencies, refresh: refresh)
+                else { throw EmulatorError("the shipped function list has no \(name)") }
+                functions[name] = function
+            }
+            // The authorizer answers with tiers, never limits, so it is not built again when they
+            // change; it is kept unwrapped for `PoolRoutingAuthorizer.explained`.
+            guard
+                let authorizer = try await FunctionList.standard.function(
+                    FunctionName.authorizer.rawValue, dependencies: dependencies, refresh: nil) as? Authorizer
+            else { throw EmulatorError("the shipped function list's authorizer is not an Authorizer") }
+            self.authorizer = authorizer
+        } catch let error as EmulatorError {
+            throw error
+        } catch {
+            throw EmulatorError("building the functions: \(error)")
+        }
+        self.functions = functions
     }
 
     /// The time a function runs at when no event says otherwise: `--now` when set, else the
@@ -133,13 +148,9 @@ package struct EmulatorStack: Sendable {
 
     /// The function of a name.
     package func handler(for function: FunctionName) -> any EventHandler {
-        switch function {
-        case .authorizer: PoolRoutingAuthorizer(fallback: authorizer, pools: trustedPools)
-        case .checkUsage: checkUsage
-        case .generateQuestions: generateQuestions
-        case .deleteAccount: deleteAccount
-        case .repairCharges: repairCharges
-        }
+        if function == .authorizer { return PoolRoutingAuthorizer(fallback: authorizer, pools: trustedPools) }
+        // Every name was built at start-up.
+        return functions[function] ?? authorizer
     }
 
     /// API Gateway's chain in front of the functions.
