@@ -67,7 +67,7 @@ package final class LocalRuntime: Sendable {
             logLevel: logLevel, developmentJWKS: jwks)
         // A runtime paused at a breakpoint must not run out of time: API Gateway's timeout as far
         // as the setting goes (Lambda's longest, 15 minutes); the invoker waits as long.
-        if debugger != nil { environment["INKRA_GATEWAY_TIMEOUT"] = String(Int(DebugServer.timeout)) }
+        if debugger != nil { environment[setting: .gatewayTimeout] = String(Int(DebugServer.timeout)) }
         // Where the runtime sends its X-Ray segments: the emulator's listener, as Lambda's daemon.
         if let xrayDaemonAddress { environment["AWS_XRAY_DAEMON_ADDRESS"] = xrayDaemonAddress }
         process.environment = environment
@@ -156,39 +156,39 @@ package final class LocalRuntime: Sendable {
         environment["AWS_LAMBDA_FUNCTION_NAME"] = function.rawValue
         environment["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = "256"
         environment["AWS_REGION"] = environment["AWS_REGION"] ?? "us-east-1"
-        environment["INKRA_CLOCK"] = "request-time"
-        environment["INKRA_TABLE_NAME"] = options.tableName
+        environment[setting: .clock] = "request-time"
+        environment[setting: .tableName] = options.tableName
         // The emulator's own functions seal with the development secret: the runtime shares it,
         // and so the table.
-        environment["INKRA_SERVER_SECRET"] = ServerSecret.developmentText
+        environment[setting: .serverSecret] = ServerSecret.developmentText
         environment["LOG_LEVEL"] = logLevel
         if let dynamoDBEndpoint {
-            environment["INKRA_STORE"] = "dynamodb"
+            environment[setting: .store] = "dynamodb"
             environment["AWS_ENDPOINT_URL_DYNAMODB"] = dynamoDBEndpoint.absoluteString
             environment["AWS_ACCESS_KEY_ID"] = environment["AWS_ACCESS_KEY_ID"] ?? "local"
             environment["AWS_SECRET_ACCESS_KEY"] = environment["AWS_SECRET_ACCESS_KEY"] ?? "local"
         } else {
-            environment["INKRA_STORE"] = "memory"
+            environment[setting: .store] = "memory"
         }
-        if let limits = options.limitsFile { environment["INKRA_LIMITS_FILE"] = limits.path }
-        if let maxAge = options.limitsMaxAge { environment["INKRA_LIMITS_MAX_AGE"] = "\(Int(maxAge))" }
+        if let limits = options.limitsFile { environment[setting: .limitsFile] = limits.path }
+        if let maxAge = options.limitsMaxAge { environment[setting: .limitsMaxAge] = "\(Int(maxAge))" }
         let cognito = try options.cognitoConfiguration()
         environment["COGNITO_USER_POOL_ID"] = String(cognito.issuer.split(separator: "/").last ?? "")
         environment["COGNITO_REGION"] = cognito.region ?? "us-east-1"
-        environment["INKRA_COGNITO_ISSUER"] = (IssuerForm(issuer: cognito.issuer) ?? .original).rawValue
+        environment[setting: .cognitoIssuer] = (IssuerForm(issuer: cognito.issuer) ?? .original).rawValue
         environment["COGNITO_CLIENT_IDS"] = cognito.clientIds.joined(separator: ",")
-        environment["INKRA_TOKEN_USE"] = cognito.tokenUse.rawValue
+        environment[setting: .tokenUse] = cognito.tokenUse.rawValue
         // The development pool is not a Cognito pool a runtime could call: deleteAccount erases usage only.
-        environment["INKRA_DELETE_COGNITO_USER"] = "false"
+        environment[setting: .deleteCognitoUser] = "false"
         if let jwks = options.jwksFile {
-            environment["INKRA_JWKS_FILE"] = jwks.path
+            environment[setting: .jwksFile] = jwks.path
         } else if let key = options.developmentKey, let file = developmentJWKS {
             do {
                 try key.jwks.write(to: file)
             } catch {
                 throw EmulatorError("cannot write the development JWKS to \(file.path): \(error.localizedDescription)")
             }
-            environment["INKRA_JWKS_FILE"] = file.path
+            environment[setting: .jwksFile] = file.path
         }
         return environment
     }
@@ -240,5 +240,13 @@ package struct DebugServer: Sendable, Hashable {
           lldb \(runtime.path) -o 'gdb-remote 127.0.0.1:\(port)'
         set breakpoints, then continue; invocations may take \(Int(Self.timeout)) s while debugging
         """
+    }
+}
+
+extension [String: String] {
+    /// A runtime setting's value, by its name in the one list of them (`RuntimeSetting`).
+    fileprivate subscript(setting setting: RuntimeSetting) -> String? {
+        get { self[setting.rawValue] }
+        set { self[setting.rawValue] = newValue }
     }
 }
