@@ -1,13 +1,24 @@
-/// DynamoDB's item size: attribute names' UTF-8 bytes plus each value's size.
-enum ItemSize {
+/// An item's size as DynamoDB counts it, for its 400 KB limit and for capacity units (Amazon
+/// DynamoDB Developer Guide, "DynamoDB item sizes and formats", CapacityUnitCalculations.html):
+/// the sum of its attribute names' and values' lengths.
+///
+/// - A string: its UTF-8 bytes. A binary: its raw bytes.
+/// - A number: one byte per two significant digits (leading and trailing zeros trimmed), plus one.
+/// - A Boolean or null: one byte.
+/// - A list or map: 3 bytes, plus one byte and the size of each element (a map's element names
+///   included).
+/// - A set: the sum of its elements' sizes.
+package enum ItemSize {
     /// The largest item DynamoDB stores.
     static let limit = 400 * 1024
 
-    static func of(_ item: Item) -> Int {
+    /// The size of an item, in bytes.
+    package static func of(_ item: Item) -> Int {
         item.reduce(0) { $0 + $1.key.utf8.count + of($1.value) }
     }
 
-    static func of(_ value: AttributeValue) -> Int {
+    /// The size of one value, in bytes (its name not included).
+    package static func of(_ value: AttributeValue) -> Int {
         switch value {
         case .s(let text): text.utf8.count
         case .n(let number): number.storageSize
