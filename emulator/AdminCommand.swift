@@ -26,55 +26,38 @@ struct AdminCommand: AsyncParsableCommand {
         subcommands: [Refund.self, Reset.self, Erase.self, Refused.self, Repair.self]
     )
 
-    /// Where the usage is: `--state` or `--dynamodb-endpoint`, `--table`, and `--yes`.
-    struct StoreOptions: ParsableArguments {
-        @Option(help: "The emulator's state file to read or change (no other process may hold it meanwhile).")
-        var state: String?
-
-        @Option(
-            name: .customLong("dynamodb-endpoint"),
-            help: "A DynamoDB endpoint: AWS's, a running serve's (its banner's DynamoDB line), DynamoDB Local, moto.")
-        var dynamoDBEndpoint: String?
-
-        @Option(help: "The usage table's name.")
-        var table: String = "inkra-usage"
+    /// Where the usage is (``StoreOptions``: `--state`, or `--dynamodb-endpoint` with `--table`), and `--yes`.
+    struct TableAccess: ParsableArguments {
+        @OptionGroup var location: StoreOptions
 
         @Flag(help: "Go ahead and write to DynamoDB or Cognito (a state file needs no --yes).")
         var yes = false
 
         func validate() throws {
-            guard (state == nil) != (dynamoDBEndpoint == nil) else {
+            guard (location.state == nil) != (location.dynamoDBEndpoint == nil) else {
                 throw ValidationError("give either --state FILE or --dynamodb-endpoint URL (with --table)")
-            }
-            if let dynamoDBEndpoint {
-                guard let url = URL(string: dynamoDBEndpoint), url.scheme == "http" || url.scheme == "https",
-                    url.host != nil
-                else {
-                    throw ValidationError(
-                        "--dynamodb-endpoint must be an http or https URL, not \"\(dynamoDBEndpoint)\"")
-                }
             }
         }
 
         /// Where the command works, for its first line.
         var target: String {
-            if let state { return "table \(table) in state file \(state)" }
-            return "table \(table) at \(dynamoDBEndpoint ?? "")"
+            if let state = location.state { return "table \(location.table) in state file \(state)" }
+            return "table \(location.table) at \(location.dynamoDBEndpoint ?? "")"
         }
 
         /// The store, on the state file (locked for this process's life) or on DynamoDB.
         /// - Throws: ``UsageFailure`` when `writes` and DynamoDB is named without `--yes`; an
         ///   ``EmulatorError`` when the state file is held by another process or unreadable.
         func open(_ command: String, writes: Bool) async throws -> EmulatorStack {
-            if writes, let dynamoDBEndpoint, !yes {
+            if writes, let dynamoDBEndpoint = location.dynamoDBEndpoint, !yes {
                 throw UsageFailure(
-                    "admin \(command) writes to the table \(table) at \(dynamoDBEndpoint): "
+                    "admin \(command) writes to the table \(location.table) at \(dynamoDBEndpoint): "
                         + "add --yes to go ahead (nothing was changed)")
             }
             var options = EmulatorOptions(clock: { Date() })
-            options.stateFile = state.map { URL(fileURLWithPath: $0) }
-            options.dynamoDBEndpoint = dynamoDBEndpoint.flatMap(URL.init(string:))
-            options.tableName = table
+            options.stateFile = location.state.map { URL(fileURLWithPath: $0) }
+            options.dynamoDBEndpoint = location.dynamoDBEndpoint.flatMap(URL.init(string:))
+            options.tableName = location.table
             options.developmentKey = try DevelopmentKeyLocator.load()
             return try await EmulatorStack(options: options)
         }
@@ -118,7 +101,7 @@ struct AdminCommand: AsyncParsableCommand {
         @Option(help: "A name for this refund, such as an incident or ticket id (default: the hour and N).")
         var reference: String?
 
-        @OptionGroup var store: StoreOptions
+        @OptionGroup var store: TableAccess
 
         func validate() throws {
             try AdminCommand.validateUser(user)
@@ -160,7 +143,7 @@ struct AdminCommand: AsyncParsableCommand {
             ))
         var at: Instant?
 
-        @OptionGroup var store: StoreOptions
+        @OptionGroup var store: TableAccess
 
         func run() async throws {
             let stack = try await store.open("repair", writes: true)
@@ -189,7 +172,7 @@ struct AdminCommand: AsyncParsableCommand {
                 "The instant whose window is reset (ISO-8601; default: now).", valueName: Instant.valueName))
         var at: Instant?
 
-        @OptionGroup var store: StoreOptions
+        @OptionGroup var store: TableAccess
 
         func validate() throws {
             try AdminCommand.validateUser(user)
@@ -231,7 +214,7 @@ struct AdminCommand: AsyncParsableCommand {
         @Option(name: .customLong("cognito-endpoint"), help: "Cognito's endpoint (moto, a local pool); default AWS's.")
         var cognitoEndpoint: String?
 
-        @OptionGroup var store: StoreOptions
+        @OptionGroup var store: TableAccess
 
         func validate() throws {
             try AdminCommand.validateUser(user)
@@ -320,7 +303,7 @@ struct AdminCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("A UTC date, YYYY-MM-DD.", valueName: UTCDate.valueName))
         var date: UTCDate
 
-        @OptionGroup var store: StoreOptions
+        @OptionGroup var store: TableAccess
 
         func run() async throws {
             let stack = try await store.open("refused", writes: false)

@@ -12,14 +12,7 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "The issuer tokens must carry (instead of --user-pool-id/--region).")
     var issuer: String?
 
-    @Option(name: .customLong("user-pool-id"), help: "A Cognito user pool id, e.g. us-east-1_AbCdEf123.")
-    var userPoolID: String?
-
-    @Option(help: "The user pool's region (default: the pool id's prefix).")
-    var region: String?
-
-    @Option(name: .customLong("client-id"), help: "An accepted app client id (repeatable).")
-    var clientIDs: [String] = []
+    @OptionGroup var pool: UserPoolOptions
 
     @Option(name: .customLong("token-use"), help: "Accepted tokens: id (as template.yaml deploys), access or any.")
     var tokenUse = Choice(EmulatorOptions.defaultTokenUse)
@@ -27,15 +20,7 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .customLong("clock-skew"), help: "Seconds of tolerance on exp, nbf and iat.")
     var clockSkew: Double = CognitoConfiguration.defaultClockTolerance
 
-    @Option(help: "Keep the in-memory table in this file between runs.")
-    var state: String?
-
-    @Option(
-        name: .customLong("dynamodb-endpoint"), help: "Keep usage in DynamoDB at this URL (DynamoDB Local, moto, …).")
-    var dynamoDBEndpoint: String?
-
-    @Option(help: "The usage table's name.")
-    var table: String = "inkra-usage"
+    @OptionGroup var store: StoreOptions
 
     @Option(help: "A JSON limits file.")
     var limits: String?
@@ -56,14 +41,7 @@ struct CommonOptions: ParsableArguments {
     var logLevel = Choice(Logger.Level.warning)
 
     func validate() throws {
-        if let dynamoDBEndpoint {
-            guard let url = URL(string: dynamoDBEndpoint), url.scheme == "http" || url.scheme == "https",
-                url.host != nil
-            else {
-                throw ValidationError("--dynamodb-endpoint must be an http or https URL, not \"\(dynamoDBEndpoint)\"")
-            }
-        }
-        if issuer != nil && userPoolID != nil {
+        if issuer != nil && pool.userPoolID != nil {
             throw ValidationError("give --issuer or --user-pool-id, not both")
         }
         guard clockSkew >= 0 else { throw ValidationError("--clock-skew must not be negative") }
@@ -74,17 +52,17 @@ struct CommonOptions: ParsableArguments {
         var options = EmulatorOptions(clock: { Date() })
         options.jwksFile = jwks.map { URL(fileURLWithPath: $0) }
         options.issuer = issuer
-        options.userPoolID = userPoolID
-        options.region = region
-        options.clientIDs = clientIDs
+        options.userPoolID = pool.userPoolID
+        options.region = pool.region
+        options.clientIDs = pool.clientIDs
         options.tokenUse = tokenUse.value
         options.clockSkew = clockSkew
-        options.stateFile = state.map { URL(fileURLWithPath: $0) }
-        options.tableName = table
+        options.stateFile = store.state.map { URL(fileURLWithPath: $0) }
+        options.tableName = store.table
         options.limitsFile = limits.map { URL(fileURLWithPath: $0) }
         options.now = now?.date
         options.seed = seed
-        options.dynamoDBEndpoint = dynamoDBEndpoint.flatMap(URL.init(string:))
+        options.dynamoDBEndpoint = store.dynamoDBEndpoint.flatMap(URL.init(string:))
         if options.trustsDevelopmentKey { options.developmentKey = try DevelopmentKeyLocator.load() }
         return options
     }

@@ -3,24 +3,17 @@ import ArgumentParser
 import EmulatorKit
 import Foundation
 
-/// `replay --endpoint`'s options: the stage, the test user's token or how to get one, the storm bound.
+/// `replay endpoint`'s options: the test user's token or how to get one, the storm bound.
 struct EndpointOptions: ParsableArguments {
-    @Option(
-        help: """
-            Send each event as the HTTP request it describes to this deployed stage (or serve) and check \
-            the answer, instead of running the functions here; e.g. https://ID.execute-api.us-east-1.amazonaws.com/prod.
-            """)
-    var endpoint: String?
-
-    @Option(help: "With --endpoint: the test user's id token, sent in place of every recorded token.")
+    @Option(help: "The test user's id token, sent in place of every recorded token.")
     var token: String?
 
-    @Option(name: .customLong("token-file"), help: "With --endpoint: a file holding the test user's id token.")
+    @Option(name: .customLong("token-file"), help: "A file holding the test user's id token.")
     var tokenFile: String?
 
     @Option(
         help: """
-            With --endpoint: sign this user in (USER_SRP_AUTH, as the app) for a token; the password is read \
+            Sign this user in (USER_SRP_AUTH, as the app) for a token; the password is read \
             from the variable --password-env names, with --user-pool-id and --client-id (the app client).
             """)
     var user: String?
@@ -40,30 +33,15 @@ struct EndpointOptions: ParsableArguments {
 
     @Option(
         name: .customLong("storm-limit"),
-        help: "With --endpoint: stop after this many 5xx answers (or no answer) in a row, exit status 3.")
+        help: "Stop after this many 5xx answers (or no answer) in a row, exit status 3.")
     var stormLimit = 5
 
     @Option(
         name: .customLong("endpoint-timeout"),
-        help: "With --endpoint: seconds one request may take, --user's sign-in too (API Gateway gives up at 29-30 s).")
+        help: "Seconds one request may take, --user's sign-in too (API Gateway gives up at 29-30 s).")
     var endpointTimeout: Double = 35
 
-    /// The options' own checks; ``validate(pool:)`` checks them with the pool's.
     func validate() throws {
-        let given = [token, tokenFile, user, cognitoEndpoint].contains { $0 != nil }
-        guard let endpoint else {
-            if given {
-                throw ValidationError("--token, --token-file, --user and --cognito-endpoint go with --endpoint")
-            }
-            return
-        }
-        guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-            url.host != nil
-        else {
-            throw ValidationError(
-                "--endpoint must be an http or https URL, e.g. https://ID.execute-api.REGION.amazonaws.com/prod, not \(endpoint)"
-            )
-        }
         if [token != nil, tokenFile != nil, user != nil].filter({ $0 }).count > 1 {
             throw ValidationError("give one of --token, --token-file and --user")
         }
@@ -74,10 +52,10 @@ struct EndpointOptions: ParsableArguments {
         }
     }
 
-    /// Checks `--user` against the pool's options, which replay shares with its local checks:
-    /// `--user-pool-id`, one `--client-id` (the app client) and `--region`.
+    /// Checks `--user` against the pool's options (``UserPoolOptions``): `--user-pool-id`, one
+    /// `--client-id` (the app client) and `--region`.
     func validate(poolID: String?, clientIDs: [String], region: String?) throws {
-        guard endpoint != nil, user != nil else { return }
+        guard user != nil else { return }
         guard let poolID, clientIDs.count == 1 else {
             throw ValidationError(
                 "--user needs --user-pool-id and one --client-id (the stack's UserPoolId and UserPoolClientId outputs)")

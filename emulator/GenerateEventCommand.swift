@@ -25,14 +25,14 @@ struct GenerateEventCommand: ParsableCommand {
     @Option(help: "The topic/count/length JSON body for generate events.")
     var body: String = #"{"topic":"my grandmother's childhood in Naples","length":"short"}"#
 
-    @Flag(name: .customLong("no-token"), help: "Leave the token out.")
-    var noToken = false
+    @Flag(inversion: .prefixedNo, help: "Carry a fresh development token in the event.")
+    var token = true
 
     @OptionGroup var claims: TokenClaimOptions
 
     func run() throws {
         let instant = claims.instant
-        let token = noToken ? nil : try claims.mint(with: try DevelopmentKeyLocator.load(), at: instant)
+        let token = self.token ? try claims.mint(with: try DevelopmentKeyLocator.load(), at: instant) : nil
         var event = SampleEvents.event(kind.value, token: token, body: body, at: instant)
         event.set(.string(kind.value.function.rawValue), at: ["x-inkra-function"])
         Output.out(event.prettyJSONString)

@@ -25,7 +25,9 @@ struct InkraEmulator: AsyncParsableCommand {
 enum EntryPoint {
     static func main() async {
         do {
-            var command = try InkraEmulator.parseAsRoot()
+            let spelling = LegacySpelling(Array(CommandLine.arguments.dropFirst()))
+            if let notice = spelling.notice { Output.err(notice) }
+            var command = try InkraEmulator.parseAsRoot(spelling.arguments)
             // A server keeps each request on its connection's thread (see EventLoopExecutor).
             if command is ServeCommand || command is ExecCommand { EventLoopExecutor.install() }
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -42,8 +42,8 @@ struct ServeOptions: ParsableArguments {
         help: "The stage's burst per method, as template.yaml's ThrottlingBurstLimit (default 100).")
     var throttleBurst: Int = StageThrottle.Limits.template.burst
 
-    @Flag(name: .customLong("no-throttle"), help: "Throttle nothing: no 429 throttled from API Gateway.")
-    var noThrottle = false
+    @Flag(inversion: .prefixedNo, help: "Throttle as the stage does: 429 past --throttle-rate and --throttle-burst.")
+    var throttle = true
 
     @Option(
         name: .customLong("integration-timeout"),
@@ -69,8 +69,8 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("cors-origin"), help: "An origin allowed by CORS (repeatable; default *).")
     var corsOrigins: [String] = []
 
-    @Flag(name: .customLong("no-cors"), help: "Answer no CORS preflight and add no CORS headers.")
-    var noCORS = false
+    @Flag(inversion: .prefixedNo, help: "Answer CORS preflights and add CORS headers.")
+    var cors = true
 
     @Option(name: .customLong("runtime-function"), help: "The function a runtime on the Runtime API serves.")
     var runtimeFunction = Choice(FunctionName.generateQuestions)
@@ -100,16 +100,16 @@ struct ServeOptions: ParsableArguments {
 
     @OptionGroup(title: "Watching") var watching: WatchBuildOptions
 
-    @Flag(name: .customLong("no-access-log"), help: "Write no access-log line per API request.")
-    var noAccessLog = false
+    @Flag(inversion: .prefixedNo, help: "Write an access-log line per API request.")
+    var accessLog = true
 
     @Option(
         name: .customLong("console-port"),
         help: "The console's port (default 3002: open http://127.0.0.1:3002/ in a browser).")
     var consolePort: Int?
 
-    @Flag(name: .customLong("no-console"), help: "Serve no console.")
-    var noConsole = false
+    @Flag(inversion: .prefixedNo, help: "Serve the console.")
+    var console = true
 
     @Option(
         name: .customLong("cognito-port"),
@@ -119,8 +119,8 @@ struct ServeOptions: ParsableArguments {
             """)
     var cognitoPort: Int?
 
-    @Flag(name: .customLong("no-cognito"), help: "Serve no local Cognito user pool.")
-    var noCognito = false
+    @Flag(inversion: .prefixedNo, help: "Serve the local Cognito user pool.")
+    var cognito = true
 
     @Option(
         name: .customLong("pool-issuer"),
@@ -180,7 +180,7 @@ struct ServeOptions: ParsableArguments {
                     "--debug needs gdbserver (apt-get install gdbserver) or the toolchain's lldb-server on PATH")
             }
         }
-        if record != nil && common.userPoolID != nil {
+        if record != nil && common.pool.userPoolID != nil {
             throw ValidationError(
                 "--record keeps each request's token to replay it; it records development tokens, not a user pool's")
         }
@@ -228,10 +228,10 @@ struct ServeOptions: ParsableArguments {
         configuration.gateway.authorizerCacheTTL = authorizerCacheTTL
         configuration.virtualClock = virtualClock
         configuration.gateway.throttle =
-            noThrottle ? nil : StageThrottle.Limits(rate: throttleRate, burst: throttleBurst)
+            throttle ? StageThrottle.Limits(rate: throttleRate, burst: throttleBurst) : nil
         // As template.yaml's request validator: a REST API refuses a body its model refuses.
         configuration.gateway.validatesBodies = true
-        configuration.gateway.cors = CORSPolicy(allowedOrigins: noCORS ? [] : corsOrigins.isEmpty ? ["*"] : corsOrigins)
+        configuration.gateway.cors = CORSPolicy(allowedOrigins: !cors ? [] : corsOrigins.isEmpty ? ["*"] : corsOrigins)
         configuration.runtimeFunction = runtimeFunction.value
         configuration.functionTimeout = debug ? DebugServer.timeout : timeout
         // API Gateway's integration timeout: 29 s on a REST API, 30 s on an HTTP API; none while a
@@ -244,9 +244,9 @@ struct ServeOptions: ParsableArguments {
         }
         configuration.runtimeExecutable = bootstrap.map { URL(fileURLWithPath: $0) }
         configuration.runtimeLogLevel = common.logLevel.value.rawValue
-        configuration.accessLog = !noAccessLog
-        configuration.consolePort = noConsole ? nil : port(consolePort, 3002)
-        configuration.cognitoPort = noCognito ? nil : port(cognitoPort, 9229)
+        configuration.accessLog = accessLog
+        configuration.consolePort = console ? port(consolePort, 3002) : nil
+        configuration.cognitoPort = cognito ? port(cognitoPort, 9229) : nil
         configuration.cognitoPortFallsBack = cognitoPort == nil
         if let form = poolIssuer.value.form { configuration.userPool.issuerForm = form }
         if let record {

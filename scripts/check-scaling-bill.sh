@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --product inkra-emulator > /dev/null
 emulator=$(swift build --show-bin-path)/inkra-emulator
-"$emulator" replay pricing/free-month.jsonl --report --cost --lambda-ms 30 --model-price 0.0006/1k \
+"$emulator" replay bill pricing/free-month.jsonl --lambda-ms 30 --model-price 0.0006/1k \
     --users 1000,10000,100000 > /tmp/inkra-scaling-bill.txt
 python3 - "${1:-}" <<'PY'
 import sys

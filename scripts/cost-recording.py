@@ -2,7 +2,7 @@
 """Writes a month of free-tier traffic as a JSON-lines recording, for SCALING.md's bill.
 
     scripts/cost-recording.py --users 100 --out /tmp/month.jsonl
-    swift run inkra-emulator replay /tmp/month.jsonl --report --cost
+    swift run inkra-emulator replay bill /tmp/month.jsonl
 
 pricing/free-month.jsonl is this script's `--users 5` output: SCALING.md's operator's month is the
 bill of it (scripts/check-scaling-bill.sh).

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// The client's half of Cognito's `USER_SRP_AUTH`, for `replay --endpoint` signing a test user in
+/// The client's half of Cognito's `USER_SRP_AUTH`, for `replay endpoint` signing a test user in
 /// through an app client that allows nothing else (the template's). The same group, hashes and
 /// encodings as ``SRP`` (the server's half, which the local pool runs), in the steps Amplify's
 /// `AuthenticationHelper` and pycognito's `aws_srp.py` take:

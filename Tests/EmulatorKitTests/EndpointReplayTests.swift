@@ -4,11 +4,11 @@ import InkraJSON
 import InkraTestSupport
 import Testing
 
-/// `replay --endpoint`: the built `inkra-emulator` sends event folders to `serve` as a deployed
+/// `replay endpoint`: the built `inkra-emulator` sends event folders to `serve` as a deployed
 /// stage (under `exec`, REST and HTTP API payloads, with a stage), its test user signed in through
 /// the local pool's SRP-only app client by the command's own SRP client; and a storm of 500s stops
 /// the run.
-@Suite("replay --endpoint: events sent to serve as a deployed stack (spawned)")
+@Suite("replay endpoint: events sent to serve as a deployed stack (spawned)")
 struct EndpointReplayTests {
     /// A REST API (payload 1.0) event for `GET /usage` on stage `prod`, with `headers`.
     static func restEvent(_ path: String, headers: JSONValue) -> JSONValue {
@@ -64,7 +64,7 @@ struct EndpointReplayTests {
     }
 
     /// Signs a user up in the local pool (curl, unsigned as the app) and makes its password
-    /// permanent, then runs `replay --endpoint` signed in as that user, all under `exec`.
+    /// permanent, then runs `replay endpoint` signed in as that user, all under `exec`.
     static let session = #"""
         set -e
         emulator=$1; events=$2; shift 2
@@ -74,7 +74,7 @@ struct EndpointReplayTests {
         }
         cognito SignUp '{"ClientId":"'"$INKRA_APP_CLIENT_ID"'","Username":"tester@example.com","Password":"Correct-horse-9","UserAttributes":[{"Name":"email","Value":"tester@example.com"}]}'
         cognito AdminSetUserPassword '{"UserPoolId":"'"$INKRA_USER_POOL_ID"'","Username":"tester@example.com","Password":"Correct-horse-9","Permanent":true}'
-        INKRA_PASSWORD=Correct-horse-9 "$emulator" replay "$events" --endpoint "$INKRA_API_URL" \
+        INKRA_PASSWORD=Correct-horse-9 "$emulator" replay endpoint "$INKRA_API_URL" "$events" \
             --user tester@example.com --user-pool-id "$INKRA_USER_POOL_ID" --client-id "$INKRA_APP_CLIENT_ID" \
             --cognito-endpoint "$INKRA_COGNITO_URL" --endpoint-timeout "$PATIENCE" "$@"
         """#
@@ -153,7 +153,7 @@ struct EndpointReplayTests {
         let events = try Self.writeEvents(payload: "v1", in: directory)
         let result = try await runEmulator([
             "exec", "--no-access-log", "--no-console", "--", "sh", "-c",
-            #"INKRA_PASSWORD=Wrong-horse-9 "$0" replay "$1" --endpoint "$INKRA_API_URL" --user nobody@example.com "#
+            #"INKRA_PASSWORD=Wrong-horse-9 "$0" replay endpoint "$INKRA_API_URL" "$1" --user nobody@example.com "#
                 + #"--user-pool-id "$INKRA_USER_POOL_ID" --client-id "$INKRA_APP_CLIENT_ID" --cognito-endpoint "$INKRA_COGNITO_URL" "#
                 + "--endpoint-timeout \(Int(Patience.seconds))",
             Repository.emulatorBinary.path, events.path,
@@ -181,7 +181,7 @@ struct EndpointReplayTests {
                 to: folder.appendingPathComponent(String(format: "%02d.json", index)))
         }
         let result = try await runEmulator([
-            "replay", folder.path, "--endpoint", "http://127.0.0.1:\(server.port)/prod", "--storm-limit", "3",
+            "replay", "endpoint", "http://127.0.0.1:\(server.port)/prod", folder.path, "--storm-limit", "3",
         ])
         #expect(result.status == 3, "\(result.standardOutput)\n\(result.standardError)")
         #expect(server.requests.count == 3)
@@ -197,14 +197,14 @@ struct EndpointReplayTests {
     @Test("--token with --user, or --user without --user-pool-id, is refused naming the flags")
     func flagErrors() async throws {
         let both = try await runEmulator([
-            "replay", "events", "--endpoint", "http://127.0.0.1:1", "--token", "t", "--user", "u",
+            "replay", "endpoint", "http://127.0.0.1:1", "events", "--token", "t", "--user", "u",
         ])
         #expect(both.status == 2)
         #expect(both.standardError.contains("give one of --token, --token-file and --user"))
-        let noPool = try await runEmulator(["replay", "events", "--endpoint", "http://127.0.0.1:1", "--user", "u"])
+        let noPool = try await runEmulator(["replay", "endpoint", "http://127.0.0.1:1", "events", "--user", "u"])
         #expect(noPool.status == 2)
         #expect(noPool.standardError.contains("--user needs --user-pool-id and one --client-id"))
         let noEndpoint = try await runEmulator(["replay", "events", "--token", "t"])
-        #expect(noEndpoint.standardError.contains("go with --endpoint"))
+        #expect(noEndpoint.standardError.contains("Unknown option '--token'"), "\(noEndpoint.standardError)")
     }
 }

@@ -83,7 +83,7 @@ struct ParallelReplayTests {
         #expect(textOne.output.contains("000100-broken.json  -  -"))
     }
 
-    @Test("--report under --jobs 2 is the report of --jobs 1, in text and JSON")
+    @Test("replay report under --jobs 2 is the report of --jobs 1, in text and JSON")
     func sameReport() async throws {
         let scratch = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -92,7 +92,7 @@ struct ParallelReplayTests {
         let limits = scratch.appendingPathComponent("limits.json")
         try Data(#"{"free": {"hourly": 2, "daily": 4}, "premium": {"hourly": 3}}"#.utf8).write(to: limits)
         for format in [[], ["--json"]] {
-            let arguments = [folder.path, "--report", "--limits", limits.path] + format
+            let arguments = ["report", folder.path, "--limits", limits.path] + format
             let one = try await replay(arguments, jobs: 1, in: scratch)
             let two = try await replay(arguments, jobs: 2, in: scratch)
             #expect(one.status == 0)

@@ -4,11 +4,11 @@ import InkraJSON
 import InkraTestSupport
 import Testing
 
-@Suite("replay --report (spawned)")
+@Suite("replay report (spawned)")
 struct WhatIfCommandTests {
     /// events/free-user-limits replayed under a free hourly limit of 1: the second call of hour 10
     /// is refused by the hour, and the daily refusal at 12:00 admitted (one unit fewer was used).
-    @Test("replay --limits --report exits 0 and prints the changes, in text and as one JSON object")
+    @Test("replay report --limits exits 0 and prints the changes, in text and as one JSON object")
     func report() async throws {
         let scratch = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -16,7 +16,7 @@ struct WhatIfCommandTests {
         try Data(#"{"free": {"hourly": 1}}"#.utf8).write(to: limits)
         let folder = "events/free-user-limits"
 
-        let text = try await runEmulator(["replay", folder, "--limits", limits.path, "--report"])
+        let text = try await runEmulator(["replay", "report", folder, "--limits", limits.path])
         #expect(text.status == 0, "\(text.standardError)")
         let lines = text.standardOutput.split(separator: "\n").map(String.init)
         #expect(
@@ -31,7 +31,7 @@ struct WhatIfCommandTests {
         #expect(lines.last == "2 calls would be admitted or refused differently.")
         #expect(!text.standardOutput.contains("my first job"))
 
-        let json = try await runEmulator(["replay", folder, "--limits", limits.path, "--report", "--json"])
+        let json = try await runEmulator(["replay", "report", folder, "--limits", limits.path, "--json"])
         #expect(json.status == 0, "\(json.standardError)")
         let object = try JSONParser.parse(json.standardOutput)
         #expect(object["events"] == 10)
@@ -48,10 +48,10 @@ struct WhatIfCommandTests {
     /// three admitted calls of day 1 from 10:00 (refused by the day), and day 2's 11:00 call has
     /// only four admitted calls in 30 days (admitted; the calendar month had five). The token
     /// bucket answers every call as the calendar did.
-    @Test("replay --report --algorithm sliding-window and token-bucket decide the recorded calls again")
+    @Test("replay report --algorithm sliding-window and token-bucket decide the recorded calls again")
     func algorithms() async throws {
         let folder = "events/free-user-limits"
-        let sliding = try await runEmulator(["replay", folder, "--report", "--algorithm", "sliding-window"])
+        let sliding = try await runEmulator(["replay", "report", folder, "--algorithm", "sliding-window"])
         #expect(sliding.status == 0, "\(sliding.standardError)")
         let lines = sliding.standardOutput.split(separator: "\n").map(String.init)
         #expect(
@@ -63,7 +63,7 @@ struct WhatIfCommandTests {
         #expect(lines.last == "2 calls would be admitted or refused differently.")
 
         let json = try await runEmulator([
-            "replay", folder, "--report", "--algorithm", "sliding-window", "--json",
+            "replay", "report", folder, "--algorithm", "sliding-window", "--json",
         ])
         #expect(json.status == 0, "\(json.standardError)")
         let object = try JSONParser.parse(json.standardOutput)
@@ -77,7 +77,7 @@ struct WhatIfCommandTests {
         #expect(free?["stillAdmitted"] == 4)
         #expect(free?["stillRefused"] == 2)
 
-        let bucket = try await runEmulator(["replay", folder, "--report", "--algorithm", "token-bucket", "--json"])
+        let bucket = try await runEmulator(["replay", "report", folder, "--algorithm", "token-bucket", "--json"])
         #expect(bucket.status == 0, "\(bucket.standardError)")
         let bucketObject = try JSONParser.parse(bucket.standardOutput)
         #expect(bucketObject["algorithm"] == "token-bucket")
@@ -87,8 +87,8 @@ struct WhatIfCommandTests {
 
         let alone = try await runEmulator(["replay", folder, "--algorithm", "token-bucket"])
         #expect(alone.status == 2)
-        #expect(alone.standardError.contains("--algorithm goes with --report"))
-        let unknown = try await runEmulator(["replay", folder, "--report", "--algorithm", "leaky"])
+        #expect(alone.standardError.contains("Unknown option '--algorithm'"), "\(alone.standardError)")
+        let unknown = try await runEmulator(["replay", "report", folder, "--algorithm", "leaky"])
         #expect(unknown.status == 2)
         #expect(unknown.standardError.contains("leaky"), "\(unknown.standardError)")
     }
@@ -107,26 +107,27 @@ struct WhatIfCommandTests {
         let limits = scratch.appendingPathComponent("bad-limits.json")
         try Data(contents.utf8).write(to: limits)
         for flag in ["--limits", "--recorded-limits"] {
-            let result = try await runEmulator(["replay", "events/free-user-limits", "--report", flag, limits.path])
+            let result = try await runEmulator(["replay", "report", "events/free-user-limits", flag, limits.path])
             #expect(result.status == 2)
             #expect(result.standardError.contains("\(flag): \(limits.path): \(fault)"), "\(result.standardError)")
             #expect(result.standardOutput.isEmpty)
         }
     }
 
-    @Test("--report refuses --update, --recorded-limits needs --report, and an empty folder is a usage error")
+    @Test("replay report has no --update, replay check no --recorded-limits; an empty folder is a usage error")
     func usageErrors() async throws {
-        let both = try await runEmulator(["replay", "events", "--report", "--update"])
+        let both = try await runEmulator(["replay", "report", "events", "--update"])
         #expect(both.status == 2)
-        #expect(both.standardError.contains("give --report or --update, not both"))
+        #expect(both.standardError.contains("Unknown option '--update'"), "\(both.standardError)")
+        #expect(both.standardError.contains("inkra-emulator replay report --help"), "\(both.standardError)")
 
         let alone = try await runEmulator(["replay", "events", "--recorded-limits", "x.json"])
         #expect(alone.status == 2)
-        #expect(alone.standardError.contains("--recorded-limits goes with --report"))
+        #expect(alone.standardError.contains("Unknown option '--recorded-limits'"), "\(alone.standardError)")
 
         let scratch = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let empty = try await runEmulator(["replay", scratch.path, "--report"])
+        let empty = try await runEmulator(["replay", "report", scratch.path])
         #expect(empty.status == 2)
         #expect(empty.standardError.contains("no events found in \(scratch.path)"))
     }

@@ -7,7 +7,7 @@ import Testing
 
 /// The bill of a session recorded by `serve --record` on the REST API, with API Gateway's
 /// authorizer cache: what production would have been charged for it.
-@Suite("replay --report over a serve --record session: the bill, and other algorithms")
+@Suite("replay report and bill over a serve --record session: the bill, and other algorithms")
 struct ServeRecordCostTests {
     /// The session's answers (``ServeRecordTests/recordSession(payload:into:)`` on the REST API):
     /// alice's three calls (the third over the free hourly limit) and her usage, a call without a

@@ -3,7 +3,7 @@ import Testing
 
 @testable import LocalUserPool
 
-/// The client's half of `USER_SRP_AUTH` (`replay --endpoint`'s sign-in), against pycognito's
+/// The client's half of `USER_SRP_AUTH` (`replay endpoint`'s sign-in), against pycognito's
 /// known values (scripts/cognito-srp-vectors.py) and against the local pool's server half.
 @Suite("SRPClient: the client's half of USER_SRP_AUTH")
 struct SRPClientTests {

@@ -3,7 +3,7 @@ import InkraHandlers
 import InkraJSON
 import InkraUsage
 
-/// What replayed traffic costs on AWS (`replay --report --cost`): its usage priced for the
+/// What replayed traffic costs on AWS (`replay bill`): its usage priced for the
 /// period it was recorded in, a month at that pace and per 1,000 monthly active users, by
 /// function and by tier, with the model's calls at a price the user gives, under the recorded
 /// limits and, when `--limits` names others, under those too, side by side.

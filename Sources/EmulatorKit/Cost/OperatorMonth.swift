@@ -1,7 +1,7 @@
 import Foundation
 import InkraJSON
 
-/// The bill an operator gets for a month (`replay --report --cost --users 1000,10000`): the
+/// The bill an operator gets for a month (`replay bill --users 1000,10000`): the
 /// replayed traffic at each number of monthly active users (each keeping the recording's pace),
 /// the model, Cognito at the user pool's plan, and every fixed monthly line template.yaml creates
 /// (alarms, custom metrics, secrets, the table's storage and point-in-time recovery, stored logs,

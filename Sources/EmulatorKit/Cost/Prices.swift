@@ -2,7 +2,7 @@ import Foundation
 import InkraJSON
 
 /// AWS's on-demand prices the cost report applies, read from a dated prices file
-/// (`pricing/us-east-1.json` in the repository; `replay --prices FILE` names another).
+/// (`pricing/us-east-1.json` in the repository; `replay bill --prices FILE` names another).
 ///
 /// Each price is `usd` (a decimal, as a string or a JSON number, read as text so no floating-point
 /// error reaches a total) per `per` units, or, where AWS prices in bands, `tiers` (each band's

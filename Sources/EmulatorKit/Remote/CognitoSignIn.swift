@@ -6,7 +6,7 @@ import NIOHTTP1
 import OutboundHTTP
 
 /// Signs a test user in to a Cognito user pool with `USER_SRP_AUTH`, the flow the template's app
-/// client allows (and the only one), for `replay --endpoint`: `InitiateAuth` with `SRP_A`, then
+/// client allows (and the only one), for `replay endpoint`: `InitiateAuth` with `SRP_A`, then
 /// `RespondToAuthChallenge` to the `PASSWORD_VERIFIER` challenge (``SRPClient``). Both operations
 /// are unsigned, as Cognito serves them to apps; the answer's `IdToken` is what the API's
 /// authorizer reads.

@@ -4,7 +4,7 @@ import InkraJSON
 import NIOHTTP1
 import OutboundHTTP
 
-/// `replay --endpoint`: sends each event, in turn, as the HTTP request it describes
+/// `replay endpoint`: sends each event, in turn, as the HTTP request it describes
 /// (``EndpointRequest``) to a deployed stage (or `serve`), and checks the answer against the
 /// event's expectation as ``Replayer`` checks a local result (``Expectation``).
 ///

@@ -4,7 +4,7 @@ import NIOHTTP1
 import OutboundHTTP
 
 /// The HTTP request an API Gateway proxy event describes, as a client sent it to a deployed stage:
-/// method, path, query string, headers and body, for `replay --endpoint`.
+/// method, path, query string, headers and body, for `replay endpoint`.
 ///
 /// - REST API (payload 1.0): `httpMethod`, `path` (the resource path, without the stage),
 ///   `multiValueQueryStringParameters` (else `queryStringParameters`), `multiValueHeaders` (else

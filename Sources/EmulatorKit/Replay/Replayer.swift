@@ -242,7 +242,7 @@ package struct ReplayRecord: Sendable {
     package var updated = false
     /// How long the chain took.
     package var duration: Duration = .zero
-    /// Why the event was not sent nor checked, though nothing is wrong with it (`replay --endpoint`:
+    /// Why the event was not sent nor checked, though nothing is wrong with it (`replay endpoint`:
     /// an authorizer event, another user's): it counts as neither passed nor failed.
     package var skipped: String?
 

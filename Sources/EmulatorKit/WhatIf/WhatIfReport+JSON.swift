@@ -2,7 +2,7 @@ import InkraJSON
 import InkraUsage
 
 extension WhatIfReport {
-    /// The report as `replay --report --json` prints it, one object:
+    /// The report as `replay report --json` prints it, one object:
     ///
     /// ```json
     /// {"limitsFile": "new.json", "limits": {"free": {"monthly": 5, "daily": 3, "hourly": 1}, …},

@@ -2,7 +2,7 @@ import Foundation
 import InkraUsage
 
 extension WhatIfReport {
-    /// The report as `replay --report` prints it: what was compared; first, the calls answered
+    /// The report as `replay report` prints it: what was compared; first, the calls answered
     /// otherwise for reasons that are not the limits (a refused token, a failure), which no limits
     /// explain; the limits; then each tier's changes with their first examples, and the files that
     /// could not be replayed.

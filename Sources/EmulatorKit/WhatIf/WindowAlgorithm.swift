@@ -2,7 +2,7 @@ import Foundation
 import InkraUsage
 
 /// How usage windows could count a user's calls: today's calendar windows, or one of the two
-/// rolling alternatives `replay --report --algorithm` simulates over recorded traffic.
+/// rolling alternatives `replay report --algorithm` simulates over recorded traffic.
 ///
 /// Every algorithm has the same three limits per tier (hourly, daily, monthly, from the limits
 /// file); a call is admitted when every window allows it, and only an admitted call counts against

@@ -15,7 +15,7 @@ import InkraUsage
 /// - `version`, `resource`, `path`, `rawPath`, `httpMethod`, `routeKey`, `isBase64Encoded`;
 /// - of `headers` and `multiValueHeaders`: `Content-Type`; `Idempotency-Key` as a keyed pseudonym
 ///   (``idempotencyKey(_:)``), so a retry pairs with its call; `Authorization` as ``marker``, its
-///   presence only (`replay --endpoint` sends a token where an event had one);
+///   presence only (`replay endpoint` sends a token where an event had one);
 /// - of `requestContext`: `requestId`, `requestTimeEpoch`, `timeEpoch`, `resourcePath`,
 ///   `httpMethod`, `routeKey`, `stage`, `apiId`, `http.method`, `http.path`, and the authorizer's
 ///   section as ``authorizerContext(_:)`` keeps it;
