@@ -91,7 +91,7 @@ extension InkraClient {
         case fail
     }
 
-    static func decide(status: Int, refusal: WireFormat.Refusal?) -> Decision {
+    static func decide(status: Int, refusal: WireFormat.ErrorBody?) -> Decision {
         switch (status, refusal?.code) {
         // API Gateway's 401, with the project's gateway response (REST) or without (HTTP API).
         case (401, _): return .freshToken

@@ -4,7 +4,7 @@ import Foundation
 enum WireFormat {
     /// An error body: `{"error": …, "code": …, …}` from the functions and the REST API's gateway
     /// responses, `{"message": …}` from an HTTP API's own refusals.
-    struct Refusal: Decodable, Sendable {
+    struct ErrorBody: Decodable, Sendable {
         var error: String?
         var code: String?
         var window: String?
@@ -46,8 +46,8 @@ enum WireFormat {
             ?? Data()
     }
 
-    static func refusal(_ data: Data) -> Refusal? {
-        try? JSONDecoder().decode(Refusal.self, from: data)
+    static func refusal(_ data: Data) -> ErrorBody? {
+        try? JSONDecoder().decode(ErrorBody.self, from: data)
     }
 
     static func usage(_ data: Data) -> Usage? {
@@ -65,7 +65,7 @@ enum WireFormat {
     }
 
     /// The error an answer that ends a call stands for.
-    static func error(status: Int, refusal: Refusal?, retryAfterHeader: Int?) -> InkraClientError {
+    static func error(status: Int, refusal: ErrorBody?, retryAfterHeader: Int?) -> InkraClientError {
         let retryAfter = refusal?.retryAfter ?? retryAfterHeader
         switch (status, refusal?.code) {
         case (429, "quota_exceeded"):

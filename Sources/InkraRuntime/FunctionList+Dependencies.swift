@@ -95,18 +95,18 @@ final class SharedDependencies: Sendable {
         self.clock = clock
     }
 
-    /// The server's secret (``Dependencies/serverSecret(_:clock:)``), read once for the store and
+    /// The server's secret (``FunctionAssembly/serverSecret(_:clock:)``), read once for the store and
     /// the recordings.
     func secret() async throws -> ServerSecret {
         if let secret = made.withLock({ $0.secret }) { return secret }
-        let secret = try await Dependencies.serverSecret(configuration, clock: clock)
+        let secret = try await FunctionAssembly.serverSecret(configuration, clock: clock)
         made.withLock { $0.secret = secret }
         return secret
     }
 
     func store() async throws -> any UsageStore {
         if let store = made.withLock({ $0.store }) { return store }
-        let store = try Dependencies.store(configuration, secret: try await secret(), clock: clock)
+        let store = try FunctionAssembly.store(configuration, secret: try await secret(), clock: clock)
         made.withLock { $0.store = store }
         return store
     }
@@ -117,7 +117,7 @@ final class SharedDependencies: Sendable {
         // request's time); it is the real time, for callers of `verify(_:)`.
         let verifier = TokenVerifier(
             configuration: try configuration.cognito(),
-            keys: try Dependencies.keySource(configuration, clock: clock),
+            keys: try FunctionAssembly.keySource(configuration, clock: clock),
             now: clock,
             logger: logger
         )
@@ -127,7 +127,7 @@ final class SharedDependencies: Sendable {
 
     func generator() async throws -> any QuestionGenerator {
         if let generator = made.withLock({ $0.generator }) { return generator }
-        let generator = try await Dependencies.generator(configuration, clock: clock)
+        let generator = try await FunctionAssembly.generator(configuration, clock: clock)
         made.withLock { $0.generator = generator }
         return generator
     }

@@ -76,7 +76,7 @@ public enum LambdaRuntime {
             logger = Logger(label: "inkra.\(environment["_HANDLER"] ?? "bootstrap")")
             logger.info("bootstrap \(InkraVersion.current) serving \(environment["_HANDLER"] ?? "no _HANDLER")")
             let shared = SharedDependencies(configuration: configuration, clock: systemClock)
-            function = try await Dependencies.function(
+            function = try await FunctionAssembly.function(
                 named: environment["_HANDLER"],
                 in: functions,
                 configuration: configuration,

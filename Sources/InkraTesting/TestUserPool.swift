@@ -61,20 +61,20 @@ public struct TestUserPool: Sendable {
     ///   - tokenUse: `id` (what the app sends, and the authorizer's default) or `access`.
     ///   - instant: `iat` and `auth_time`.
     ///   - lifetime: from `iat` to `exp`; Cognito's default is an hour.
-    /// - Throws: ``Refusal`` for an access token of a caller with a quota, which only a custom
+    /// - Throws: ``UnsupportedClaim`` for an access token of a caller with a quota, which only a custom
     ///   attribute can carry, or for `tokenUse` `.any`.
     public func claims(
         for caller: Caller, tokenUse: TokenUse = .id, at instant: Date, lifetime: Duration = .seconds(3600)
-    ) throws(Refusal) -> JSONValue {
+    ) throws(UnsupportedClaim) -> JSONValue {
         do {
             return try developmentClaims(for: caller, tokenUse: tokenUse, at: instant, lifetime: lifetime).payload()
         } catch {
-            throw Refusal(claim: error.claim, reason: error.reason, description: error.description)
+            throw UnsupportedClaim(claim: error.claim, reason: error.reason, description: error.description)
         }
     }
 
     /// Why a token cannot carry a claim: Cognito's would not.
-    public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct UnsupportedClaim: Error, Sendable, Hashable, CustomStringConvertible {
         /// The claim, e.g. `custom:monthly_quota`.
         public var claim: String
         /// Why it cannot be there.
@@ -85,7 +85,7 @@ public struct TestUserPool: Sendable {
 
     private func developmentClaims(
         for caller: Caller, tokenUse: TokenUse, at instant: Date, lifetime: Duration
-    ) throws(DevelopmentClaims.Refusal) -> DevelopmentClaims {
+    ) throws(DevelopmentClaims.UnsupportedClaim) -> DevelopmentClaims {
         var claims = DevelopmentClaims(
             sub: caller.sub, tokenUse: tokenUse.rawValue, clientId: clientID, issuer: issuer, issuedAt: instant,
             expiresAt: instant.addingTimeInterval(TimeInterval(lifetime.components.seconds)))
@@ -97,15 +97,16 @@ public struct TestUserPool: Sendable {
             claims.monthlyQuota = caller.quota.map(String.init)
         case .access:
             if caller.quota != nil {
-                throw DevelopmentClaims.Refusal(
-                    claim: "custom:monthly_quota", reason: DevelopmentClaims.Refusal.noCustomAttributes)
+                throw DevelopmentClaims.UnsupportedClaim(
+                    claim: "custom:monthly_quota", reason: DevelopmentClaims.UnsupportedClaim.noCustomAttributes)
             }
             if let tier = caller.tier {
                 let group = tier == .premium ? Tier.premiumGroup : Tier.freeGroup
                 if !groups.contains(group) { groups.append(group) }
             }
         case .any:
-            throw DevelopmentClaims.Refusal(claim: "token_use", reason: "a token is either id or access, not any")
+            throw DevelopmentClaims.UnsupportedClaim(
+                claim: "token_use", reason: "a token is either id or access, not any")
         }
         claims.groups = groups
         return claims

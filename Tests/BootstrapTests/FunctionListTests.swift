@@ -32,7 +32,7 @@ struct FunctionListTests {
                 == "deleteAll")
         #expect(Recorder(handler: nil, json: false, secret: .development, clock: { Date() }).function == "")
         let error = await #expect(throws: ConfigurationError.self) {
-            _ = try await Dependencies.function(
+            _ = try await FunctionAssembly.function(
                 named: "bootstrap.deleteAll", configuration: Configuration(), clock: { Date() },
                 logger: Logger(label: "test"))
         }
@@ -60,14 +60,14 @@ struct FunctionListTests {
     func addedFunction() async throws {
         let functions = FunctionList.standard.adding("echo") { _ in Echo() }
         #expect(functions.names == FunctionList.standard.names + ["echo"])
-        let echo = try await Dependencies.function(
+        let echo = try await FunctionAssembly.function(
             named: "bootstrap.ECHO", in: functions, configuration: Configuration(), clock: { Date() },
             logger: Logger(label: "test"))
         let answer = try await echo.handle(
             ["n": 1], context: InvocationContext(requestID: "r-1", time: Date(timeIntervalSince1970: 1_800_000_000)))
         #expect(answer == ["event": ["n": 1], "requestID": "r-1"])
         let error = await #expect(throws: ConfigurationError.self) {
-            _ = try await Dependencies.function(
+            _ = try await FunctionAssembly.function(
                 named: "deleteAll", in: functions, configuration: Configuration(), clock: { Date() },
                 logger: Logger(label: "test"))
         }

@@ -107,16 +107,17 @@ struct DevelopmentClaimsTests {
         #expect {
             try claims.payload()
         } throws: {
-            let refusal = $0 as? DevelopmentClaims.Refusal
+            let refusal = $0 as? DevelopmentClaims.UnsupportedClaim
             return refusal?.claim == claim && "\($0)".hasPrefix("\(claim) cannot be in an access token")
         }
         if claim != "email" {
             #expect(
-                throws: DevelopmentClaims.Refusal(claim: claim, reason: DevelopmentClaims.Refusal.noCustomAttributes)
+                throws: DevelopmentClaims.UnsupportedClaim(
+                    claim: claim, reason: DevelopmentClaims.UnsupportedClaim.noCustomAttributes)
             ) {
                 try claims.payload()
             }
-            #expect(DevelopmentClaims.Refusal.noCustomAttributes.contains("pre token generation trigger"))
+            #expect(DevelopmentClaims.UnsupportedClaim.noCustomAttributes.contains("pre token generation trigger"))
         }
     }
 

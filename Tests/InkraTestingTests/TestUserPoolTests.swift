@@ -56,7 +56,7 @@ struct TestUserPoolTests {
         #expect(access["email"] == nil)
         #expect(access["custom:subscription_tier"] == nil)
         #expect(access["cognito:groups"] == ["premium_tier"])
-        let refusal = #expect(throws: TestUserPool.Refusal.self) {
+        let refusal = #expect(throws: TestUserPool.UnsupportedClaim.self) {
             try pool.claims(for: Caller("ed", quota: 40), tokenUse: .access, at: clock.now)
         }
         #expect(refusal?.claim == "custom:monthly_quota")

@@ -95,9 +95,9 @@ package struct DevelopmentClaims: Sendable, Hashable {
     }
 
     /// The payload: Cognito's claim set for ``tokenUse``.
-    /// - Throws: ``Refusal`` when `tokenUse` is neither `id` nor `access`, or when an access token
+    /// - Throws: ``UnsupportedClaim`` when `tokenUse` is neither `id` nor `access`, or when an access token
     ///   is given an email or a custom attribute, which Cognito never puts there.
-    package func payload() throws(Refusal) -> JSONValue {
+    package func payload() throws(UnsupportedClaim) -> JSONValue {
         let issued = JSONValue.number(Int(issuedAt.timeIntervalSince1970))
         var payload: JSONObject = ["sub": .string(sub), "iss": .string(issuer)]
         switch tokenUse {
@@ -105,18 +105,20 @@ package struct DevelopmentClaims: Sendable, Hashable {
             payload["aud"] = .string(clientId)
             payload["token_use"] = "id"
         case TokenUse.access.rawValue:
-            if email != nil { throw Refusal(claim: "email", reason: "Cognito puts the email in the ID token only") }
+            if email != nil {
+                throw UnsupportedClaim(claim: "email", reason: "Cognito puts the email in the ID token only")
+            }
             for (claim, value) in [
                 ("custom:subscription_tier", subscriptionTier), ("custom:tier", customTier),
                 ("custom:monthly_quota", monthlyQuota),
             ] where value != nil {
-                throw Refusal(claim: claim, reason: Refusal.noCustomAttributes)
+                throw UnsupportedClaim(claim: claim, reason: UnsupportedClaim.noCustomAttributes)
             }
             payload["client_id"] = .string(clientId)
             payload["token_use"] = "access"
             payload["scope"] = .string(Self.signInScope)
         default:
-            throw Refusal(claim: "token_use", reason: "it must be id or access, not \"\(tokenUse)\"")
+            throw UnsupportedClaim(claim: "token_use", reason: "it must be id or access, not \"\(tokenUse)\"")
         }
         payload["auth_time"] = issued
         payload["exp"] = .number(Int(expiresAt.timeIntervalSince1970))
@@ -158,13 +160,13 @@ package struct DevelopmentClaims: Sendable, Hashable {
 
 extension DevelopmentClaims {
     /// A claim asked of a token whose Cognito claim set has no room for it.
-    package struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct UnsupportedClaim: Error, Sendable, Hashable, CustomStringConvertible {
         /// The claim, e.g. `custom:monthly_quota`.
         package var claim: String
         /// Why it cannot be there.
         package var reason: String
 
-        /// Creates a refusal.
+        /// Creates the error.
         package init(claim: String, reason: String) {
             self.claim = claim
             self.reason = reason

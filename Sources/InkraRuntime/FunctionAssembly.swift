@@ -15,7 +15,7 @@ import SingleTable
 
 /// Builds the chosen function once, at start-up, from the settings ``Configuration`` read
 /// (docs/configuration.md), never from the environment itself.
-enum Dependencies {
+enum FunctionAssembly {
     /// The function `_HANDLER` names in `functions`, wired to its store, keys, limits and generator.
     /// - Parameter shared: the dependencies made once (the caller's, to read the same secret for
     ///   its recordings); new ones when not given.
