@@ -90,22 +90,25 @@ package struct EmulatorStack: Sendable {
         }
         // The verifiers' own clock: the functions give them each request's time instead.
         let now = options.clock
-        store = TableUsageStore(table: table, tableName: options.tableName)
-        let verifier = TokenVerifier(
-            configuration: try options.cognitoConfiguration(),
-            keys: try Self.keySource(options),
-            now: now,
-            logger: logger
-        )
+        let store = TableUsageStore(table: table, tableName: options.tableName)
+        self.store = store
         let keys = try Self.keySource(options)
-        trustedPools = TrustedPools { configuration, poolKeys in
-            Authorizer(
-                verifier: TokenVerifier(configuration: configuration, keys: poolKeys ?? keys, now: now, logger: logger),
-                logger: logger)
+        let generator = TemplateQuestionGenerator(seed: options.seed)
+        let accounts = localAccounts
+        // The stack's parts, with the verifier of one pool.
+        @Sendable func parts(verifying configuration: CognitoConfiguration, with poolKeys: any KeySource)
+            -> FunctionList.Dependencies
+        {
+            FunctionList.Dependencies(
+                limits: limits, logger: logger, upgradeURL: options.upgradeURL, store: store,
+                verifier: TokenVerifier(configuration: configuration, keys: poolKeys, now: now, logger: logger),
+                generator: generator, directory: accounts)
         }
-        let dependencies = FunctionList.Dependencies(
-            limits: limits, logger: logger, upgradeURL: options.upgradeURL, store: store, verifier: verifier,
-            generator: TemplateQuestionGenerator(seed: options.seed), directory: localAccounts)
+        let dependencies = parts(verifying: try options.cognitoConfiguration(), with: keys)
+        // Each trusted pool's authorizer, built by the same list on first use.
+        trustedPools = TrustedPools { configuration, poolKeys in
+            try? await Self.authorizer(parts(verifying: configuration, with: poolKeys ?? keys))
+        }
         // A limits file is read again as the runtime reads its own (`INKRA_LIMITS_MAX_AGE`), so a
         // changed file reaches the next call a max age later, on the stack's clock.
         let refresh = options.limitsFile.map {
@@ -120,12 +123,9 @@ package struct EmulatorStack: Sendable {
                 else { throw EmulatorError("the shipped function list has no \(name)") }
                 functions[name] = function
             }
-            // The authorizer answers with tiers, never limits, so it is not built again when they
-            // change; it is kept unwrapped for `PoolRoutingAuthorizer.explained`.
-            guard
-                let authorizer = try await FunctionList.standard.function(
-                    FunctionName.authorizer.rawValue, dependencies: dependencies, refresh: nil) as? Authorizer
-            else { throw EmulatorError("the shipped function list's authorizer is not an Authorizer") }
+            guard let authorizer = try await Self.authorizer(dependencies) else {
+                throw EmulatorError("the shipped function list's authorizer is not an Authorizer")
+            }
             self.authorizer = authorizer
         } catch let error as EmulatorError {
             throw error
@@ -133,6 +133,13 @@ package struct EmulatorStack: Sendable {
             throw EmulatorError("building the functions: \(error)")
         }
         self.functions = functions
+    }
+
+    /// The shipped list's authorizer. It answers with tiers, never limits, so it is not built again
+    /// when they change; it is kept unwrapped for `PoolRoutingAuthorizer.explained`.
+    private static func authorizer(_ dependencies: FunctionList.Dependencies) async throws -> Authorizer? {
+        try await FunctionList.standard.function(
+            FunctionName.authorizer.rawValue, dependencies: dependencies, refresh: nil) as? Authorizer
     }
 
     /// The time a function runs at when no event says otherwise: `--now` when set, else the

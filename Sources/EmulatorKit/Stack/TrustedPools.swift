@@ -13,12 +13,20 @@ import Synchronization
 /// stack's own authorizer. Each authorizer verifies fully, so the routing claim decides nothing by
 /// itself: a token that lies about its issuer fails that pool's signature or client checks.
 package final class TrustedPools: Sendable {
-    private let make: @Sendable (CognitoConfiguration, (any KeySource)?) -> Authorizer
-    private let pools = Mutex<[String: (configuration: CognitoConfiguration, authorizer: Authorizer)]>([:])
+    private let make: @Sendable (CognitoConfiguration, (any KeySource)?) async -> Authorizer?
+    private let pools = Mutex<[String: Pool]>([:])
 
-    /// Pools whose authorizers `make` builds, with a pool's own keys when it has them (else the
-    /// stack's).
-    package init(make: @escaping @Sendable (CognitoConfiguration, (any KeySource)?) -> Authorizer) {
+    /// A trusted pool, and its authorizer once a token of it came.
+    private struct Pool {
+        let configuration: CognitoConfiguration
+        let keys: (any KeySource)?
+        var authorizer: Authorizer?
+    }
+
+    /// Pools whose authorizers `make` builds on first use, with a pool's own keys when it has them
+    /// (else the stack's); `nil`, a pool whose tokens the stack's own authorizer answers (and so
+    /// refuses).
+    package init(make: @escaping @Sendable (CognitoConfiguration, (any KeySource)?) async -> Authorizer?) {
         self.make = make
     }
 
@@ -27,8 +35,7 @@ package final class TrustedPools: Sendable {
     ///   - configuration: the pool's issuer, app clients and token use.
     ///   - keys: its keys (a recording's JWKS); the stack's key source when `nil`.
     package func trust(_ configuration: CognitoConfiguration, keys: (any KeySource)? = nil) {
-        let authorizer = make(configuration, keys)
-        pools.withLock { $0[configuration.issuer] = (configuration, authorizer) }
+        pools.withLock { $0[configuration.issuer] = Pool(configuration: configuration, keys: keys) }
     }
 
     /// The issuers trusted besides the stack's own.
@@ -39,10 +46,19 @@ package final class TrustedPools: Sendable {
         pools.withLock { $0.values.map(\.configuration) }.sorted { $0.issuer < $1.issuer }
     }
 
-    /// The authorizer for an authorizer event: the trusted pool's its token names, or `fallback`.
-    func authorizer(for event: JSONValue, fallback: Authorizer) -> Authorizer {
-        guard !pools.withLock(\.isEmpty), let issuer = Self.unverifiedIssuer(of: event) else { return fallback }
-        return pools.withLock { $0[issuer]?.authorizer } ?? fallback
+    /// The authorizer for an authorizer event: the trusted pool's its token names (built the first
+    /// time), or `fallback`.
+    func authorizer(for event: JSONValue, fallback: Authorizer) async -> Authorizer {
+        guard !pools.withLock(\.isEmpty), let issuer = Self.unverifiedIssuer(of: event),
+            let pool = pools.withLock({ $0[issuer] })
+        else { return fallback }
+        if let built = pool.authorizer { return built }
+        guard let built = await make(pool.configuration, pool.keys) else { return fallback }
+        pools.withLock { pools in
+            // Kept unless the pool was trusted again meanwhile, with other settings.
+            if pools[issuer]?.configuration == pool.configuration { pools[issuer]?.authorizer = built }
+        }
+        return built
     }
 
     /// The `iss` a TOKEN, REQUEST or HTTP API authorizer event's token claims, unverified.
