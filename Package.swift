@@ -247,7 +247,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "SingleTableTests",
-            dependencies: ["SingleTable", "AWSServices", "DynamoDBTable", "InkraTestSupport", "EmulatorKit"],
+            dependencies: [
+                "SingleTable", "AWSServices", "DynamoDBTable", "InkraTestSupport", "EmulatorKit", "InkraTesting",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "DynamoDBTableTests",
@@ -293,7 +295,7 @@ let package = Package(
         .testTarget(
             name: "InkraAuthTests",
             dependencies: [
-                "InkraAuth", "InkraJSON", .product(name: "Crypto", package: "swift-crypto"),
+                "InkraAuth", "InkraJSON", "InkraTesting", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
@@ -354,7 +356,7 @@ let package = Package(
             name: "LocalUserPoolTests",
             dependencies: [
                 "LocalUserPool", "InkraAuth", "InkraJSON", "EmulatorKit", "EmulatorServer", "InkraHandlers",
-                "InkraTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                "InkraTestSupport", "InkraTesting", .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

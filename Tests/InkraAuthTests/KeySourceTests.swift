@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import InkraAuth
 import InkraJSON
+import InkraTesting
 import Testing
 
 /// A JWKS served to `RemoteKeySource` by a counting stub.
@@ -42,7 +43,7 @@ struct KeySourceTests {
     @Test("An unknown kid refetches once, then a flood of unknown kids fetches nothing for 10 seconds")
     func penalty() async throws {
         let endpoint = StubEndpoint(testSigner.jwks)
-        let clock = Clock(now)
+        let clock = ManualClock(now)
         let source = RemoteKeySource(
             url: URL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { clock.now })
         #expect(try await source.key(withID: "key-1") != nil)
@@ -53,10 +54,10 @@ struct KeySourceTests {
             }
         }
         #expect(endpoint.count == 2)
-        clock.now = now.addingTimeInterval(9)
+        clock.set(now.addingTimeInterval(9))
         #expect(try await source.key(withID: "forged-x") == nil)
         #expect(endpoint.count == 2)
-        clock.now = now.addingTimeInterval(11)
+        clock.set(now.addingTimeInterval(11))
         #expect(try await source.key(withID: "forged-y") == nil)
         #expect(endpoint.count == 3)
         #expect(await source.fetchCount == 3)
@@ -228,16 +229,5 @@ struct TierTests {
         #expect(claims.tier == .premium)
         #expect(claims.groups == ["premium_tier", "beta"])
         #expect(claims.monthlyQuota == 40)
-    }
-}
-
-/// A settable clock.
-final class Clock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Date
-    init(_ start: Date) { value = start }
-    var now: Date {
-        get { lock.withLock { value } }
-        set { lock.withLock { value = newValue } }
     }
 }

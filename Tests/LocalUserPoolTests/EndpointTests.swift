@@ -4,6 +4,7 @@ import Foundation
 import InkraAuth
 import InkraHandlers
 import InkraJSON
+import InkraTesting
 import Testing
 
 @testable import LocalUserPool
@@ -80,7 +81,7 @@ struct EndpointTests {
         let fixture = PoolFixture()
         try fixture.confirmedUser("quinn@example.com")
         let idToken = try fixture.signIn("quinn@example.com").idToken
-        var options = EmulatorOptions(clock: { fixture.clock.withLock { $0 } })
+        var options = EmulatorOptions(clock: { fixture.clock.now })
         options.developmentKey = PoolFixture.key
         let stack = try await EmulatorStack(options: options)
         func authorize(_ token: String) async -> String {
@@ -126,7 +127,7 @@ struct EndpointTests {
         #expect(document["issuer"] == .string(iss))
         #expect(document["jwks_uri"] == "http://127.0.0.1:9229/us-east-1_InkraLocal/.well-known/jwks.json")
         for stackForm in IssuerForm.allCases {
-            var options = EmulatorOptions(clock: { fixture.clock.withLock { $0 } })
+            var options = EmulatorOptions(clock: { fixture.clock.now })
             options.developmentKey = PoolFixture.key
             let stack = try await EmulatorStack(options: options)
             stack.trustedPools.trust(

@@ -2,6 +2,7 @@ import Crypto
 import EmulatorKit
 import Foundation
 import InkraAuth
+import InkraTesting
 import Synchronization
 import Testing
 
@@ -20,7 +21,7 @@ final class PoolFixture: Sendable {
     static let cliClient = "inkra-local-cli-client"
     static let password = "Correct-Horse-9battery"
 
-    let clock = TestClock()
+    let clock = ManualClock(Date(timeIntervalSince1970: 1_762_326_189))
     let pool: UserPool
 
     /// - Parameters:
@@ -37,10 +38,10 @@ final class PoolFixture: Sendable {
         pool = UserPool(
             settings: settings, signer: Self.key.signer,
             issuer: settings.issuer(localEndpoint: "http://127.0.0.1:9229"), snapshot: snapshot,
-            now: { clock.withLock { $0 } }, journal: journal)
+            now: clock.closure, journal: journal)
     }
 
-    func advance(_ seconds: TimeInterval) { clock.withLock { $0 += seconds } }
+    func advance(_ seconds: TimeInterval) { clock.advance(by: .seconds(seconds)) }
 
     /// Signs a user up and confirms them with the code the pool logged (read from its state).
     @discardableResult
@@ -58,13 +59,6 @@ final class PoolFixture: Sendable {
         guard case .tokens(let tokens) = outcome else { throw CognitoError("Test", "expected tokens, got \(outcome)") }
         return tokens
     }
-}
-
-/// A settable clock the pool and the test share.
-final class TestClock: Sendable {
-    private let instant = Mutex(Date(timeIntervalSince1970: 1_762_326_189))
-
-    func withLock<T>(_ body: (inout Date) -> T) -> T { instant.withLock { body(&$0) } }
 }
 
 /// The client's half of SRP-6a, as Cognito's clients compute it (for the tests).

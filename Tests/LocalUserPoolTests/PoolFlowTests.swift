@@ -1,6 +1,7 @@
 import Foundation
 import InkraAuth
 import InkraJSON
+import InkraTesting
 import Synchronization
 import Testing
 
@@ -39,14 +40,14 @@ struct PoolFlowTests {
         let verifier = TokenVerifier(
             configuration: CognitoConfiguration(
                 issuer: PoolFixture.issuer, clientIds: [PoolFixture.cliClient], tokenUse: .id),
-            keys: try JWKSKeySource(jwks: fixture.pool.jwks), now: { fixture.clock.withLock { $0 } })
+            keys: try JWKSKeySource(jwks: fixture.pool.jwks), now: { fixture.clock.now })
         let claims = try await verifier.verify(tokens.idToken)
         #expect(claims.subject == sub)
         #expect(claims.email == "alice@example.com")
         let other = TokenVerifier(
             configuration: CognitoConfiguration(
                 issuer: "http://127.0.0.1:9229/us-east-1_OtherPool", clientIds: [PoolFixture.cliClient]),
-            keys: try JWKSKeySource(jwks: fixture.pool.jwks), now: { fixture.clock.withLock { $0 } })
+            keys: try JWKSKeySource(jwks: fixture.pool.jwks), now: { fixture.clock.now })
         await #expect(throws: AuthError.self) { try await other.verify(tokens.idToken) }
     }
 
@@ -63,7 +64,7 @@ struct PoolFlowTests {
                 Issue.record("expected PASSWORD_VERIFIER, got \(outcome)")
                 return
             }
-            let timestamp = SRP.timestamp(fixture.clock.withLock { $0 })
+            let timestamp = SRP.timestamp(fixture.clock.now)
             let responses = [
                 "USERNAME": parameters["USERNAME"] ?? "",
                 "PASSWORD_CLAIM_SECRET_BLOCK": parameters["SECRET_BLOCK"] ?? "",

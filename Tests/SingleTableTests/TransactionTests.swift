@@ -1,4 +1,5 @@
 import Foundation
+import InkraTesting
 import SingleTable
 import Testing
 
@@ -123,25 +124,25 @@ struct TransactionTests {
 
     @Test("A ClientRequestToken expires after ten minutes")
     func tokenExpiry() async throws {
-        let clock = Clock(Date(timeIntervalSince1970: 1_000_000))
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_000_000))
         let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { clock.now })
         let request = TransactWriteItemsRequest(transactItems: [increment("a", limit: 5)], clientRequestToken: "t")
         try await table.transactWriteItems(request)
-        clock.now = clock.now.addingTimeInterval(601)
+        clock.advance(by: .seconds(601))
         try await table.transactWriteItems(request)
         #expect(try await table.get("USER#t", "a")?["n"] == .n(2))
     }
 
     @Test("Tokens expire oldest first: a newer one is still held when an older one has gone")
     func tokensExpireInOrder() async throws {
-        let clock = Clock(Date(timeIntervalSince1970: 1_000_000))
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_000_000))
         let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { clock.now })
         try await table.transactWriteItems(
             TransactWriteItemsRequest(transactItems: [increment("a", limit: 5)], clientRequestToken: "old"))
-        clock.now = clock.now.addingTimeInterval(300)
+        clock.advance(by: .seconds(300))
         try await table.transactWriteItems(
             TransactWriteItemsRequest(transactItems: [increment("b", limit: 5)], clientRequestToken: "new"))
-        clock.now = clock.now.addingTimeInterval(301)
+        clock.advance(by: .seconds(301))
         // "old" is 601 s old: forgotten, so another request may use it.
         try await table.transactWriteItems(
             TransactWriteItemsRequest(transactItems: [increment("c", limit: 5)], clientRequestToken: "old"))
@@ -185,16 +186,5 @@ struct TransactionTests {
             #expect(outcomes == ["ok": 50, "ConditionalCheckFailedException": 950])
             #expect(final == .n(50))
         }
-    }
-}
-
-/// A settable clock.
-final class Clock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Date
-    init(_ start: Date) { value = start }
-    var now: Date {
-        get { lock.withLock { value } }
-        set { lock.withLock { value = newValue } }
     }
 }
