@@ -169,6 +169,7 @@ let package = Package(
                 "InkraJSON",
                 "SingleTable",
                 "InkraHandlers",
+                "InkraTime",
                 "InkraUsage",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),

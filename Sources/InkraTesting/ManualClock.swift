@@ -1,5 +1,6 @@
 import Foundation
 import InkraHandlers
+import InkraTime
 import InkraUsage
 import Synchronization
 
@@ -55,9 +56,7 @@ public final class ManualClock: Sendable {
 
     /// Moves the clock on (or back, for a negative duration).
     public func advance(by duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        let interval = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-        instant.withLock { $0 = $0.addingTimeInterval(interval) }
+        instant.withLock { $0 = $0.addingTimeInterval(duration.seconds) }
     }
 
     /// Moves the clock to the first second of the next UTC hour, day or month: the instant a full

@@ -159,7 +159,7 @@ package struct AWSJSONService: Sendable {
         /// Seconds left before the nearer of the call's end and the request's deadline.
         func left() -> TimeInterval {
             let now = clock.now
-            return Self.seconds(RequestDeadline.bounded(max(.zero, now.duration(to: end)), at: now))
+            return RequestDeadline.bounded(max(.zero, now.duration(to: end)), at: now).seconds
         }
         var attempt = 0
         var last: AWSServiceError?
@@ -184,7 +184,7 @@ package struct AWSJSONService: Sendable {
             let remaining = left()
             guard failure.isRetryable, attempt < retries.maximumAttempts, remaining > 0 else { throw failure }
             do {
-                try await sleep(min(Self.seconds(backoff.delay(after: attempt)), remaining))
+                try await sleep(min(backoff.delay(after: attempt).seconds, remaining))
             } catch {
                 // Cancelled while waiting: the last answer is the call's.
                 throw failure
@@ -217,11 +217,6 @@ package struct AWSJSONService: Sendable {
                 message: json["message"]?.string ?? json["Message"]?.string ?? "", status: response.status)
         }
         return json
-    }
-
-    /// A duration in seconds.
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// An SSM parameter's value (`GetParameter`, decrypted when it is a SecureString).

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 
 /// Turns replay records into what `replay` prints: a line per event (or a JSON object per event),
 /// a readable diff under each mismatch, and a summary.
@@ -89,8 +90,7 @@ package enum ReplayReporter {
     }
 
     static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let value = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        let value = duration.milliseconds
         if value >= 1000 { return String(format: "%.2f s", value / 1000) }
         return String(format: "%.2f ms", value)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import Synchronization
 
 /// The deployed API on loopback: `POST /questions` → `generateQuestions`, `GET /usage` →
@@ -247,7 +248,7 @@ package struct ServedRequest: Sendable {
     /// The access-log line: `- [time] "POST /questions HTTP/1.1" 200 312 generateQuestions authorizer=cached 0.41ms id`.
     package func accessLogLine(for request: LocalHTTPRequest) -> String {
         let target = request.query.isEmpty ? request.path : "\(request.path)?\(request.query)"
-        let milliseconds = Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
+        let milliseconds = duration.milliseconds
         // The client's address is left out ("-"), as every log of the stack leaves it out.
         return
             "- [\(APIGatewayTime.format(time))] \"\(request.method) \(target) \(request.httpVersion)\" "

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 
 /// Lambda's Invoke API on loopback (`POST /2015-03-31/functions/{name}/invocations`), so
 /// `aws lambda invoke --endpoint-url …` and boto3 can call the functions: RequestResponse (200),
@@ -98,7 +99,7 @@ package struct LocalLambda: Sendable {
             }
         }
         let elapsed = ContinuousClock.now - started
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let milliseconds = elapsed.milliseconds
         log.append("END RequestId: \(requestID)")
         log.append(
             "REPORT RequestId: \(requestID)\tDuration: \(String(format: "%.2f", milliseconds)) ms\t"

@@ -1,3 +1,4 @@
+import InkraTime
 import Synchronization
 
 /// The stage's throttling, as API Gateway applies template.yaml's `MethodSettings` (`/*`, `*`):
@@ -47,8 +48,7 @@ package final class StageThrottle: Sendable {
         return buckets.withLock { buckets in
             var bucket = buckets["\(method) \(resource)"] ?? Bucket(tokens: capacity, updated: instant)
             let elapsed = bucket.updated.duration(to: instant)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(capacity, bucket.tokens + max(0, seconds) * limits.rate)
+            bucket.tokens = min(capacity, bucket.tokens + max(0, elapsed.seconds) * limits.rate)
             bucket.updated = instant
             let admitted = bucket.tokens >= 1
             if admitted { bucket.tokens -= 1 }

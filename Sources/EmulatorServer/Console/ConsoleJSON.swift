@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 import LocalUserPool
 
@@ -28,7 +29,7 @@ enum ConsoleJSON {
             "decision": .string(decision(exchange)),
             "units": exchange.unitsConsumed.map { .number($0) } ?? .null,
             "time": .string(UsageWindows.iso8601(exchange.started)),
-            "milliseconds": .number(String(format: "%.2f", milliseconds(exchange.duration))),
+            "milliseconds": .number(String(format: "%.2f", exchange.duration.milliseconds)),
         ]
     }
 
@@ -72,10 +73,6 @@ enum ConsoleJSON {
             let effects = statements.compactMap { $0["Effect"]?.string?.lowercased() }
             return effects.contains("deny") || !effects.contains("allow") ? "deny" : "allow"
         }
-    }
-
-    static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 
     /// `{"error": message}`.
