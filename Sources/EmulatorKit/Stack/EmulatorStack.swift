@@ -40,6 +40,8 @@ package struct EmulatorStack: Sendable {
     package let trustedPools: TrustedPools
     /// The local user pool's accounts, which `deleteAccount` deletes once `serve` attaches its pool.
     package let localAccounts = LocalAccounts()
+    /// What the functions log through: each invocation's context carries it, with the request id.
+    let logger: Logger
 
     /// Builds the stack on the in-memory table, loading `--state` when named — or on DynamoDB when
     /// `--dynamodb-endpoint` is given. A state file is locked first (``StateFileLock``): another
@@ -82,6 +84,7 @@ package struct EmulatorStack: Sendable {
         self.table = table
         self.memoryTable = memoryTable
         self.state = state
+        self.logger = logger
         let limits: TierLimits
         if let file = options.limitsFile {
             do {
@@ -101,23 +104,21 @@ package struct EmulatorStack: Sendable {
             now: now,
             logger: logger
         )
-        authorizer = Authorizer(verifier: verifier, logger: logger)
+        authorizer = Authorizer(verifier: verifier)
         let keys = try Self.keySource(options)
         trustedPools = TrustedPools { configuration, poolKeys in
             Authorizer(
-                verifier: TokenVerifier(configuration: configuration, keys: poolKeys ?? keys, now: now, logger: logger),
-                logger: logger)
+                verifier: TokenVerifier(configuration: configuration, keys: poolKeys ?? keys, now: now, logger: logger))
         }
-        checkUsage = CheckUsage(store: store, limits: limits, logger: logger)
+        checkUsage = CheckUsage(store: store, limits: limits)
         generateQuestions = GenerateQuestions(
             store: store,
             generator: TemplateQuestionGenerator(seed: options.seed),
             limits: limits,
-            upgradeURL: options.upgradeURL,
-            logger: logger
+            upgradeURL: options.upgradeURL
         )
-        deleteAccount = DeleteAccount(store: store, users: localAccounts, logger: logger)
-        repairCharges = RepairCharges(store: store, logger: logger)
+        deleteAccount = DeleteAccount(store: store, users: localAccounts)
+        repairCharges = RepairCharges(store: store)
     }
 
     /// The time a function runs at when no event says otherwise: `--now` when set, else the
@@ -126,9 +127,13 @@ package struct EmulatorStack: Sendable {
         options.now ?? options.clock()
     }
 
-    /// The context of an invocation in-process, at `time` (else ``now()``).
+    /// The context of an invocation in-process, at `time` (else ``now()``): its logger is the
+    /// stack's, with the request id in its metadata.
     package func context(at time: Date? = nil) -> InvocationContext {
-        InvocationContext(requestID: RequestID.make(), time: time ?? now())
+        let requestID = RequestID.make()
+        var logger = self.logger
+        logger[metadataKey: "requestId"] = "\(requestID)"
+        return InvocationContext(requestID: requestID, time: time ?? now(), logger: logger)
     }
 
     /// The function of a name.
