@@ -49,15 +49,18 @@ public struct TokenVerifier: Sendable {
     ///   - token: the token, with or without its `Bearer ` prefix.
     ///   - instant: the instant its time claims are checked at.
     ///   - scope: the request it is verified for: a key fetch it causes is a span of its trace.
+    ///   - logger: the request's logger, which a refusal is logged through (so the line carries
+    ///     the request's id); the verifier's own when `nil`.
     /// - Throws: ``AuthError`` with the reason, as ``verify(_:)``.
     package func verify(
-        _ token: String, at instant: Date, in scope: RequestScope = RequestScope()
+        _ token: String, at instant: Date, in scope: RequestScope = RequestScope(), logger: Logger? = nil
     ) async throws(AuthError) -> CognitoClaims {
         do {
             return try await check(token, at: instant, in: scope)
         } catch {
             if !error.isKeySourceFailure {
-                logger.info("token refused", metadata: ["reason": "\(error.code)", "detail": "\(error.message)"])
+                (logger ?? self.logger).info(
+                    "token refused", metadata: ["reason": "\(error.code)", "detail": "\(error.message)"])
             }
             throw error
         }

@@ -102,7 +102,8 @@ public struct Authorizer: EventHandler {
         }
         let claims: CognitoClaims
         do {
-            claims = try await verifier.verify(token, at: invocation.time, in: invocation.scope)
+            claims = try await verifier.verify(
+                token, at: invocation.time, in: invocation.scope, logger: invocation.logger)
         } catch let error where error.isKeySourceFailure {
             // Not the token's fault: fail, so API Gateway answers 500 and the app retries.
             MetricName.authorizerKeySourceFailure.increment(in: metrics)
