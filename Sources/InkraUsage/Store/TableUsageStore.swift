@@ -19,7 +19,7 @@ import SingleTable
 /// of the table, stays within the request's deadline, clean-up within its clean-up deadline, and
 /// the table's calls go in the request's trace.
 package struct TableUsageStore: UsageStore, RequestBound {
-    /// The table, bound to ``scope``.
+    /// The table, bound to the request the store is bound to (``bound(to:)``).
     package private(set) var table: any Table
     /// Its name, sent with every request.
     package let tableName: String
