@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "InkraTime", swiftSettings: strictSettings),
         // The app's client (iOS, macOS, Linux): URLSession, the API's rules, its own types.
         .target(name: "InkraClient", swiftSettings: strictSettings),
-        .target(name: "SingleTable", swiftSettings: strictSettings),
+        .target(name: "SingleTable", dependencies: ["InkraTime"], swiftSettings: strictSettings),
         .target(name: "InkraJSON", swiftSettings: strictSettings),
         // The text rules of HTTP fields (ASCII case-insensitive names, optional whitespace), for this
         // package's modules only (`package` access).

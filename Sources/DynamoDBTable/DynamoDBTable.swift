@@ -12,7 +12,8 @@ import SingleTable
 /// The `Table` protocol over DynamoDB's JSON protocol (`POST /`, `X-Amz-Target`), signed with
 /// SigV4. DynamoDB's errors become the same `TableError` values the in-memory table throws;
 /// throttling, 5xx and dropped connections are retried with capped exponential backoff and full
-/// jitter, within ``Options/deadline`` and the request's `RequestDeadline`; every transaction
+/// jitter, within ``Options/deadline`` and the deadline of the request it is bound to
+/// (``bound(to:)``); every transaction
 /// carries a `ClientRequestToken`, reused on retries, so a retry can never apply twice. A cancelled
 /// transaction is not retried here: whether it may be, and under which token, is the caller's call.
 package struct DynamoDBTable: Table {
@@ -29,8 +30,8 @@ package struct DynamoDBTable: Table {
         package var baseDelay: TimeInterval = 0.025
         /// The largest backoff cap.
         package var maximumDelay: TimeInterval = 1
-        /// The most time a call may take, all attempts included; never past the request's
-        /// `RequestDeadline`, when it has one.
+        /// The most time a call may take, all attempts included; never past the deadline of the
+        /// request the client is bound to, when it has one.
         package var deadline: TimeInterval = 10
 
         /// The defaults.
@@ -45,6 +46,8 @@ package struct DynamoDBTable: Table {
     let sleep: @Sendable (TimeInterval) async throws -> Void
     let jitter: @Sendable () -> Double
     let now: @Sendable () -> Date
+    /// The request the calls are made for: its deadline and its trace; none by default.
+    var scope = RequestScope()
 
     /// A table client.
     /// - Parameters:
@@ -154,7 +157,7 @@ package struct DynamoDBTable: Table {
     }
 
     /// Sends one operation, retrying what may succeed on a retry, within `options` and within what
-    /// remains of the request's deadline (``RequestDeadline``): each attempt's timeout is cut to it,
+    /// remains of the bound request's deadline (``bound(to:)``): each attempt's timeout is cut to it,
     /// no backoff outlasts it, and nothing is sent once it has passed.
     /// - Throws: ``TableError``; after an attempt whose outcome was never learned (a timeout, a
     ///   dropped connection, a 5xx, a transaction still in progress), its
@@ -170,12 +173,13 @@ package struct DynamoDBTable: Table {
         if Self.reportsConsumedCapacity.contains(operation), body["ReturnConsumedCapacity"] == nil {
             body.set("TOTAL", at: ["ReturnConsumedCapacity"])
         }
-        return try await Trace.span("DynamoDB", namespace: .aws) { (span) async throws(TableError) -> JSONValue in
+        return try await scope.span("DynamoDB", namespace: .aws) {
+            (span, scope) async throws(TableError) -> JSONValue in
             span.operation = operation
             span.region = signer.region
             span.tableName = Self.tableName(in: body)
             do throws(TableError) {
-                let answer = try await attempts(operation, body, span: &span)
+                let answer = try await attempts(operation, body, span: &span, in: scope)
                 span.status = 200
                 span.consumedCapacity = Self.consumedCapacity(in: answer)
                 return answer
@@ -225,9 +229,9 @@ package struct DynamoDBTable: Table {
     }
 
     /// The attempts of one call; `span` learns the retries and whether any attempt was throttled.
-    private func attempts(_ operation: String, _ body: JSONValue, span: inout TraceSpan) async throws(TableError)
-        -> JSONValue
-    {
+    private func attempts(
+        _ operation: String, _ body: JSONValue, span: inout TraceSpan, in scope: RequestScope
+    ) async throws(TableError) -> JSONValue {
         let bytes = body.jsonBytes
         let started = now()
         let backoff = Backoff(base: .seconds(options.baseDelay), cap: .seconds(options.maximumDelay), jitter: jitter)
@@ -241,7 +245,7 @@ package struct DynamoDBTable: Table {
         while true {
             attempt += 1
             span.retries = attempt - 1
-            let left = Self.secondsLeftInRequest()
+            let left = scope.remaining().map(\.seconds)
             if let left, left <= 0 {
                 throw failure(
                     TableError(.serviceUnavailable, "\(operation) was not sent: the request's deadline has passed"))
@@ -255,25 +259,15 @@ package struct DynamoDBTable: Table {
             unknownOutcome = unknownOutcome || error.isOutcomeUnknown
             if Self.throttlingCodes.contains(error.code) { span.throttle = true }
             let budget = min(
-                options.deadline - now().timeIntervalSince(started), Self.secondsLeftInRequest() ?? .infinity)
+                options.deadline - now().timeIntervalSince(started), scope.remaining().map(\.seconds) ?? .infinity)
             guard error.isRetryable, attempt < options.maximumAttempts, budget > 0 else { throw failure(error) }
-            let delay = min(Self.seconds(backoff.delay(after: attempt)), budget)
+            let delay = min(backoff.delay(after: attempt).seconds, budget)
             do {
-                try await Trace.span("backoff") { _ in try await sleep(delay) }
+                try await scope.span("backoff") { _, _ in try await sleep(delay) }
             } catch {
                 throw failure(TableError(.serviceUnavailable, "cancelled while waiting to retry \(operation)"))
             }
         }
-    }
-
-    /// Seconds left before the request's deadline (zero or less once it has passed), or `nil` without one.
-    private static func secondsLeftInRequest() -> TimeInterval? {
-        RequestDeadline.remaining().map(seconds)
-    }
-
-    /// A duration in seconds.
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     private func send(_ operation: String, _ body: [UInt8], timeout: TimeInterval) async throws(TableError)
@@ -299,5 +293,14 @@ package struct DynamoDBTable: Table {
         let json = (try? JSONParser.parse(response.body)) ?? .null
         guard response.status == 200 else { throw ErrorMapping.error(status: response.status, body: json) }
         return json
+    }
+}
+
+extension DynamoDBTable {
+    /// This client, making its calls for the request of `scope`: within its deadline, in its trace.
+    package func bound(to scope: RequestScope) -> DynamoDBTable {
+        var table = self
+        table.scope = scope
+        return table
     }
 }

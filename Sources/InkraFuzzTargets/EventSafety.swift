@@ -13,19 +13,20 @@ enum EventSafety {
         let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { fuzzInstant })
         let store = TableUsageStore(table: table, tableName: "inkra-usage")
         let functions: [(String, any EventHandler)] = [
-            ("checkUsage", CheckUsage(store: store, logger: silent)),
+            ("checkUsage", CheckUsage(store: store)),
             (
                 "generateQuestions",
                 GenerateQuestions(
-                    store: store, generator: TemplateQuestionGenerator(seed: 1), logger: silent)
+                    store: store, generator: TemplateQuestionGenerator(seed: 1))
             ),
-            ("authorizer", Authorizer(verifier: TokenGarbage.verifier, logger: silent)),
+            ("authorizer", Authorizer(verifier: TokenGarbage.verifier)),
         ]
         for (name, function) in functions {
             let before = table.snapshot()
             let status: Int?
             do {
-                status = try await function.handle(event, context: InvocationContext(time: fuzzInstant))["statusCode"]?
+                status = try await function.handle(
+                    event, context: InvocationContext(time: fuzzInstant, logger: silent))["statusCode"]?
                     .int
             } catch {
                 status = nil

@@ -16,7 +16,7 @@ import OutboundHTTP
 /// so the handler gives the consumed unit back (docs/functions.md). It knows nothing of the
 /// handlers nor of the environment: `bootstrap`, where the functions are put together, reads the
 /// settings, hands them over as a value, and makes it their `QuestionGenerator`.
-package struct ChatCompletionsGenerator: Sendable {
+package struct ChatCompletionsGenerator: RequestBound {
     /// Where and how to call the model.
     package struct Settings: Sendable, Hashable {
         /// The API's base URL, such as `https://api.openai.com/v1`.
@@ -54,11 +54,20 @@ package struct ChatCompletionsGenerator: Sendable {
 
     let settings: Settings
     let client: OutboundHTTPClient
+    /// The request the calls are made for: its deadline and its trace; none by default.
+    var scope = RequestScope()
 
     /// A generator for an endpoint.
     package init(settings: Settings, client: OutboundHTTPClient = .shared) {
         self.settings = settings
         self.client = client
+    }
+
+    /// This client, making its calls for the request of `scope`: cut to its deadline, in its trace.
+    package func bound(to scope: RequestScope) -> ChatCompletionsGenerator {
+        var generator = self
+        generator.scope = scope
+        return generator
     }
 
     /// Returns exactly `count` distinct questions about `topic`.
@@ -79,13 +88,13 @@ package struct ChatCompletionsGenerator: Sendable {
             body: Self.body(for: request, model: settings.model).jsonBytes)
         // A span of the invocation's trace: the endpoint, the status, the time; never the prompt or
         // the answer.
-        let response = try await Trace.span("model", namespace: .remote) {
-            (span) async throws(GenerationFailure) -> OutboundResponse in
+        let response = try await scope.span("model", namespace: .remote) {
+            (span, _) async throws(GenerationFailure) -> OutboundResponse in
             span.method = "POST"
             span.url = TraceSpan.plainURL(outgoing.url)
             do {
                 // The call gets what remains of the request's deadline, at most its own timeout.
-                let timeout = RequestDeadline.bounded(.milliseconds(Int64(settings.timeout * 1000)))
+                let timeout = scope.bounded(.milliseconds(Int64(settings.timeout * 1000)))
                 let response = try await client.execute(outgoing, timeout: timeout, maximumResponseBytes: 1024 * 1024)
                 span.record(status: response.status)
                 return response

@@ -17,8 +17,9 @@ extension FunctionList {
     public struct Dependencies: Sendable {
         /// The tiers' limits in force.
         public let limits: TierLimits
-        /// The function's logger (`inkra.<_HANDLER>`).
-        public let logger: Logger
+        /// The function's logger (`inkra.<_HANDLER>`), the token verifier's; a function logs through
+        /// its invocation's (`InvocationContext.logger`), which carries the request id.
+        let logger: Logger
         /// `INKRA_UPGRADE_URL`, sent with the monthly 429.
         public var upgradeURL: String { shared.configuration.upgradeURL }
         let shared: SharedDependencies

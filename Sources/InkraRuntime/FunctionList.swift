@@ -10,9 +10,13 @@ import Logging
 ///
 /// ```swift
 /// let functions = FunctionList.standard.adding("exportUsage") { dependencies in
-///     ExportUsage(store: try await dependencies.usageStore(), logger: dependencies.logger)
+///     ExportUsage(store: try await dependencies.usageStore())
 /// }
 /// ```
+///
+/// A function reads the request from its `InvocationContext`: it calls its store bound to the
+/// context (`store.bound(to: context)`, within the invocation's deadlines) and logs through the
+/// context's logger, as the built-in functions do.
 public struct FunctionList: Sendable {
     /// Builds a function from the runtime's dependencies, once at start-up (and again with new
     /// tier limits when `INKRA_LIMITS_PARAMETER` changes them).
@@ -42,17 +46,17 @@ public struct FunctionList: Sendable {
 
     /// The Inkra API's functions, as template.yaml deploys them.
     public static let standard = FunctionList([
-        "authorizer": { Authorizer(verifier: try $0.tokenVerifier(), logger: $0.logger) },
-        "checkUsage": { CheckUsage(store: try await $0.usageStore(), limits: $0.limits, logger: $0.logger) },
+        "authorizer": { Authorizer(verifier: try $0.tokenVerifier()) },
+        "checkUsage": { CheckUsage(store: try await $0.usageStore(), limits: $0.limits) },
         "generateQuestions": {
             GenerateQuestions(
                 store: try await $0.usageStore(), generator: try await $0.questionGenerator(), limits: $0.limits,
-                upgradeURL: $0.upgradeURL, logger: $0.logger)
+                upgradeURL: $0.upgradeURL)
         },
         "deleteAccount": {
-            DeleteAccount(store: try await $0.usageStore(), users: try $0.userDirectory(), logger: $0.logger)
+            DeleteAccount(store: try await $0.usageStore(), users: try $0.userDirectory())
         },
-        "repairCharges": { RepairCharges(store: try await $0.usageStore(), logger: $0.logger) },
+        "repairCharges": { RepairCharges(store: try await $0.usageStore()) },
     ])
 
     /// The names, in order.

@@ -15,8 +15,9 @@ import Logging
 /// are named as Lambda's log-level filtering reads them (`WARN`, `FATAL`:
 /// `LambdaJSONLogLine.name(of:)`), in both formats.
 ///
-/// A line written during an invocation, by any logger of any module, carries its request id and
-/// trace id (``InvocationLogContext``, set by the runtime on the invocation's task): in the JSON
+/// A line written through an invocation's logger (the `InvocationContext`'s, which the runtime makes
+/// for each invocation with the request id and the trace's root in its metadata, under
+/// ``requestIDKey`` and ``traceIDKey``) carries its request id and trace id: in the JSON
 /// format as `requestId` and `traceId`, as Lambda's JSON format names them ("Configuring JSON and
 /// plain text log formats",
 /// https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-logformat.html); in the
@@ -35,17 +36,23 @@ struct LambdaLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
+    /// The metadata key of the invocation's request id (`Lambda-Runtime-Aws-Request-Id`).
+    static let requestIDKey = "requestId"
+    /// The metadata key of the invocation's trace root (`1-…`), when Lambda sent a trace header.
+    static let traceIDKey = "traceId"
+
     func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        var merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        let requestID = merged.removeValue(forKey: Self.requestIDKey).map { "\($0)" }
+        let traceID = merged.removeValue(forKey: Self.traceIDKey).map { "\($0)" }
         let timestamp = CivilTime.iso8601Milliseconds(now())
-        let invocation = InvocationLogContext.current
         var line: String
         if json {
             line = LambdaJSONLogLine.line(
                 timestamp: timestamp, level: event.level, message: "\(event.message)", logger: label,
-                requestID: invocation?.requestID, traceID: invocation?.traceID, metadata: merged)
+                requestID: requestID, traceID: traceID, metadata: merged)
         } else {
-            let request = invocation.map { "\t\(Self.escaped($0.requestID))" } ?? ""
+            let request = requestID.map { "\t\(Self.escaped($0))" } ?? ""
             line =
                 "\(timestamp)\(request)\t\(LambdaJSONLogLine.name(of: event.level))\t\(Self.escaped(label)): "
                 + Self.escaped("\(event.message)")

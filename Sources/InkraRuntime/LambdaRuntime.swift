@@ -108,32 +108,31 @@ public enum LambdaRuntime {
             try await loop.run { lambda, event in
                 let parsed = Result { () throws(JSONParseError) in try JSONParser.parse(event) }
                     .mapError(FunctionError.notJSON)
-                let context = invocationContext(
-                    lambda, event: try? parsed.get(), configuration: configuration, logger: logger,
-                    requestClock: requestClock,
-                    systemClock: systemClock)
                 let header = lambda.traceID.flatMap(TraceHeader.init)
                 let traced = daemon != nil && header?.sampled == true && header?.parent != nil
                 let trace = traced ? header.map { TraceRecorder(header: $0, now: systemClock) } : nil
-                let identity = InvocationLogContext(requestID: lambda.requestID, traceID: header?.root)
-                return try await InvocationLogContext.$current.withValue(identity) {
-                    try await Trace.$recorder.withValue(trace) {
-                        defer {
-                            if let trace, let daemon, let document = XRaySegments.document(trace) {
-                                daemon.send(document.jsonBytes)
-                            }
-                        }
-                        return try await Trace.span(name) { span in
-                            let answer: JSONValue
-                            if let recorder {
-                                answer = try await recorder.invoke(function, parsed, context: context)
-                            } else {
-                                answer = try await invoke(function, parsed, context: context)
-                            }
-                            if trace != nil { span.status = answer["statusCode"]?.int }
-                            return answer.jsonBytes
-                        }
+                defer {
+                    if let trace, let daemon, let document = XRaySegments.document(trace) {
+                        daemon.send(document.jsonBytes)
                     }
+                }
+                var context = invocationContext(
+                    lambda, event: try? parsed.get(), configuration: configuration, logger: logger,
+                    requestClock: requestClock,
+                    systemClock: systemClock)
+                context.trace = Trace(recorder: trace)
+                // The function's span; the function's own spans nest under it.
+                return try await context.scope.span(name) { span, scope in
+                    var inSpan = context
+                    inSpan.trace = scope.trace
+                    let answer: JSONValue
+                    if let recorder {
+                        answer = try await recorder.invoke(function, parsed, context: inSpan)
+                    } else {
+                        answer = try await invoke(function, parsed, context: inSpan)
+                    }
+                    if trace != nil { span.status = answer["statusCode"]?.int }
+                    return answer.jsonBytes
                 }
             }
         } catch {
@@ -154,7 +153,8 @@ public enum LambdaRuntime {
     /// less a margin; clean-up gets a short budget past that. The request's time is the
     /// invocation's start, or under `INKRA_CLOCK=request-time` (the emulator's `run-runtime` and
     /// `serve`) the time in API Gateway's fields of the event, where the emulator puts a replayed
-    /// event's recorded time.
+    /// event's recorded time. Its logger is `logger` with the request id and the trace's root in
+    /// its metadata, so every line the function logs names the invocation (``LambdaLogHandler``).
     static func invocationContext(
         _ lambda: LambdaRuntimeAPI.InvocationContext, event: JSONValue?, configuration: Configuration,
         logger: Logger, requestClock: Bool, systemClock: @Sendable () -> Date
@@ -167,6 +167,11 @@ public enum LambdaRuntime {
         let cleanup = configuration.cleanupDeadline(work: work, lambdaDeadline: lambda.deadline)
         func instant(_ date: Date) -> ContinuousClock.Instant {
             clock.advanced(by: .seconds(date.timeIntervalSince(start)))
+        }
+        var logger = logger
+        logger[metadataKey: LambdaLogHandler.requestIDKey] = "\(lambda.requestID)"
+        if let root = lambda.traceID.flatMap(TraceHeader.init)?.root {
+            logger[metadataKey: LambdaLogHandler.traceIDKey] = "\(root)"
         }
         return InkraHandlers.InvocationContext(
             requestID: lambda.requestID,

@@ -1,6 +1,7 @@
 import AWSServices
 import DynamoDBTable
 import InkraHandlers
+import InkraTime
 import OutboundHTTP
 
 #if canImport(FoundationEssentials)
@@ -35,8 +36,10 @@ enum DynamoDBStore {
 }
 
 /// The Cognito user pool whose users `deleteAccount` deletes.
-struct CognitoUserDirectory: UserDirectory {
+struct CognitoUserDirectory: UserDirectory, RequestBound {
     let admin: CognitoUserAdmin
+
+    func bound(to scope: RequestScope) -> CognitoUserDirectory { CognitoUserDirectory(admin: admin.bound(to: scope)) }
 
     static func fromConfiguration(
         _ configuration: Configuration, clock: @escaping @Sendable () -> Date

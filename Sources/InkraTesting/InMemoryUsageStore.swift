@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import InkraUsage
 import SingleTable
 
@@ -20,7 +21,7 @@ public struct InMemoryUsageStore: UsageStore {
     /// The table, to read what the store wrote.
     package let table: InMemoryTable
     /// The store over it.
-    package let store: TableUsageStore
+    package private(set) var store: TableUsageStore
 
     /// An empty store.
     /// - Parameter now: the table's clock (a ``ManualClock``'s `closure`, say), which only expires
@@ -163,5 +164,14 @@ public struct InMemoryUsageStore: UsageStore {
             items.append(hour)
         }
         return items
+    }
+}
+
+extension InMemoryUsageStore: RequestBound {
+    /// This store, its retries bounded by the request of `scope` (the table in memory never waits).
+    package func bound(to scope: RequestScope) -> InMemoryUsageStore {
+        var bound = self
+        bound.store = store.bound(to: scope)
+        return bound
     }
 }

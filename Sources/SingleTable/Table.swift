@@ -1,9 +1,15 @@
+import InkraTime
+
 /// A DynamoDB-like table, addressed with DynamoDB's own request shapes.
 ///
 /// Every implementation throws ``TableError`` values with DynamoDB's error names, so code written
 /// against `Table` behaves the same on the in-memory table and on DynamoDB. Every operation is
 /// atomic.
-package protocol Table: Sendable {
+///
+/// A table is `RequestBound`: a client of a remote table bound to a request's scope cuts its
+/// attempts to the request's deadline and records its calls in the request's trace; a table in
+/// memory, which never waits, is itself in any scope.
+package protocol Table: RequestBound {
     /// Reads one item by its key.
     func getItem(_ request: GetItemRequest) async throws -> GetItemResponse
     /// Reads up to 100 items by key in one request.
@@ -20,4 +26,9 @@ package protocol Table: Sendable {
     func scan(_ request: ScanRequest) async throws -> QueryResponse
     /// Applies every action or none.
     func transactWriteItems(_ request: TransactWriteItemsRequest) async throws
+}
+
+extension Table {
+    /// The table itself: a table that never waits has nothing to bound.
+    package func bound(to scope: RequestScope) -> Self { self }
 }

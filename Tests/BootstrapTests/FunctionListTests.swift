@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTesting
 import InkraUsage
 import Logging
 import Testing
@@ -75,5 +76,45 @@ struct FunctionListTests {
             error?.reason
                 == "must be authorizer, checkUsage, generateQuestions, deleteAccount, repairCharges or echo, "
                 + "got \"deleteAll\"")
+    }
+
+    /// A function of the program's own that reads a user's usage from the runtime's store, bound
+    /// to its invocation as the built-in functions bind theirs.
+    struct UsageReading: EventHandler {
+        let store: any UsageStore
+
+        func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
+            do {
+                let report = try await store.bound(to: context).usage(
+                    for: "u1", email: nil, at: context.time, limits: .free)
+                return ["used": .number(report.monthly.used)]
+            } catch {
+                return ["error": .string("\(error)")]
+            }
+        }
+    }
+
+    @Test("A function added to the list gets its invocation's deadline at the store, as the built-in ones do")
+    func addedFunctionDeadline() async throws {
+        // DynamoDB on a port nobody answers: a store that ignored the deadline would try it, again
+        // and again; one bound to a past deadline sends nothing and says why.
+        let configuration = try Configuration(environment: [
+            "INKRA_STORE": "dynamodb", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "local",
+            "AWS_SECRET_ACCESS_KEY": "local", "AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:9",
+        ])
+        let functions = FunctionList.standard.adding("usageReading") { UsageReading(store: try await $0.usageStore()) }
+        func function(_ name: String) async throws -> any EventHandler {
+            try await FunctionAssembly.function(
+                named: name, in: functions, configuration: configuration, clock: { Date() },
+                logger: Logger(label: "test"))
+        }
+        let passed = InvocationContext(
+            time: Date(timeIntervalSince1970: 1_800_000_000), deadline: .now - .seconds(1),
+            cleanupDeadline: .now - .seconds(1))
+        let reading = try await function("usageReading").handle([:], context: passed)
+        #expect(reading["error"]?.string?.contains("the request's deadline has passed") == true, "\(reading)")
+        let event = ProxyEvent.rest("GET", "/usage", caller: Caller("u1"))
+        let check = try await function("checkUsage").handle(event, context: passed)
+        #expect(check["statusCode"] == 503, "\(check)")
     }
 }

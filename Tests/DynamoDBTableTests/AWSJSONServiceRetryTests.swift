@@ -157,9 +157,8 @@ struct AWSJSONServiceRetryTests {
                 }, jitter: { 1 })
         // Passed: nothing is sent.
         do {
-            _ = try await RequestDeadline.$current.withValue(ContinuousClock.now - .seconds(1)) {
-                try await ssm.parameter(named: "/inkra/limits")
-            }
+            _ = try await ssm.bound(to: RequestScope(deadline: ContinuousClock.now - .seconds(1)))
+                .parameter(named: "/inkra/limits")
             Issue.record("a call past its deadline succeeded")
         } catch let error as AWSServiceError {
             #expect(error.type == "RequestTimeout" && error.attempts == 0, "\(error)")
@@ -169,9 +168,8 @@ struct AWSJSONServiceRetryTests {
         // that ends there, and the throttling error (or, on a machine so busy that the 300 ms
         // passed before the first attempt, none sent).
         do {
-            _ = try await RequestDeadline.$current.withValue(ContinuousClock.now + .milliseconds(300)) {
-                try await ssm.parameter(named: "/inkra/limits")
-            }
+            _ = try await ssm.bound(to: RequestScope(deadline: ContinuousClock.now + .milliseconds(300)))
+                .parameter(named: "/inkra/limits")
             Issue.record("a throttled call succeeded")
         } catch let error as AWSServiceError {
             #expect(

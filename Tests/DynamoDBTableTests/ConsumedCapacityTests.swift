@@ -48,16 +48,14 @@ struct ConsumedCapacityTests {
         let transport = Answering(
             #"{"ConsumedCapacity":[{"TableName":"inkra-usage","CapacityUnits":4.0,"WriteCapacityUnits":4.0}]}"#)
         let recorder = Self.recorder()
-        try await Trace.$recorder.withValue(recorder) {
-            try await Self.client(transport).transactWriteItems(
-                TransactWriteItemsRequest(transactItems: [
-                    .put(PutItemRequest(tableName: "inkra-usage", item: Self.key)),
-                    .update(
-                        UpdateItemRequest(
-                            tableName: "inkra-usage", key: Self.key, updateExpression: "SET n = :one",
-                            expressionAttributes: ExpressionAttributes(values: [":one": .n(1)]))),
-                ]))
-        }
+        try await Self.client(transport).bound(to: RequestScope(trace: Trace(recorder: recorder))).transactWriteItems(
+            TransactWriteItemsRequest(transactItems: [
+                .put(PutItemRequest(tableName: "inkra-usage", item: Self.key)),
+                .update(
+                    UpdateItemRequest(
+                        tableName: "inkra-usage", key: Self.key, updateExpression: "SET n = :one",
+                        expressionAttributes: ExpressionAttributes(values: [":one": .n(1)]))),
+            ]))
         #expect(transport.bodies.withLock { $0.first?["ReturnConsumedCapacity"] } == "TOTAL")
         let span = try #require(recorder.spans.finished.first { $0.name == "DynamoDB" })
         #expect(span.operation == "TransactWriteItems")
@@ -68,17 +66,15 @@ struct ConsumedCapacityTests {
     func whichCalls() async throws {
         let transport = Answering(#"{"ConsumedCapacity":{"TableName":"inkra-usage","CapacityUnits":0.5}}"#)
         let recorder = Self.recorder()
-        let client = Self.client(transport)
-        try await Trace.$recorder.withValue(recorder) {
-            _ = try await client.getItem(GetItemRequest(tableName: "inkra-usage", key: Self.key))
-            _ = try await client.putItem(PutItemRequest(tableName: "inkra-usage", item: Self.key))
-            _ = try await client.deleteItem(DeleteItemRequest(tableName: "inkra-usage", key: Self.key))
-            _ = try await client.query(
-                QueryRequest(
-                    tableName: "inkra-usage", keyConditionExpression: "PK = :pk",
-                    expressionAttributes: ExpressionAttributes(values: [":pk": .s("USER#u1")])))
-            _ = try? await client.describeTable(named: "inkra-usage")
-        }
+        let client = Self.client(transport).bound(to: RequestScope(trace: Trace(recorder: recorder)))
+        _ = try await client.getItem(GetItemRequest(tableName: "inkra-usage", key: Self.key))
+        _ = try await client.putItem(PutItemRequest(tableName: "inkra-usage", item: Self.key))
+        _ = try await client.deleteItem(DeleteItemRequest(tableName: "inkra-usage", key: Self.key))
+        _ = try await client.query(
+            QueryRequest(
+                tableName: "inkra-usage", keyConditionExpression: "PK = :pk",
+                expressionAttributes: ExpressionAttributes(values: [":pk": .s("USER#u1")])))
+        _ = try? await client.describeTable(named: "inkra-usage")
         let asked = transport.bodies.withLock { $0.map { $0["ReturnConsumedCapacity"] } }
         #expect(asked == ["TOTAL", "TOTAL", "TOTAL", "TOTAL", nil])
         let units = recorder.spans.finished.filter { $0.name == "DynamoDB" }.prefix(4).map(\.consumedCapacity)
@@ -91,11 +87,9 @@ struct ConsumedCapacityTests {
     func againstMoto() async throws {
         let (client, name) = try await Live.makeLiveTable()
         let recorder = Self.recorder()
-        _ = try await Trace.$recorder.withValue(recorder) {
-            try await client.putItem(
-                PutItemRequest(
-                    tableName: name, item: ["PK": .s("USER#cc-\(UUID().uuidString)"), "SK": .s("USAGE#2027-01")]))
-        }
+        _ = try await client.bound(to: RequestScope(trace: Trace(recorder: recorder))).putItem(
+            PutItemRequest(
+                tableName: name, item: ["PK": .s("USER#cc-\(UUID().uuidString)"), "SK": .s("USAGE#2027-01")]))
         let span = try #require(recorder.spans.finished.first { $0.name == "DynamoDB" })
         #expect((span.consumedCapacity ?? 0) > 0, "\(span)")
     }

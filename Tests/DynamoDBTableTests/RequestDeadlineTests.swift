@@ -33,10 +33,9 @@ struct RequestDeadlineTests {
     @Test("Nothing is sent once the request's deadline has passed")
     func nothingAfterDeadline() async throws {
         let transport = ConflictTransport(table: Self.table())
+        let client = Self.client(transport).bound(to: RequestScope(deadline: .now - .seconds(1)))
         await #expect {
-            try await RequestDeadline.$current.withValue(.now - .seconds(1)) {
-                _ = try await Self.client(transport).getItem(GetItemRequest(tableName: "inkra-usage", key: Self.key))
-            }
+            _ = try await client.getItem(GetItemRequest(tableName: "inkra-usage", key: Self.key))
         } throws: {
             ($0 as? TableError)?.code == .serviceUnavailable
         }
@@ -48,10 +47,8 @@ struct RequestDeadlineTests {
         let transport = ConflictTransport(table: Self.table())
         var options = DynamoDBTable.Options()
         options.requestTimeout = 100
-        _ = try await RequestDeadline.$current.withValue(.now + .seconds(30)) {
-            try await Self.client(transport, options: options).getItem(
-                GetItemRequest(tableName: "inkra-usage", key: Self.key))
-        }
+        _ = try await Self.client(transport, options: options).bound(to: RequestScope(deadline: .now + .seconds(30)))
+            .getItem(GetItemRequest(tableName: "inkra-usage", key: Self.key))
         _ = try await Self.client(transport, options: options).getItem(
             GetItemRequest(tableName: "inkra-usage", key: Self.key))
         let timeouts = transport.sent.map(\.timeout)
@@ -69,10 +66,11 @@ struct RequestDeadlineTests {
         options.deadline = 60
         options.baseDelay = 0.01
         options.maximumDelay = 0.02
-        let client = Self.client(transport, options: options) { try await Task.sleep(for: .seconds($0)) }
         let deadline = ContinuousClock.now + .milliseconds(500)
+        let client = Self.client(transport, options: options) { try await Task.sleep(for: .seconds($0)) }
+            .bound(to: RequestScope(deadline: deadline))
         await #expect {
-            try await RequestDeadline.$current.withValue(deadline) { _ = try await client.updateItem(Self.update) }
+            _ = try await client.updateItem(Self.update)
         } throws: {
             ($0 as? TableError)?.code == .serviceUnavailable
         }

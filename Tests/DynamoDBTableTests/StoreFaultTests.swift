@@ -245,16 +245,15 @@ struct StoreFaultTests {
             endpoint: URL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
             credentials: AWSCredentials(accessKeyID: "local", secretAccessKey: "local"), transport: transport,
             jitter: { 1 }, now: { clock.now })
+        // A deadline far off: under the whole clean-up budget the mark would take all 9 attempts.
         let store = TableUsageStore(table: client, tableName: "inkra-usage")
+            .bound(to: RequestScope(deadline: .now + .seconds(20)))
         let limits = Limits(monthly: 5, daily: 5, hourly: 1)
         func consume() async throws -> ConsumeOutcome {
             try await store.consume(ConsumeRequest(userID: "u1", instant: clock.now, limits: limits))
         }
-        // A deadline far off: under the whole clean-up budget the mark would take all 9 attempts.
-        let outcome = try await RequestDeadline.$current.withValue(.now + .seconds(20)) {
-            _ = try await consume()
-            return try await consume()
-        }
+        _ = try await consume()
+        let outcome = try await consume()
         guard case .refused(let refusal) = outcome else {
             Issue.record("expected a refusal, got \(outcome)")
             return

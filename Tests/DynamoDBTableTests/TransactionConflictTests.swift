@@ -34,11 +34,11 @@ final class VirtualRetryClock: Sendable {
         return retry
     }
 
-    /// Runs `work` with this clock's retries, within a deadline `budget` after `start`.
-    func run<T>(within budget: Duration, _ work: () async throws -> T) async throws -> T {
-        try await TableUsageStore.Retry.$current.withValue(retry) {
-            try await RequestDeadline.$current.withValue(start + budget) { try await work() }
-        }
+    /// `store` with this clock's retries, bound to a request whose deadline is `budget` after `start`.
+    func store(_ store: TableUsageStore, within budget: Duration) -> TableUsageStore {
+        var store = store
+        store.retry = retry
+        return store.bound(to: RequestScope(deadline: start + budget))
     }
 }
 
@@ -67,16 +67,13 @@ struct TransactionConflictTests {
             store = TableUsageStore(table: client, tableName: "inkra-usage")
         }
 
-        /// A consume, within the task's deadline or, without one, a minute of virtual retries
+        /// A consume through `bound`, or, without it, within a minute of virtual retries
         /// (``TransactionConflictTests/generously(_:)``).
-        func consume(_ user: String = "u1", limits: Limits = .free, key: String? = nil) async throws
-            -> ConsumeOutcome
-        {
-            try await generously {
-                try await store.consume(
-                    ConsumeRequest(
-                        userID: user, instant: TransactionConflictTests.at, limits: limits, idempotencyKey: key))
-            }
+        func consume(
+            _ user: String = "u1", limits: Limits = .free, key: String? = nil, through bound: TableUsageStore? = nil
+        ) async throws -> ConsumeOutcome {
+            try await (bound ?? generously(store)).consume(
+                ConsumeRequest(userID: user, instant: TransactionConflictTests.at, limits: limits, idempotencyKey: key))
         }
 
         /// A counter as stored, 0 when its item is absent.
@@ -86,11 +83,10 @@ struct TransactionConflictTests {
         }
     }
 
-    /// Runs `work` within the task's deadline or, without one, a minute of retries on a clock of
-    /// its own (``VirtualRetryClock``): what is retried is the subject, never how busy the machine is.
-    static func generously<T>(_ work: () async throws -> T) async throws -> T {
-        guard RequestDeadline.current == nil else { return try await work() }
-        return try await VirtualRetryClock().run(within: .seconds(60)) { try await work() }
+    /// `store` with a minute of retries on a clock of its own (``VirtualRetryClock``): what is
+    /// retried is the subject, never how busy the machine is.
+    static func generously(_ store: TableUsageStore) -> TableUsageStore {
+        VirtualRetryClock().store(store, within: .seconds(60))
     }
 
     static func consumed(_ outcome: ConsumeOutcome) -> Consumption? {
@@ -141,7 +137,7 @@ struct TransactionConflictTests {
         stack.transport.always("TransactWriteItems", .conflict(at: 1, of: 3))
         let clock = VirtualRetryClock()
         let error = await #expect(throws: UsageStoreError.self) {
-            try await clock.run(within: .seconds(20)) { try await stack.consume() }
+            try await stack.consume(through: clock.store(stack.store, within: .seconds(20)))
         }
         #expect(clock.elapsed < .seconds(20), "waited past the request's deadline")
         #expect(clock.elapsed > .seconds(19), "gave up long before the request's deadline")
@@ -199,7 +195,7 @@ struct TransactionConflictTests {
         let stack = Stack()
         let consumption = try #require(Self.consumed(try await stack.consume(key: "k1")))
         stack.transport.script("TransactWriteItems", [.conflict(at: 3, of: 4), .conflict(at: 0, of: 4)])
-        try await Self.generously { try await stack.store.release(consumption) }
+        try await Self.generously(stack.store).release(consumption)
         #expect(stack.transport.sent("TransactWriteItems").count == 4)
         #expect(stack.stored(Self.month, "interviewCount") == 0)
         #expect(stack.stored(Self.day, "requestCount") == 0)
@@ -213,7 +209,7 @@ struct TransactionConflictTests {
         let consumption = try #require(Self.consumed(try await stack.consume(key: "k2")))
         stack.transport.script("UpdateItem", Array(repeating: .transactionConflict, count: 6))
         let response = StoredResponse(statusCode: 200, body: #"{"questions":["Where did you grow up?"]}"#)
-        try await Self.generously { try await stack.store.complete(consumption, with: response) }
+        try await Self.generously(stack.store).complete(consumption, with: response)
         #expect(stack.transport.sent("UpdateItem").count == 7)
         #expect(try await stack.consume(key: "k2") == .repeated(response))
         #expect(stack.stored(Self.month, "interviewCount") == 1)
@@ -242,13 +238,12 @@ struct TransactionConflictTests {
         stack.transport.always("UpdateItem", .transactionConflict)
         let clock = VirtualRetryClock()
         let error = await #expect(throws: UsageStoreError.self) {
-            try await clock.run(within: .seconds(5)) {
-                try await stack.store.complete(consumption, with: StoredResponse(statusCode: 200, body: "{}"))
-            }
+            try await clock.store(stack.store, within: .seconds(5)).complete(
+                consumption, with: StoredResponse(statusCode: 200, body: "{}"))
         }
         #expect((error?.underlying as? TableError)?.code == .transactionConflict)
         // Completing is clean-up: it may run its own budget past the request's deadline, no more.
-        #expect(clock.elapsed < .seconds(5) + RequestDeadline.cleanupBudget)
+        #expect(clock.elapsed < .seconds(5) + RequestScope.cleanupBudget)
         #expect(stack.transport.sent("UpdateItem").count > 4 * 10, "the store did not retry past the client")
     }
 
@@ -289,16 +284,17 @@ struct TransactionConflictTests {
     func handlerAnswers503() async throws {
         let stack = Stack()
         stack.transport.always("TransactWriteItems", .conflict(at: 0, of: 3))
-        let function = GenerateQuestions(
-            store: stack.store, generator: TemplateQuestionGenerator(seed: 1))
+        // The store's retries on a clock of their own; the invocation has no deadline, so they
+        // keep to their budget without one.
+        var store = stack.store
+        store.retry = VirtualRetryClock().retry
+        let function = GenerateQuestions(store: store, generator: TemplateQuestionGenerator(seed: 1))
         let event: JSONValue = [
             "httpMethod": "POST", "path": "/questions", "headers": ["Content-Type": "application/json"],
             "body": #"{"topic":"the old house"}"#,
             "requestContext": ["authorizer": ["principalId": "u1", "sub": "u1", "tier": "free"]],
         ]
-        let response = try await VirtualRetryClock().run(within: .seconds(5)) {
-            try await function.handle(event, context: InvocationContext(time: Self.at))
-        }
+        let response = try await function.handle(event, context: InvocationContext(time: Self.at))
         #expect(response["statusCode"] == 503)
         #expect(response["headers"]?["Retry-After"]?.string != nil, "\(response)")
         #expect(try JSONParser.parse(response["body"]?.string ?? "")["error"] == "Usage store unavailable")

@@ -2,6 +2,7 @@ import Foundation
 import InkraAuth
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import Logging
 import Metrics
 import Synchronization
@@ -77,7 +78,7 @@ struct UnreachableKeySource: KeySource {
         }
     }
 
-    func key(withID kid: String) async throws -> VerificationKey? { throw ConnectionRefused() }
+    func key(withID kid: String, in scope: RequestScope) async throws -> VerificationKey? { throw ConnectionRefused() }
 
     /// What the runtime's JWKS fetch (bootstrap's HTTPSFetch) throws for any status but 200.
     struct Status: Error, CustomStringConvertible {
@@ -110,13 +111,20 @@ struct AuthorizerKeySourceTests {
             let verifier = TokenVerifier(
                 configuration: CognitoConfiguration(issuer: AuthorizerTests.issuer, clientIds: ["app-client"]),
                 keys: keys, now: { AuthorizerTests.now }, logger: log.logger)
-            authorizer = Authorizer(verifier: verifier, logger: log.logger, metrics: metrics)
+            authorizer = Authorizer(verifier: verifier, metrics: metrics)
+        }
+
+        /// The invocation's context, its logger this subject's log.
+        var context: InvocationContext {
+            var context = AuthorizerTests.context
+            context.logger = log.logger
+            return context
         }
 
         /// The invocation's failure, or `nil` when it answered.
         func failure(_ event: JSONValue) async -> FunctionError? {
             do {
-                _ = try await authorizer.handle(event, context: AuthorizerTests.context)
+                _ = try await authorizer.handle(event, context: context)
                 return nil
             } catch {
                 return error

@@ -138,9 +138,8 @@ struct ExactlyOnceTests {
         let store = TableUsageStore(table: table, tableName: "inkra-usage")
         let at = clock.now
         // A lease of up to 20 s (what is left of the deadline): +3 s is inside it, +60 s past it.
-        let outcome = try await RequestDeadline.$current.withValue(.now + .seconds(20)) {
-            try await store.consume(ConsumeRequest(userID: "u1", instant: at, limits: .free, idempotencyKey: "k"))
-        }
+        let outcome = try await store.bound(to: RequestScope(deadline: .now + .seconds(20))).consume(
+            ConsumeRequest(userID: "u1", instant: at, limits: .free, idempotencyKey: "k"))
         guard case .consumed = outcome else {
             Issue.record("expected consumed")
             return

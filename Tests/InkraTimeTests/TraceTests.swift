@@ -37,7 +37,7 @@ struct TraceTests {
 
     @Test("Without a recorder a span only runs its body")
     func untraced() async throws {
-        let ran = try await Trace.span("work") { _ in 42 }
+        let ran = try await RequestScope().span("work") { _, _ in 42 }
         #expect(ran == 42)
     }
 
@@ -63,13 +63,12 @@ struct TraceTests {
                     })
             })
         struct Failure: Error {}
-        try await Trace.$recorder.withValue(recorder) {
-            try await Trace.span("outer") { _ in
-                try await Trace.span("DynamoDB", namespace: .aws) { span in span.record(status: 429) }
-                do {
-                    try await Trace.span("model", namespace: .remote) { _ in throw Failure() }
-                } catch {}
-            }
+        let scope = RequestScope(trace: Trace(recorder: recorder))
+        try await scope.span("outer") { _, inner in
+            try await inner.span("DynamoDB", namespace: .aws) { span, _ in span.record(status: 429) }
+            do {
+                try await inner.span("model", namespace: .remote) { _, _ in throw Failure() }
+            } catch {}
         }
         let (spans, dropped) = recorder.spans
         #expect(dropped == 0)
@@ -88,10 +87,9 @@ struct TraceTests {
         let recorder = TraceRecorder(
             header: TraceHeader(root: "1-5759e988-bd862e3fe1be46a994272793", parent: nil, sampled: true),
             now: { Date(timeIntervalSince1970: 0) })
-        await Trace.$recorder.withValue(recorder) {
-            for _ in 0..<(TraceRecorder.maximumSpans + 7) {
-                await Trace.span("backoff") { _ in }
-            }
+        let scope = RequestScope(trace: Trace(recorder: recorder))
+        for _ in 0..<(TraceRecorder.maximumSpans + 7) {
+            await scope.span("backoff") { _, _ in }
         }
         #expect(recorder.spans.finished.count == TraceRecorder.maximumSpans)
         #expect(recorder.spans.dropped == 7)

@@ -101,9 +101,7 @@ struct TableUsageStoreRetryTests {
         let attempts = ScriptedAttempts(Array(repeating: cancelled("None", "TransactionConflict"), count: 1000))
         let deadline = recorder.start + .seconds(1)
         let error = await #expect(throws: TableError.self) {
-            try await RequestDeadline.$current.withValue(deadline) {
-                try await recorder.retry().transaction(attempts.attempt)
-            }
+            try await recorder.retry().transaction(before: deadline, attempts.attempt)
         }
         #expect(error?.code == .transactionConflict)
         #expect(error?.cancellationReasons.map(\.code) == ["None", "TransactionConflict"])
@@ -118,7 +116,9 @@ struct TableUsageStoreRetryTests {
     func budgetWithoutDeadline() async throws {
         let recorder = RetryRecorder()
         let attempts = ScriptedAttempts(Array(repeating: cancelled("ThrottlingError"), count: 1000))
-        let error = await #expect(throws: TableError.self) { try await recorder.retry().transaction(attempts.attempt) }
+        let error = await #expect(throws: TableError.self) {
+            try await recorder.retry().transaction(before: nil, attempts.attempt)
+        }
         #expect(error?.code == .throttling)
         #expect(recorder.waited < .seconds(3))
         #expect(recorder.waited > .seconds(2))
@@ -133,14 +133,14 @@ struct TableUsageStoreRetryTests {
             cancelled("TransactionConflict", "None"), cancelled("None", "ThrottlingError"), inProgress,
             cancelled("TransactionConflict", "None"), nil,
         ])
-        try await recorder.retry().transaction(attempts.attempt)
+        try await recorder.retry().transaction(before: nil, attempts.attempt)
         #expect(attempts.tokens == ["token-1", "token-2", "token-3", "token-3", "token-3"])
         #expect(recorder.waits.count == 4)
 
         var afterTimeout = cancelled("None", "TransactionConflict")
         afterTimeout.followsUnknownOutcome = true
         let unknown = ScriptedAttempts([afterTimeout, cancelled("TransactionConflict"), nil])
-        try await RetryRecorder().retry().transaction(unknown.attempt)
+        try await RetryRecorder().retry().transaction(before: nil, unknown.attempt)
         #expect(Set(unknown.tokens).count == 1 && unknown.tokens.count == 3, "\(unknown.tokens)")
     }
 
@@ -149,7 +149,7 @@ struct TableUsageStoreRetryTests {
         let recorder = RetryRecorder()
         let refusal = cancelled("None", "ConditionalCheckFailed", "None")
         let attempts = ScriptedAttempts([refusal])
-        await #expect(throws: refusal) { try await recorder.retry().transaction(attempts.attempt) }
+        await #expect(throws: refusal) { try await recorder.retry().transaction(before: nil, attempts.attempt) }
         #expect(attempts.tokens.count == 1)
         #expect(recorder.waits.isEmpty)
     }
@@ -159,10 +159,12 @@ struct TableUsageStoreRetryTests {
         let recorder = RetryRecorder()
         let conflict = TableError(.transactionConflict, "Transaction is ongoing for the item")
         let attempts = ScriptedAttempts([conflict, conflict, nil])
-        try await recorder.retry().write { try attempts.attempt("") }
+        try await recorder.retry().write(before: nil) { try attempts.attempt("") }
         #expect(attempts.tokens.count == 3)
         let throttled = ScriptedAttempts([TableError(.throttling, "Rate exceeded"), nil])
-        await #expect(throws: TableError.self) { try await recorder.retry().write { try throttled.attempt("") } }
+        await #expect(throws: TableError.self) {
+            try await recorder.retry().write(before: nil) { try throttled.attempt("") }
+        }
         #expect(throttled.tokens.count == 1)
     }
 
@@ -172,17 +174,17 @@ struct TableUsageStoreRetryTests {
         // only when they wait, and the deadline is an hour ahead, so a busy machine that stalls the
         // test for a minute cannot run it out (it once did, on the real clock).
         let recorder = RetryRecorder()
-        try await TableUsageStore.Retry.$current.withValue(recorder.retry()) {
-            try await RequestDeadline.$current.withValue(recorder.start + .seconds(3600)) {
-                try await storeRetriesConflicts()
-            }
-        }
+        try await storeRetriesConflicts(retry: recorder.retry(), deadline: recorder.start + .seconds(3600))
         #expect(recorder.waits.count == 14, "one wait after each conflict: \(recorder.waits)")
     }
 
-    private func storeRetriesConflicts() async throws {
+    private func storeRetriesConflicts(
+        retry: TableUsageStore.Retry, deadline: ContinuousClock.Instant
+    ) async throws {
         let table = ConflictingTable(conflicts: 2)
-        let store = TableUsageStore(table: table, tableName: "inkra-usage")
+        var unbound = TableUsageStore(table: table, tableName: "inkra-usage")
+        unbound.retry = retry
+        let store = unbound.bound(to: RequestScope(deadline: deadline))
         let at = instant("2026-03-10T10:00:00Z")
         let limits = Limits(monthly: 5, daily: 5, hourly: 1)
         // A call given up on: its unit comes back.

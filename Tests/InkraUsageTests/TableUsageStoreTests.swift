@@ -169,9 +169,10 @@ struct TableUsageStoreTests {
     @Test("An unanswered call holds its key until its clean-up ends; then a retry takes it over, not charged again")
     func inProgressLease() async throws {
         let deadline = ContinuousClock.now.advanced(by: .seconds(12))
-        let outcome = try await RequestDeadline.$current.withValue(deadline) {
-            try await consume("u1", at: "2026-03-10T10:00:00Z", key: "k")
-        }
+        let outcome = try await store.bound(to: RequestScope(deadline: deadline)).consume(
+            ConsumeRequest(
+                userID: "u1", instant: instant("2026-03-10T10:00:00Z"), limits: .free, idempotencyKey: "k",
+                requestBody: Array(#"{"topic":"t"}"#.utf8)))
         guard case .consumed(let first, _) = outcome else {
             Issue.record("expected consumed, got \(outcome)")
             return

@@ -18,10 +18,9 @@ struct UnprocessedKeysTests {
     func readAfterBackoff() async throws {
         let table = UnprocessedTable(pages: 3)
         let recorder = RetryRecorder()
-        let report = try await TableUsageStore.Retry.$current.withValue(recorder.retry()) {
-            try await TableUsageStore(table: table, tableName: "inkra-usage").usage(
-                for: "u1", at: at, limits: .free)
-        }
+        var store = TableUsageStore(table: table, tableName: "inkra-usage")
+        store.retry = recorder.retry()
+        let report = try await store.usage(for: "u1", at: at, limits: .free)
         #expect(report.monthly.used == 0)
         #expect(table.calls == 4)
         // Full jitter (0.5 here) under a cap of 20 ms that doubles.
@@ -32,13 +31,11 @@ struct UnprocessedKeysTests {
     func neverProcessed() async throws {
         let table = UnprocessedTable(pages: .max)
         let recorder = RetryRecorder()
+        var store = TableUsageStore(table: table, tableName: "inkra-usage")
+        store.retry = recorder.retry()
+        let bound = store.bound(to: RequestScope(deadline: recorder.start + .seconds(1)))
         await #expect(throws: UsageStoreError.self) {
-            try await RequestDeadline.$current.withValue(recorder.start + .seconds(1)) {
-                try await TableUsageStore.Retry.$current.withValue(recorder.retry()) {
-                    try await TableUsageStore(table: table, tableName: "inkra-usage").usage(
-                        for: "u1", at: at, limits: .free)
-                }
-            }
+            try await bound.usage(for: "u1", at: at, limits: .free)
         }
         // 10 + 20 + 40 + 80 + 160 + 250 + 250 ms waited; the next 250 would pass the second, so the
         // last wait is cut to 90 ms, for one more try that leaves 100 ms for its round trip.

@@ -15,9 +15,9 @@ import InkraTime
 /// A call that fails in a way a later attempt may not (throttling, a 5xx, a dropped connection) is
 /// tried again after a capped exponential backoff with full jitter (`Backoff`, as the table
 /// client waits), at most ``Retries/maximumAttempts`` times, within ``Retries/deadline`` and never
-/// past the request's `RequestDeadline`: a throttled `GetParameter` in a burst of cold starts, or
+/// past the deadline of the request it is bound to (``bound(to:)``): a throttled `GetParameter` in a burst of cold starts, or
 /// one 5xx during an account's deletion, no longer fails the start-up or the request.
-package struct AWSJSONService: Sendable {
+package struct AWSJSONService: RequestBound {
     /// How often and for how long a call is tried.
     package struct Retries: Sendable {
         /// The most attempts per call: 5, the first and 4 retries — one more than the AWS SDKs'
@@ -29,7 +29,7 @@ package struct AWSJSONService: Sendable {
         /// The largest backoff cap. The four waits add up to 1.5 s at most (0.75 s on average).
         package var maximumDelay: TimeInterval = 1
         /// The most time a call may take, all attempts included (or one attempt's timeout, when
-        /// the caller gives a longer one), and never past the request's `RequestDeadline`: 5 s.
+        /// the caller gives a longer one), and never past the bound request's deadline: 5 s.
         /// Start-up has no request deadline; this bounds each of its reads (the limits, a secret),
         /// so a throttled start-up still fits Lambda's 10 s Init phase, which Lambda tries again at
         /// the first invocation when it does not.
@@ -48,6 +48,8 @@ package struct AWSJSONService: Sendable {
     let retries: Retries
     let sleep: @Sendable (TimeInterval) async throws -> Void
     let jitter: @Sendable () -> Double
+    /// The request the calls are made for; none by default (start-up's reads).
+    var scope = RequestScope()
 
     /// A client of a service.
     /// - Parameters:
@@ -139,11 +141,18 @@ package struct AWSJSONService: Sendable {
             targetPrefix: target, transport: transport, retries: retries, now: now)
     }
 
+    /// This client, making its calls for the request of `scope`: within its deadline.
+    package func bound(to scope: RequestScope) -> AWSJSONService {
+        var service = self
+        service.scope = scope
+        return service
+    }
+
     /// Calls `operation` with a JSON body and returns the answer's JSON, trying again what may
     /// succeed on another attempt (``AWSServiceError/isRetryable``) within ``Retries``: each
     /// attempt's timeout is cut to what remains of the call's ``Retries/deadline`` (or of
     /// `timeout`, when that is longer) and of the
-    /// request's `RequestDeadline`, no backoff outlasts either, and nothing is sent once one has
+    /// bound request's deadline, no backoff outlasts either, and nothing is sent once one has
     /// passed.
     /// - Parameters:
     ///   - operation: the operation, `GetParameter`.
@@ -159,7 +168,7 @@ package struct AWSJSONService: Sendable {
         /// Seconds left before the nearer of the call's end and the request's deadline.
         func left() -> TimeInterval {
             let now = clock.now
-            return RequestDeadline.bounded(max(.zero, now.duration(to: end)), at: now).seconds
+            return scope.bounded(max(.zero, now.duration(to: end)), at: now).seconds
         }
         var attempt = 0
         var last: AWSServiceError?

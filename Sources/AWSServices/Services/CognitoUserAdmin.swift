@@ -1,4 +1,5 @@
 import InkraJSON
+import InkraTime
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -8,15 +9,15 @@ import InkraJSON
 
 /// An administrator's calls on one Cognito user pool (`AWSCognitoIdentityProviderService.*`),
 /// signed with the function's or operator's credentials: what account deletion needs.
-package struct CognitoUserAdmin: Sendable {
+package struct CognitoUserAdmin: RequestBound {
     /// The pool, `us-east-1_AbCdEf123`.
     package let userPoolID: String
-    let service: AWSJSONService
+    private(set) var service: AWSJSONService
 
     /// The pool `userPoolID` at `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, else
     /// `AWS_ENDPOINT_URL`, else Cognito's endpoint in the pool's region (its id's prefix).
     /// Calls are tried again as ``AWSJSONService/Retries`` says (throttling, a 5xx, a dropped
-    /// connection), within the request's `RequestDeadline`.
+    /// connection), within the deadline of the request it is bound to (``bound(to:)``).
     /// - Throws: ``DynamoDBConfigurationError`` naming a missing variable.
     package init(
         userPoolID: String, aws: AWSSettings, transport: any DynamoDBTransport = HTTPClientTransport(),
@@ -28,13 +29,20 @@ package struct CognitoUserAdmin: Sendable {
             aws, region: poolRegion, transport: transport, retries: retries, now: now)
     }
 
+    /// This client, making its calls for the request of `scope`: within its deadline.
+    package func bound(to scope: RequestScope) -> CognitoUserAdmin {
+        var admin = self
+        admin.service = service.bound(to: scope)
+        return admin
+    }
+
     /// The endpoint calls go to.
     package var endpoint: URL { service.endpoint }
 
     /// Deletes a user (`AdminDeleteUser`). `username` may be the user's `sub`, which Cognito accepts
     /// in a pool where email is the user name attribute. Throttling, a 5xx or a dropped connection
     /// is tried again with backoff; each attempt's timeout, and the retries, are cut to what remains
-    /// of the request's `RequestDeadline`. A retry after an answer lost on its way finds no user,
+    /// of the bound request's deadline. A retry after an answer lost on its way finds no user,
     /// and so succeeds as a deletion already done.
     /// - Returns: `true` when a user was deleted, `false` when the pool has no such user
     ///   (`UserNotFoundException`), so a repeated deletion succeeds.

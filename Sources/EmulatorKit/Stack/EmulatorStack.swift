@@ -35,6 +35,8 @@ package struct EmulatorStack: Sendable {
     package let trustedPools: TrustedPools
     /// The local user pool's accounts, which `deleteAccount` deletes once `serve` attaches its pool.
     package let localAccounts = LocalAccounts()
+    /// What the functions log through: each invocation's context carries it, with the request id.
+    let logger: Logger
 
     /// Builds the stack on the in-memory table, loading `--state` when named — or on DynamoDB when
     /// `--dynamodb-endpoint` is given. A state file is locked first (``StateFileLock``): another
@@ -78,6 +80,7 @@ package struct EmulatorStack: Sendable {
         self.table = table
         self.memoryTable = memoryTable
         self.state = state
+        self.logger = logger
         let limits: TierLimits
         if let file = options.limitsFile {
             do {
@@ -148,9 +151,13 @@ package struct EmulatorStack: Sendable {
         options.now ?? options.clock()
     }
 
-    /// The context of an invocation in-process, at `time` (else ``now()``).
+    /// The context of an invocation in-process, at `time` (else ``now()``): its logger is the
+    /// stack's, with the request id in its metadata.
     package func context(at time: Date? = nil) -> InvocationContext {
-        InvocationContext(requestID: RequestID.make(), time: time ?? now())
+        let requestID = RequestID.make()
+        var logger = self.logger
+        logger[metadataKey: "requestId"] = "\(requestID)"
+        return InvocationContext(requestID: requestID, time: time ?? now(), logger: logger)
     }
 
     /// The function of a name.

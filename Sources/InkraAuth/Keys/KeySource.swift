@@ -13,7 +13,17 @@ package protocol KeySource: Sendable {
     /// - Throws: when the source cannot answer (a failed or timed-out fetch, a document that is not
     ///   a JWKS): the token cannot be checked. ``KeySourceError`` with ``KeySourceError/Code/unusableKey``
     ///   when the source has the key but it cannot verify anything.
-    func key(withID kid: String) async throws -> VerificationKey?
+    /// - Parameters:
+    ///   - kid: the key's id.
+    ///   - scope: the request the key is wanted for: a fetch it causes is a span of its trace.
+    func key(withID kid: String, in scope: RequestScope) async throws -> VerificationKey?
+}
+
+extension KeySource {
+    /// The key with this id, for no request in particular (a fetch it causes is traced nowhere).
+    package func key(withID kid: String) async throws -> VerificationKey? {
+        try await key(withID: kid, in: RequestScope())
+    }
 }
 
 /// Keys from a JWKS document held in memory or read from a file once.
@@ -43,7 +53,7 @@ package final class JWKSKeySource: KeySource {
     /// The ids of the usable keys.
     package var keyIDs: [String] { entries.keys.sorted() }
 
-    package func key(withID kid: String) async throws -> VerificationKey? {
+    package func key(withID kid: String, in scope: RequestScope) async throws -> VerificationKey? {
         if let key = built.withLock({ $0[kid] }) { return key }
         guard let entry = entries[kid] else { return nil }
         let key = try entry.makeKey()
@@ -97,13 +107,13 @@ package actor RemoteKeySource: KeySource {
         self.timeout = timeout
     }
 
-    package func key(withID kid: String) async throws -> VerificationKey? {
+    package func key(withID kid: String, in scope: RequestScope) async throws -> VerificationKey? {
         if let key = keys[kid] { return key }
         if !loaded {
-            try await refresh()
+            try await refresh(in: scope)
         } else if entries[kid] == nil {
             if let quietUntil, now() < quietUntil { return nil }
-            try await refresh()
+            try await refresh(in: scope)
             if entries[kid] == nil {
                 quietUntil = now().addingTimeInterval(penalty)
                 return nil
@@ -118,8 +128,9 @@ package actor RemoteKeySource: KeySource {
         return key
     }
 
-    /// Fetches the JWKS; concurrent callers share one fetch.
-    private func refresh() async throws {
+    /// Fetches the JWKS, as a span of the trace of the request that asked first; concurrent
+    /// callers share one fetch.
+    private func refresh(in scope: RequestScope) async throws {
         if let inFlight {
             entries = try await inFlight.value
             return
@@ -129,9 +140,9 @@ package actor RemoteKeySource: KeySource {
         let timeout = self.timeout
         fetchCount += 1
         let task = Task { () async throws -> [String: JWKEntry] in
-            // A span of the invocation's trace (the task inherits it): the pool's public URL, the time.
-            let data = try await Trace.span("JWKS", namespace: .remote) {
-                (span) async throws(KeySourceError) -> Data in
+            // A span of the request's trace: the pool's public URL, the time.
+            let data = try await scope.span("JWKS", namespace: .remote) {
+                (span, _) async throws(KeySourceError) -> Data in
                 span.method = "GET"
                 span.url = TraceSpan.plainURL(url)
                 return try await Self.fetch(url, with: fetch, within: timeout)

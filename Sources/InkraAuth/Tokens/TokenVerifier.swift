@@ -1,4 +1,5 @@
 import InkraJSON
+import InkraTime
 import Logging
 
 #if canImport(FoundationEssentials)
@@ -44,19 +45,30 @@ public struct TokenVerifier: Sendable {
 
     /// Verifies a token as ``verify(_:)`` does, with its time claims checked at `instant` (the
     /// request's time) rather than at the verifier's clock.
+    /// - Parameters:
+    ///   - token: the token, with or without its `Bearer ` prefix.
+    ///   - instant: the instant its time claims are checked at.
+    ///   - scope: the request it is verified for: a key fetch it causes is a span of its trace.
+    ///   - logger: the request's logger, which a refusal is logged through (so the line carries
+    ///     the request's id); the verifier's own when `nil`.
     /// - Throws: ``AuthError`` with the reason, as ``verify(_:)``.
-    package func verify(_ token: String, at instant: Date) async throws(AuthError) -> CognitoClaims {
+    package func verify(
+        _ token: String, at instant: Date, in scope: RequestScope = RequestScope(), logger: Logger? = nil
+    ) async throws(AuthError) -> CognitoClaims {
         do {
-            return try await check(token, at: instant)
+            return try await check(token, at: instant, in: scope)
         } catch {
             if !error.isKeySourceFailure {
-                logger.info("token refused", metadata: ["reason": "\(error.code)", "detail": "\(error.message)"])
+                (logger ?? self.logger).info(
+                    "token refused", metadata: ["reason": "\(error.code)", "detail": "\(error.message)"])
             }
             throw error
         }
     }
 
-    private func check(_ raw: String, at instant: Date) async throws(AuthError) -> CognitoClaims {
+    private func check(_ raw: String, at instant: Date, in scope: RequestScope) async throws(AuthError)
+        -> CognitoClaims
+    {
         let token = try CompactToken(raw)
         guard let alg = token.header["alg"]?.string else { throw AuthError(.unsupportedAlgorithm, "header has no alg") }
         // Nothing of the unverified header goes into a message: it is the caller's text, logged.
@@ -68,7 +80,7 @@ public struct TokenVerifier: Sendable {
         }
         let key: VerificationKey?
         do {
-            key = try await keys.key(withID: kid)
+            key = try await keys.key(withID: kid, in: scope)
         } catch let error as KeySourceError where !error.isUnavailable {
             throw AuthError(.unusableKey, error.message)
         } catch {

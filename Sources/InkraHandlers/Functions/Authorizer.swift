@@ -1,5 +1,6 @@
 import InkraAuth
 import InkraJSON
+import InkraTime
 import InkraUsage
 import Logging
 import Metrics
@@ -24,7 +25,6 @@ public struct Authorizer: EventHandler {
     let verifier: TokenVerifier
     let blockedGroup: String
     let simpleResponses: Bool
-    let logger: Logger
     let metrics: any MetricsFactory
 
     /// Creates the function.
@@ -32,20 +32,17 @@ public struct Authorizer: EventHandler {
     ///   - verifier: checks tokens.
     ///   - blockedGroup: members of this Cognito group get a `Deny` policy.
     ///   - simpleResponses: answer HTTP API 2.0 events with `{"isAuthorized":…}` rather than a policy.
-    ///   - logger: where refusals and their reasons are logged, and key-source failures.
     ///   - metrics: where `AuthFailure` and `AuthorizerKeySourceFailure` are counted (the process's
     ///     metrics system unless another is given).
     public init(
         verifier: TokenVerifier,
         blockedGroup: String = "blocked",
         simpleResponses: Bool = true,
-        logger: Logger = Logger(label: "inkra.authorizer"),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.verifier = verifier
         self.blockedGroup = blockedGroup
         self.simpleResponses = simpleResponses
-        self.logger = logger
         self.metrics = metrics
     }
 
@@ -78,15 +75,13 @@ public struct Authorizer: EventHandler {
 
     /// The answer, why it refused, and the claims it verified (see ``Examination``).
     package func examined(_ event: JSONValue, context: InvocationContext) async -> Examination {
-        await context.withDeadlines { () async -> Examination in
-            var refusal: String?
-            var claims: CognitoClaims?
-            do throws(FunctionError) {
-                let answer = try await authorize(event, at: context.time, refusal: &refusal, claims: &claims)
-                return Examination(answer: .success(answer), refusal: refusal, claims: claims)
-            } catch {
-                return Examination(answer: .failure(error), refusal: refusal, claims: claims)
-            }
+        var refusal: String?
+        var claims: CognitoClaims?
+        do throws(FunctionError) {
+            let answer = try await authorize(event, invocation: context, refusal: &refusal, claims: &claims)
+            return Examination(answer: .success(answer), refusal: refusal, claims: claims)
+        } catch {
+            return Examination(answer: .failure(error), refusal: refusal, claims: claims)
         }
     }
 
@@ -94,8 +89,10 @@ public struct Authorizer: EventHandler {
     ///   - refusal: set to the reason when the token is refused or the caller denied.
     ///   - verified: set to the token's claims once its signature and issuer are verified.
     private func authorize(
-        _ event: JSONValue, at instant: Date, refusal: inout String?, claims verified: inout CognitoClaims?
+        _ event: JSONValue, invocation: InvocationContext, refusal: inout String?,
+        claims verified: inout CognitoClaims?
     ) async throws(FunctionError) -> JSONValue {
+        let logger = invocation.logger
         let request = try AuthorizerRequest(event: event)
         let simple = request.kind == .httpV2 && simpleResponses
         guard let token = request.token, !token.isEmpty else {
@@ -105,7 +102,8 @@ public struct Authorizer: EventHandler {
         }
         let claims: CognitoClaims
         do {
-            claims = try await verifier.verify(token, at: instant)
+            claims = try await verifier.verify(
+                token, at: invocation.time, in: invocation.scope, logger: invocation.logger)
         } catch let error where error.isKeySourceFailure {
             // Not the token's fault: fail, so API Gateway answers 500 and the app retries.
             MetricName.authorizerKeySourceFailure.increment(in: metrics)

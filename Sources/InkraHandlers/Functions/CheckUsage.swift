@@ -1,5 +1,6 @@
 import InkraAuth
 import InkraJSON
+import InkraTime
 import InkraUsage
 import Logging
 import Metrics
@@ -15,45 +16,42 @@ import Metrics
 public struct CheckUsage: EventHandler {
     let store: any UsageStore
     let limits: TierLimits
-    let logger: Logger
     let metrics: any MetricsFactory
 
     /// Creates the function with its dependencies.
     /// - Parameters:
     ///   - store: where usage is read.
     ///   - limits: each tier's limits.
-    ///   - logger: where store failures are logged.
     ///   - metrics: where `UsageStoreFailure` is counted (the process's metrics system unless
     ///     another is given).
     public init(
         store: any UsageStore,
         limits: TierLimits = TierLimits(),
-        logger: Logger = Logger(label: "inkra.checkUsage"),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.store = store
         self.limits = limits
-        self.logger = logger
         self.metrics = metrics
     }
 
     /// Answers the usage at the context's time.
     public func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
         let request = try ProxyRequest(event: event)
-        return await context.withDeadlines { await respond(to: request, at: context.time) }.json
+        return await respond(to: request, context: context).json
     }
 
-    /// Answers one proxy request at an instant.
-    package func respond(to request: ProxyRequest, at instant: Date) async -> ProxyResponse {
+    /// Answers one proxy request at the context's time, from the store bound to the invocation.
+    private func respond(to request: ProxyRequest, context: InvocationContext) async -> ProxyResponse {
+        let store = self.store.bound(to: context)
         guard let caller = CallerIdentity(authorizer: request.authorizer) else {
             return HTTPError.unauthorized.response
         }
         let report: UsageReport
         do {
             report = try await store.usage(
-                for: caller.userID, email: caller.email, at: instant, limits: caller.limits(in: limits))
+                for: caller.userID, email: caller.email, at: context.time, limits: caller.limits(in: limits))
         } catch {
-            logger.error("usage store failed", metadata: ["error": "\(error)"])
+            context.logger.error("usage store failed", metadata: ["error": "\(error)"])
             MetricName.usageStoreFailure.increment(in: metrics)
             return HTTPError.storeUnavailable.response
         }

@@ -1,4 +1,5 @@
 import InkraJSON
+import InkraTime
 import InkraUsage
 import Logging
 import Metrics
@@ -28,41 +29,41 @@ import Metrics
 public struct DeleteAccount: EventHandler {
     let store: any UsageStore
     let users: (any UserDirectory)?
-    let logger: Logger
     let metrics: any MetricsFactory
 
     /// Creates the function with its dependencies.
     /// - Parameters:
     ///   - store: where usage is counted.
     ///   - users: the directory whose account is deleted after the usage; `nil` erases usage only.
-    ///   - logger: where erasures and failures are logged.
     ///   - metrics: where `UsageStoreFailure` is counted (the process's metrics system unless
     ///     another is given).
     public init(
         store: any UsageStore, users: (any UserDirectory)? = nil,
-        logger: Logger = Logger(label: "inkra.deleteAccount"),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.store = store
         self.users = users
-        self.logger = logger
         self.metrics = metrics
     }
 
     /// Erases the caller's usage, then their account.
     public func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
         let request = try ProxyRequest(event: event)
-        return await context.withDeadlines { await respond(to: request, at: context.time) }.json
+        return await respond(to: request, context: context).json
     }
 
-    /// Answers one proxy request at an instant.
-    package func respond(to request: ProxyRequest, at instant: Date) async -> ProxyResponse {
+    /// Answers one proxy request at the context's time, with the store and the directory bound to
+    /// the invocation.
+    private func respond(to request: ProxyRequest, context: InvocationContext) async -> ProxyResponse {
+        let store = self.store.bound(to: context)
+        let users = self.users.map { context.scope.bind($0) }
+        let logger = context.logger
         guard let caller = CallerIdentity(authorizer: request.authorizer) else {
             return HTTPError.unauthorized.response
         }
         let erasure: UsageErasure
         do {
-            erasure = try await store.closeAccount(of: caller.userID, email: caller.email, at: instant)
+            erasure = try await store.closeAccount(of: caller.userID, email: caller.email, at: context.time)
         } catch {
             logger.error("usage store failed; the account's usage is not erased", metadata: ["error": "\(error)"])
             MetricName.usageStoreFailure.increment(in: metrics)

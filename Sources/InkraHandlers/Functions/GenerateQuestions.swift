@@ -17,12 +17,15 @@ public struct GenerateQuestions: EventHandler {
     /// The largest body accepted, in bytes.
     package static let maximumBodySize = 64 * 1024
 
-    let store: any UsageStore
-    let generator: any QuestionGenerator
+    private(set) var store: any UsageStore
+    private(set) var generator: any QuestionGenerator
     let limits: TierLimits
     let upgradeURL: String
-    let logger: Logger
     let metrics: any MetricsFactory
+    /// The deadlines and trace of the invocation it is bound to (``bound(to:)``).
+    private var scope = RequestScope()
+    /// The logger of the invocation it is bound to.
+    private var logger = Logger(label: "inkra.generateQuestions")
 
     /// Creates the function with its dependencies.
     /// - Parameters:
@@ -30,7 +33,6 @@ public struct GenerateQuestions: EventHandler {
     ///   - generator: what writes the questions.
     ///   - limits: each tier's limits.
     ///   - upgradeURL: sent with the monthly 429.
-    ///   - logger: where refusals and failures are logged.
     ///   - metrics: where `QuotaExceeded`, `RateLimitHit` and `UsageStoreFailure` are counted (the
     ///     process's metrics system unless another is given).
     public init(
@@ -38,25 +40,34 @@ public struct GenerateQuestions: EventHandler {
         generator: any QuestionGenerator,
         limits: TierLimits = TierLimits(),
         upgradeURL: String = "https://inkra.app/premium",
-        logger: Logger = Logger(label: "inkra.generateQuestions"),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.store = store
         self.generator = generator
         self.limits = limits
         self.upgradeURL = upgradeURL
-        self.logger = logger
         self.metrics = metrics
     }
 
     /// Charges the caller at the context's time and generates within its deadline.
     public func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
         let request = try ProxyRequest(event: event)
-        return await context.withDeadlines { await respond(to: request, at: context.time) }.json
+        return await bound(to: context).respond(to: request, at: context.time).json
     }
 
-    /// Answers one proxy request at an instant, under the deadline the caller set.
-    package func respond(to request: ProxyRequest, at instant: Date) async -> ProxyResponse {
+    /// This function for one invocation: its store and generator bound to the invocation's scope,
+    /// logging through the invocation's logger.
+    private func bound(to context: InvocationContext) -> GenerateQuestions {
+        var function = self
+        function.scope = context.scope
+        function.logger = context.logger
+        function.store = store.bound(to: context)
+        function.generator = function.scope.bind(generator)
+        return function
+    }
+
+    /// Answers one proxy request at an instant, under the bound invocation's deadline.
+    private func respond(to request: ProxyRequest, at instant: Date) async -> ProxyResponse {
         do {
             return try await answer(request, at: instant)
         } catch let error as HTTPError {
@@ -72,12 +83,12 @@ public struct GenerateQuestions: EventHandler {
         let bodyBytes = try request.bodyBytes()
         let body = try QuestionsBody(bodyBytes)
         let idempotencyKey = try Self.idempotencyKey(request)
-        guard !RequestDeadline.hasPassed() else { throw HTTPError.outOfTime }
+        guard !scope.hasPassed() else { throw HTTPError.outOfTime }
         let callerLimits = caller.limits(in: limits)
         let outcome: ConsumeOutcome
         do {
-            outcome = try await Trace.span("consume") { _ in
-                try await store.consume(
+            outcome = try await scope.span("consume") { _, scope in
+                try await scope.bind(store).consume(
                     ConsumeRequest(
                         userID: caller.userID, instant: instant, limits: callerLimits,
                         idempotencyKey: idempotencyKey, requestBody: idempotencyKey == nil ? [] : bodyBytes ?? [],
@@ -144,7 +155,7 @@ public struct GenerateQuestions: EventHandler {
         let questions: [String]
         do {
             questions = try await generate(body.questionRequest.asTurn(monthly.used))
-        } catch let error where error is HTTPError || RequestDeadline.hasPassed() {
+        } catch let error where error is HTTPError || scope.hasPassed() {
             // Out of time, whichever noticed first: the race below, or the generator's own
             // call cut to the same deadline.
             let givenBack = await giveBack(consumption, because: "the request ran out of time")
@@ -196,7 +207,7 @@ public struct GenerateQuestions: EventHandler {
     /// generator's call is cancelled (and left behind if it does not stop).
     private func generate(_ request: QuestionRequest) async throws -> [String] {
         let generator = generator
-        guard let deadline = RequestDeadline.current else {
+        guard let deadline = scope.deadline else {
             return try Self.nonEmpty(await generator.questions(for: request))
         }
         do {
@@ -218,7 +229,7 @@ public struct GenerateQuestions: EventHandler {
     private func giveBack(_ consumption: Consumption, because reason: String) async -> Bool {
         logger.warning("giving the unit back", metadata: ["reason": "\(reason)"])
         do {
-            try await Trace.span("give-back") { _ in try await store.release(consumption) }
+            try await scope.span("give-back") { _, scope in try await scope.bind(store).release(consumption) }
             return true
         } catch {
             let fate = consumption.idempotencyKey == nil ? "lost" : "left for a retry or the repair"

@@ -15,6 +15,11 @@ import Logging
 /// ```swift
 /// let answer = try await generate.handle(event, context: InvocationContext(time: clock.now))
 /// ```
+///
+/// A function reads everything of the request from it, and passes it down as values: it calls its
+/// store bound to the context (`store.bound(to: context)`) and its other clients bound to its
+/// `scope`, so their calls stay within the deadlines and go in the invocation's trace, and it
+/// logs through ``logger``, whose metadata the runtime fills with the request id and trace id.
 public struct InvocationContext: Sendable {
     /// `Lambda-Runtime-Aws-Request-Id`.
     public var requestID: String
@@ -60,24 +65,12 @@ public struct InvocationContext: Sendable {
         self.logger = logger
     }
 
-    /// Runs a function's work under this context's deadlines.
-    ///
-    /// The storage layer below the functions (the usage store's retries, the table clients, the
-    /// model and Cognito calls) reads the deadline as `RequestDeadline`'s task-locals, its own
-    /// mechanism; the functions set them here, from their context, and nothing outside this
-    /// library does.
-    package func withDeadlines<Value, Failure: Error>(
-        _ body: () async throws(Failure) -> Value
-    ) async throws(Failure) -> Value {
-        let result = await RequestDeadline.$cleanup.withValue(cleanupDeadline) {
-            await RequestDeadline.$current.withValue(deadline) { () async -> Result<Value, Failure> in
-                do throws(Failure) {
-                    return .success(try await body())
-                } catch {
-                    return .failure(error)
-                }
-            }
-        }
-        return try result.get()
+    /// The trace the invocation's spans go in: the span of the function, when X-Ray samples the
+    /// invocation (the runtime sets it); none otherwise.
+    package var trace = Trace()
+
+    /// What the dependencies of a function need of the invocation: its deadlines and its trace.
+    package var scope: RequestScope {
+        RequestScope(deadline: deadline, cleanupDeadline: cleanupDeadline, trace: trace)
     }
 }

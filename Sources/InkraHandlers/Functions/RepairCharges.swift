@@ -1,4 +1,5 @@
 import InkraJSON
+import InkraTime
 import InkraUsage
 import Logging
 import Metrics
@@ -16,22 +17,18 @@ import Metrics
 /// calls were repaired.
 public struct RepairCharges: EventHandler {
     let store: any UsageStore
-    let logger: Logger
     let metrics: any MetricsFactory
 
     /// Creates the function with its dependencies.
     /// - Parameters:
     ///   - store: where usage is counted.
-    ///   - logger: where repairs and failures are logged.
     ///   - metrics: where `UsageStoreFailure` and `ChargeRepaired` are counted (the process's metrics system unless
     ///     another is given).
     public init(
         store: any UsageStore,
-        logger: Logger = Logger(label: "inkra.repairCharges"),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.store = store
-        self.logger = logger
         self.metrics = metrics
     }
 
@@ -40,15 +37,11 @@ public struct RepairCharges: EventHandler {
     /// - Throws: ``FunctionError`` when the usage store fails (what was repaired stays repaired;
     ///   the next run does the rest).
     public func handle(_ event: JSONValue, context: InvocationContext) async throws(FunctionError) -> JSONValue {
-        try await context.withDeadlines { () async throws(FunctionError) -> JSONValue in
-            try await repair(at: context.time)
-        }
-    }
-
-    private func repair(at instant: Date) async throws(FunctionError) -> JSONValue {
+        let store = self.store.bound(to: context)
+        let logger = context.logger
         let report: ChargeRepair
         do {
-            report = try await store.repairCharges(at: instant)
+            report = try await store.repairCharges(at: context.time)
         } catch {
             logger.error("could not repair unanswered charges", metadata: ["error": "\(error)"])
             MetricName.usageStoreFailure.increment(in: metrics)

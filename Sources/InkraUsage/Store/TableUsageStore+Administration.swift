@@ -1,3 +1,4 @@
+import InkraTime
 import SingleTable
 
 #if canImport(FoundationEssentials)
@@ -131,7 +132,7 @@ extension TableUsageStore {
                 found += 1
                 let key = key(user: userID, sort: sort)
                 do {
-                    _ = try await Retry.current.write {
+                    _ = try await retry.write(before: scope.deadline) {
                         try await table.deleteItem(DeleteItemRequest(tableName: tableName, key: key))
                     }
                 } catch {

@@ -33,8 +33,8 @@ extension TableUsageStore {
 
     /// Seconds from now to the end of the request's clean-up budget, rounded up, at least one:
     /// no other request may take the record over before the holder has stopped writing.
-    static func leaseSeconds() -> Int {
-        guard let end = RequestDeadline.cleanupEnd() else { return leaseWithoutDeadline }
+    func leaseSeconds() -> Int {
+        guard let end = scope.cleanupEnd() else { return Self.leaseWithoutDeadline }
         let left = max(.zero, ContinuousClock.now.duration(to: end))
         return max(1, Int(left.components.seconds) + (left.components.attoseconds > 0 ? 1 : 0))
     }
@@ -56,7 +56,7 @@ extension TableUsageStore {
         _ request: ConsumeRequest, _ seal: IdempotencySeal, _ windows: UsageWindows, _ attempt: String
     ) -> PutItemRequest {
         let epoch = Int(windows.instant.timeIntervalSince1970)
-        let lease = epoch + Self.leaseSeconds()
+        let lease = epoch + leaseSeconds()
         var item = key(user: request.userID, sort: UsageKeys.idempotency(seal.recordID))
         item[Attribute.status] = .s(IdempotencyStatus.inProgress)
         item[Attribute.digest] = .s(seal.fingerprint(of: request.requestBody))
@@ -118,7 +118,7 @@ extension TableUsageStore {
             return .inProgress(retryAfter: max(1, heldUntil - now))
         }
         let attempt = Self.newAttempt()
-        let newLease = now + Self.leaseSeconds()
+        let newLease = now + leaseSeconds()
         let takeOver = UpdateItemRequest(
             tableName: tableName,
             key: key(user: request.userID, sort: UsageKeys.idempotency(seal.recordID)),
@@ -138,7 +138,7 @@ extension TableUsageStore {
         } catch let error as TableError where error.code == .conditionalCheckFailed {
             // Another retry took it over first (its lease is about as long as ours would have
             // been), or its holder finished.
-            return .inProgress(retryAfter: Self.leaseSeconds())
+            return .inProgress(retryAfter: leaseSeconds())
         } catch {
             throw UsageStoreError(operation: "take over an unanswered call", underlying: error)
         }
@@ -178,7 +178,7 @@ extension TableUsageStore {
             returnValuesOnConditionCheckFailure: .allOld
         )
         do {
-            _ = try await RequestDeadline.cleaningUp { try await update(request) }
+            _ = try await cleaningUp().update(request)
         } catch let error as TableError where error.code == .conditionalCheckFailed {
             // An earlier try of this very write may have applied before its answer was lost.
             let old = try? await read(
@@ -203,9 +203,7 @@ extension TableUsageStore {
             hold = Hold(sortKey: UsageKeys.idempotency(seal.recordID), attempt: consumption.attempt, leaseEndedBy: nil)
         }
         do {
-            _ = try await RequestDeadline.cleaningUp {
-                try await giveBack(partition: partition(of: consumption.userID), windows, hold: hold)
-            }
+            _ = try await cleaningUp().giveBack(partition: partition(of: consumption.userID), windows, hold: hold)
         } catch {
             throw UsageStoreError(operation: "release", underlying: error)
         }

@@ -39,8 +39,7 @@ extension TableUsageStore {
         }
         // A read that fails, or takes longer than ``standingRefusalBudget``, decides nothing: the
         // transaction will.
-        guard let items = try? await RequestDeadline.within(Self.standingRefusalBudget, { try await peek(keys) })
-        else { return nil }
+        guard let items = try? await bound(to: scope.within(Self.standingRefusalBudget)).peek(keys) else { return nil }
         // An earlier call with this key: its answer, or its resumption, is the transaction's to give.
         guard items.count == 1, let item = items.first, item[UsageKeys.sortKey] == .s(UsageKeys.refused),
             let until = item[RefusalAttribute.until]?.intValue,
@@ -84,7 +83,7 @@ extension TableUsageStore {
     /// the transaction.
     func liftStandingRefusal(of userID: String, operation: String) async throws {
         do {
-            _ = try await Retry.current.write {
+            _ = try await retry.write(before: scope.deadline) {
                 try await table.deleteItem(
                     DeleteItemRequest(tableName: tableName, key: key(user: userID, sort: UsageKeys.refused)))
             }

@@ -20,7 +20,7 @@ extension TableUsageStore {
     /// ``transact(_:)``, saying the `ClientRequestToken` of the last attempt sent, which after an
     /// unknown outcome is the one a repeat must carry (``resend(_:token:)``).
     func transact(_ actions: [TransactWriteItem], lastToken: inout String?) async throws {
-        try await Retry.current.transaction { token in
+        try await retry.transaction(before: scope.deadline) { token in
             lastToken = token
             let request = TransactWriteItemsRequest(transactItems: actions, clientRequestToken: token)
             try await table.transactWriteItems(request)
@@ -34,7 +34,7 @@ extension TableUsageStore {
     /// - Throws: when the outcome is still unknown.
     func resend(_ actions: [TransactWriteItem], token: String) async throws -> Bool {
         do {
-            try await Retry.current.transaction(keeping: token) { token in
+            try await retry.transaction(keeping: token, before: scope.deadline) { token in
                 let request = TransactWriteItemsRequest(transactItems: actions, clientRequestToken: token)
                 try await table.transactWriteItems(request)
             }
@@ -47,7 +47,7 @@ extension TableUsageStore {
     /// Updates one item, retrying while a transaction holds it (`TransactionConflictException`).
     /// The update is sent again as it is, so it must be idempotent (`SET`, never `ADD`).
     func update(_ request: UpdateItemRequest) async throws -> WriteItemResponse {
-        try await Retry.current.write { try await table.updateItem(request) }
+        try await retry.write(before: scope.deadline) { try await table.updateItem(request) }
     }
 
     /// Reads items by key, consistently, with `BatchGetItem`: the keys DynamoDB leaves unprocessed
@@ -59,9 +59,8 @@ extension TableUsageStore {
     func readAll(_ keys: [Item], operation: String) async throws -> [Item] {
         var items: [Item] = []
         var pending = [tableName: KeysAndAttributes(keys: keys, consistentRead: true)]
-        let retry = Retry.current
         let started = retry.now()
-        let deadline = RequestDeadline.current ?? started.advanced(by: retry.budgetWithoutDeadline)
+        let deadline = scope.deadline ?? started.advanced(by: retry.budgetWithoutDeadline)
         var attempts = 0
         do {
             while true {
@@ -90,8 +89,8 @@ extension TableUsageStore {
     /// `TransactionConflictException`; neither changed anything, so the write is sent again after a
     /// full-jitter exponential backoff, until it goes through, fails for a reason of its own, or no
     /// attempt fits before the request's deadline any more (the last wait is cut short so one does:
-    /// ``delay(after:before:)``; ``RequestDeadline``, or ``budgetWithoutDeadline``
-    /// without one).
+    /// ``delay(after:before:)``; the deadline of the request the store is bound to, or
+    /// ``budgetWithoutDeadline`` without one).
     ///
     /// A transaction gets a fresh `ClientRequestToken` for each attempt — a cancelled one applied
     /// nothing, and a token DynamoDB has seen may be answered with its first outcome again — except
@@ -110,26 +109,26 @@ extension TableUsageStore {
         /// The clock the deadline is read on.
         var now: @Sendable () -> ContinuousClock.Instant = { .now }
 
-        /// The policy of the current task: these defaults, unless a test set its own clock and
-        /// waits. A task-local rather than a stored property, so that tests can run the store's
-        /// retries on a virtual clock through its public initializer, which stays two arguments.
-        @TaskLocal static var current = Retry()
-
-        /// Runs `attempt` with a `ClientRequestToken` until it succeeds or may not be retried; with
-        /// `keeping`, every attempt carries that token.
-        func transaction<Value>(keeping token: String? = nil, _ attempt: (String) async throws -> Value)
-            async throws -> Value
-        {
-            try await run(attempt, keeping: token) { error in
+        /// Runs `attempt` with a `ClientRequestToken` until it succeeds or may not be retried, or no
+        /// attempt fits before `deadline` any more; with `keeping`, every attempt carries that token.
+        func transaction<Value>(
+            keeping token: String? = nil, before deadline: ContinuousClock.Instant?,
+            _ attempt: (String) async throws -> Value
+        ) async throws -> Value {
+            try await run(attempt, keeping: token, before: deadline) { error in
                 error.isTransientCancellation || error.code == .transactionConflict
                     || error.code == .transactionInProgress
             }
         }
 
         /// Runs a plain write until it succeeds or fails for another reason than a transaction
-        /// holding its item.
-        func write<Value>(_ attempt: () async throws -> Value) async throws -> Value {
-            try await run({ _ in try await attempt() }, keeping: nil, retryable: { $0.code == .transactionConflict })
+        /// holding its item, or no attempt fits before `deadline` any more.
+        func write<Value>(
+            before deadline: ContinuousClock.Instant?, _ attempt: () async throws -> Value
+        ) async throws -> Value {
+            try await run(
+                { _ in try await attempt() }, keeping: nil, before: deadline,
+                retryable: { $0.code == .transactionConflict })
         }
 
         /// What a last attempt keeps back from the deadline for its own round trip.
@@ -146,10 +145,11 @@ extension TableUsageStore {
         private func run<Value>(
             _ attempt: (String) async throws -> Value,
             keeping kept: String?,
+            before requestDeadline: ContinuousClock.Instant?,
             retryable: (TableError) -> Bool
         ) async throws -> Value {
             let started = now()
-            let deadline = RequestDeadline.current ?? started.advanced(by: budgetWithoutDeadline)
+            let deadline = requestDeadline ?? started.advanced(by: budgetWithoutDeadline)
             var token = kept ?? self.token()
             var keepToken = kept != nil
             var attempts = 0

@@ -14,14 +14,22 @@ import SingleTable
 /// together or not at all. The position of the failed condition in the cancellation reasons says
 /// which window was full. Before it, one eventually consistent read of the user's standing refusal
 /// (docs/table.md) answers a call that would be refused again without any write.
-package struct TableUsageStore: UsageStore {
-    /// The table.
-    package let table: any Table
+///
+/// A function calls the store bound to its request (``bound(to:)``): every retry, and every call
+/// of the table, stays within the request's deadline, clean-up within its clean-up deadline, and
+/// the table's calls go in the request's trace.
+package struct TableUsageStore: UsageStore, RequestBound {
+    /// The table, bound to the request the store is bound to (``bound(to:)``).
+    package private(set) var table: any Table
     /// Its name, sent with every request.
     package let tableName: String
     /// What keys the users' partitions, the sealed answers and the carried usage of deleted
     /// accounts.
     package let secret: ServerSecret
+    /// The request the store's calls are made for; none by default.
+    private(set) var scope = RequestScope()
+    /// How writes that meet another request on their items are retried.
+    var retry = Retry()
 
     /// A store over a table.
     /// - Parameters:
@@ -34,6 +42,18 @@ package struct TableUsageStore: UsageStore {
         self.tableName = tableName
         self.secret = secret
     }
+
+    /// This store, making its calls for the request of `scope`, through its table bound to it.
+    package func bound(to scope: RequestScope) -> TableUsageStore {
+        var store = self
+        store.scope = scope
+        store.table = table.bound(to: scope)
+        return store
+    }
+
+    /// This store for the request's clean-up (a give-back, a completion, a charge's outcome):
+    /// bound to the clean-up deadline, past the work's.
+    func cleaningUp() -> TableUsageStore { bound(to: scope.cleaningUp()) }
 
     /// The partition of a user's items: `USER#` and the keyed pseudonym of the user id, so the
     /// table holds no user id (docs/table.md).
@@ -105,11 +125,11 @@ package struct TableUsageStore: UsageStore {
         _ actions: [TransactWriteItem], token: String?, _ consumption: Consumption, _ error: TableError
     ) async -> UsageStoreError {
         // Only a request with a deadline has a clean-up budget to learn the outcome in.
-        guard let token, RequestDeadline.current != nil else {
+        guard let token, scope.deadline != nil else {
             return UsageStoreError(operation: "consume", underlying: error)
         }
         do {
-            let applied = try await RequestDeadline.cleaningUp { try await resend(actions, token: token) }
+            let applied = try await cleaningUp().resend(actions, token: token)
             return UsageStoreError(operation: "consume", underlying: error, charged: applied ? consumption : nil)
         } catch {
             // Still unknown: with an idempotency key its record stays for a retry or the repair.
@@ -385,13 +405,12 @@ package struct TableUsageStore: UsageStore {
             expressionAttributes: ExpressionAttributes(values: values)
         )
         let standing = standingRefusalUpdate(consume.userID, refusal, windows)
-        return await RequestDeadline.cleaningUp(atMost: Self.refusalMarkBudget) {
-            // The day's mark first: a standing refusal answers the day's next refusals without
-            // writing, so it is written only once the day's mark is.
-            guard await written(request) else { return false }
-            _ = await written(standing)
-            return true
-        }
+        let marking = bound(to: scope.cleaningUp(atMost: Self.refusalMarkBudget))
+        // The day's mark first: a standing refusal answers the day's next refusals without
+        // writing, so it is written only once the day's mark is.
+        guard await marking.written(request) else { return false }
+        _ = await marking.written(standing)
+        return true
     }
 
     /// Whether an update went through.

@@ -14,7 +14,8 @@ public protocol UsageStore: Sendable {
     /// Gives back a unit that was consumed (the call it paid for failed), and forgets its
     /// idempotency record so the caller may retry; a record another request has taken over since
     /// is left to that request, with its unit. Runs under the request's clean-up budget
-    /// (`RequestDeadline.cleaningUp(_:)`), so it is sent even after the work's deadline.
+    /// (a store bound to a request runs it to the clean-up deadline), so it is sent even after the
+    /// work's deadline.
     func release(_ consumption: Consumption) async throws
     /// Records the response of a call made with an idempotency key, for repeats to return; a
     /// store keeps it only in a form that reveals nothing without the key. Runs under the

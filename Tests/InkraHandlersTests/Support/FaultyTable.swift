@@ -4,36 +4,56 @@ import SingleTable
 import Synchronization
 
 /// An in-memory table that behaves as `DynamoDBTable` does at the deadline — nothing is sent once
-/// the request's `RequestDeadline` has passed — and fails the operations a test names, counting
-/// every call. The in-memory table alone ignores deadlines and never fails, so it cannot show a
+/// the deadline of the request it is bound to has passed — and fails the operations a test names,
+/// counting every call (of every copy bound to a request). The in-memory table alone ignores deadlines and never fails, so it cannot show a
 /// clean-up that is refused for want of time.
 final class FaultyTable: Table {
-    let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+    let base: InMemoryTable
     /// Decides, per operation name and its call number (from 1), whether it fails.
     private let fault: @Sendable (String, Int) -> TableError?
     /// Decides, per update, whether it fails: for a fault that is one write by what it writes,
     /// whatever else the call wrote before it.
     private let updateFault: @Sendable (UpdateItemRequest) -> TableError?
-    private let calls = Mutex([String: Int]())
+    private let calls: Calls
+    /// The request the calls are made for.
+    private let scope: RequestScope
+
+    /// The calls of a table and of its copies bound to requests.
+    private final class Calls: Sendable {
+        let counts = Mutex([String: Int]())
+    }
 
     init(
         fault: @escaping @Sendable (String, Int) -> TableError? = { _, _ in nil },
         updateFault: @escaping @Sendable (UpdateItemRequest) -> TableError? = { _ in nil }
     ) {
+        base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
         self.fault = fault
         self.updateFault = updateFault
+        calls = Calls()
+        scope = RequestScope()
     }
 
+    private init(_ table: FaultyTable, scope: RequestScope) {
+        base = table.base
+        fault = table.fault
+        updateFault = table.updateFault
+        calls = table.calls
+        self.scope = scope
+    }
+
+    func bound(to scope: RequestScope) -> FaultyTable { FaultyTable(self, scope: scope) }
+
     /// How many times an operation was called.
-    func count(_ operation: String) -> Int { calls.withLock { $0[operation] ?? 0 } }
+    func count(_ operation: String) -> Int { calls.counts.withLock { $0[operation] ?? 0 } }
 
     private func enter(_ operation: String) throws -> Int {
         // Counted first: an operation refused here was still asked for.
-        let number = calls.withLock { counts in
+        let number = calls.counts.withLock { counts in
             counts[operation, default: 0] += 1
             return counts[operation]!
         }
-        if RequestDeadline.hasPassed() {
+        if scope.hasPassed() {
             throw TableError(.serviceUnavailable, "\(operation) was not sent: the request's deadline has passed")
         }
         if let error = fault(operation, number) { throw error }

@@ -5,7 +5,7 @@
 /// wins and the other is cancelled. The work itself runs in a task of its own, which the group's
 /// child awaits only until it is cancelled: a work that ignores cancellation is left to finish on
 /// its own, and never keeps the caller waiting past the deadline (its result is then dropped). The
-/// work inherits the caller's task-local values and priority. Cancelling the caller cancels both.
+/// work inherits the caller's priority. Cancelling the caller cancels both.
 /// - Parameters:
 ///   - deadline: the instant by which `work` must be over.
 ///   - work: what to run.
