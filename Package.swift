@@ -365,7 +365,7 @@ let package = Package(
             name: "EmulatorKitTests",
             dependencies: [
                 "EmulatorKit", "InkraHandlers", "InkraAuth", "InkraJSON", "InkraUsage", "SingleTable", "InkraTime",
-                "InkraTestSupport", "InkraRuntime",
+                "InkraTestSupport", "InkraRuntime", "DynamoDBTable",
                 "inkra-emulator",
                 .product(name: "Logging", package: "swift-log"),
             ],
