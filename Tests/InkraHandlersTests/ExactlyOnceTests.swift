@@ -112,16 +112,17 @@ struct ExactlyOnceTests {
             }
         })
         let generate = function(table)
-        // The lease is what is left of the request's deadline: 20 s keeps it past any wait of a busy
-        // test process, and short of the 30 s the clock is moved.
+        // The lease is what is left of the request's deadline and clean-up: 100 s keeps the call
+        // within it however long a busy test process waits (a CI run's first suite, on two cores,
+        // once took more than 20 s), and short of the 120 s the clock is moved.
         let first = try ProxyResult(
-            await generate.handle(event("kept", key: "k"), context: context(deadline: .now + .seconds(20))))
+            await generate.handle(event("kept", key: "k"), context: context(deadline: .now + .seconds(100))))
         #expect(first.statusCode == 503)
         #expect(first.body["error"]?.string?.contains("same Idempotency-Key") == true)
         #expect(try await counters(table) == [1, 1, 1])
         // Within the lease the key is held; past it, the retry answers on the unit already charged.
         #expect(try ProxyResult(await generate.handle(event("kept", key: "k"), context: context())).statusCode == 409)
-        clock.advance(by: .seconds(30))
+        clock.advance(by: .seconds(120))
         let retry = try ProxyResult(await generate.handle(event("kept", key: "k"), context: context()))
         #expect(retry.statusCode == 200)
         #expect(retry.body["usage"]?["used"] == 1)
