@@ -56,13 +56,14 @@ extension FunctionList {
         ///   - verifier: the verifier of the pool's tokens.
         ///   - generator: the question generator.
         ///   - directory: the users `deleteAccount` deletes; `nil`: none.
+        ///   - clock: the stack's clock, for any part made later (none of the standard list's).
         package init(
             limits: TierLimits, logger: Logger, upgradeURL: String, store: any UsageStore, verifier: TokenVerifier,
-            generator: any QuestionGenerator, directory: (any UserDirectory)?
+            generator: any QuestionGenerator, directory: (any UserDirectory)?, clock: @escaping @Sendable () -> Date
         ) {
             var configuration = Configuration()
             configuration.upgradeURL = upgradeURL
-            let shared = SharedDependencies(configuration: configuration, clock: { Date() })
+            let shared = SharedDependencies(configuration: configuration, clock: clock)
             shared.made.withLock {
                 $0 = SharedDependencies.Made(
                     store: store, verifier: verifier, generator: generator, directory: .some(directory))

@@ -105,7 +105,7 @@ package struct EmulatorStack: Sendable {
             FunctionList.Dependencies(
                 limits: limits, logger: logger, upgradeURL: options.upgradeURL, store: store,
                 verifier: TokenVerifier(configuration: configuration, keys: poolKeys, now: now, logger: logger),
-                generator: generator, directory: accounts)
+                generator: generator, directory: accounts, clock: now)
         }
         let dependencies = parts(verifying: try options.cognitoConfiguration(), with: keys)
         // Each trusted pool's authorizer, built by the same list on first use.
