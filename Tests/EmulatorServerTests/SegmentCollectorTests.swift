@@ -59,4 +59,29 @@ struct SegmentCollectorTests {
         }
         await collector.shutdown()
     }
+
+    @Test("A document of tens of kilobytes, as an invocation with many calls sends, is read whole")
+    func largeDocument() async throws {
+        let collector = try await SegmentCollector()
+        let root = "1-5759e988-bd862e3fe1be46a994272793"
+        // 300 subsegments of about 95 bytes each: some 28 kB, well past a small read buffer.
+        let spans = (0..<300).map { index in
+            ###"{"name":"DynamoDB","id":"\###(String(format: "%016x", index))","start_time":1.5,"end_time":2.5,"namespace":"aws"}"###
+        }
+        let document =
+            ###"{"name":"## generateQuestions","id":"53995c3f42cd8ad8","trace_id":"\###(root)","subsegments":["###
+            + spans.joined(separator: ",") + "]}"
+        #expect(document.utf8.count > 25_000)
+        let header = #"{"format": "json", "version": 1}"# + "\n"
+        try Self.send(header + document, to: collector.address)
+        // A small one after it: datagrams on loopback arrive in order, so once it has come, the
+        // large one was read (and kept, or dropped if it was cut).
+        let marker = "1-5759e988-bd862e3fe1be46a994272794"
+        try Self.send(
+            header + ###"{"name":"marker","id":"53995c3f42cd8ad9","trace_id":"\###(marker)"}"###, to: collector.address)
+        #expect(await collector.document(forTrace: marker, waitingUpTo: Patience.hang) != nil)
+        let kept = await collector.document(forTrace: root, waitingUpTo: .zero)
+        #expect(kept?["subsegments"]?.array?.count == 300, "the document was not read whole")
+        await collector.shutdown()
+    }
 }

@@ -44,6 +44,8 @@ package final class StubHTTPServer: @unchecked Sendable {
     package typealias Responder = @Sendable (Request) async -> Answer
 
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    /// Where responders run: the thread of `group`.
+    let executor: LoopTaskExecutor
     private let replies = ReplyGate()
     private var channel: (any Channel)?
     private let lock = NSLock()
@@ -62,6 +64,7 @@ package final class StubHTTPServer: @unchecked Sendable {
     /// Starts listening on a free loopback port.
     package init(tls: NIOSSLContext? = nil, _ responder: @escaping Responder) async throws {
         (arrivals, arrived) = AsyncStream.makeStream(of: String.self)
+        executor = LoopTaskExecutor(group.next())
         let replies = self.replies
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
@@ -121,11 +124,27 @@ package final class StubHTTPServer: @unchecked Sendable {
             let (responder, replies) = (self.responder, self.replies)
             let loop = context.eventLoop
             let bound = NIOLoopBound(context, eventLoop: loop)
-            Task {
+            // The responder runs on this server's own thread, not on Swift's cooperative threads:
+            // those are shared by every suite of the test process, and a loaded run queues a job
+            // there for seconds, longer than a client's timeout (a runtime's start-up budget).
+            Task(executorPreference: server.executor) {
                 let answer = await responder(request)
                 if answer.dropsConnection { return replies.drop(bound, on: loop) }
                 replies.respond(answer.status, answer.headers, Array(answer.body.utf8), to: bound, on: loop)
             }
         }
+    }
+}
+
+/// Runs the jobs of the tasks that prefer it on one event loop's thread (SE-0417's task executor
+/// preference): their nonisolated code and what it awaits stay off Swift's cooperative threads.
+final class LoopTaskExecutor: TaskExecutor {
+    let loop: any EventLoop
+
+    init(_ loop: any EventLoop) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

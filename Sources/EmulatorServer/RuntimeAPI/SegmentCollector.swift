@@ -11,6 +11,11 @@ import Synchronization
 package final class SegmentCollector: TraceSource {
     /// The most documents kept; older ones are dropped first.
     static let capacity = 1000
+    /// The largest datagram read whole: a segment document may be up to 64 kB ("AWS X-Ray segment
+    /// documents", https://docs.aws.amazon.com/xray/latest/devguide/xray-api-segmentdocuments.html),
+    /// and a UDP datagram is at most 65,507 bytes of payload. NIO's default for a datagram channel
+    /// reads 2,048 bytes and drops the rest, which cut the document of an invocation with a retry.
+    static let largestDatagram = 65_536
 
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
@@ -25,6 +30,7 @@ package final class SegmentCollector: TraceSource {
         self.store = store
         do {
             channel = try await DatagramBootstrap(group: group)
+                .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.largestDatagram))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(Reader(store))
