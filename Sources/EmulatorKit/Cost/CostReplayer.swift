@@ -153,9 +153,8 @@ package struct CostReplayer: Sendable {
             usage.invocations[function] = Usage.Invocations(count: 1, billedMilliseconds: billedMilliseconds(duration))
         }
         if function != .authorizer, let duration = invocation.authorizer?.duration {
-            usage.invocations[.authorizer, default: Usage.Invocations()].count += 1
-            usage.invocations[.authorizer, default: Usage.Invocations()].billedMilliseconds +=
-                billedMilliseconds(duration)
+            usage.invocations[.authorizer] = Usage.Invocations(
+                count: 1, billedMilliseconds: billedMilliseconds(duration))
         }
         let throughGateway = function != .authorizer && function != .repairCharges
         let proxy = throughGateway ? try? ProxyRequest(event: event) : nil

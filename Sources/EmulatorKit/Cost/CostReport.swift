@@ -167,78 +167,51 @@ extension CostReport {
             return "  " + name.padding(toLength: max(label, name.count + 2), withPad: " ", startingAt: 0)
                 + padded.joined(separator: "  ")
         }
-        lines.append(row("", columns.map(\.title)))
+        /// A row: its name, and a cell per column.
+        func add(_ name: String, _ cell: (Column) -> String) { lines.append(row(name, columns.map(cell))) }
+        add("", \.title)
         for name in Self.rowOrder(sizing.architecture) {
-            lines.append(
-                row(
-                    Self.label(name, architecture: sizing.architecture),
-                    columns.map { column in
-                        let line = column.total[name]
-                        return "\(Self.quantity(line, usage: column.usage.total))  \(line.usd.cents)"
-                    }))
+            add(Self.label(name, architecture: sizing.architecture)) { column in
+                let line = column.total[name]
+                return "\(Self.quantity(line, usage: column.usage.total))  \(line.usd.cents)"
+            }
         }
-        lines.append(
-            row(
-                modelPriceLabel.map { "the model, \($0)" } ?? "the model (--model-price USD)",
-                columns.map { column in
-                    let calls = column.usage.total.answeredCalls
-                    return "\(calls) call\(calls == 1 ? "" : "s")  \(model(column)?.cents ?? "not priced")"
-                }))
-        lines.append(row("total for the period", columns.map { total($0).cents }))
+        add(modelPriceLabel.map { "the model, \($0)" } ?? "the model (--model-price USD)") { column in
+            let calls = column.usage.total.answeredCalls
+            return "\(calls) call\(calls == 1 ? "" : "s")  \(model(column)?.cents ?? "not priced")"
+        }
+        add("total for the period") { total($0).cents }
         let noMonth = "- (one recorded instant)"
-        lines.append(row("a month at this pace", columns.map { perMonth(total($0))?.cents ?? noMonth }))
-        lines.append(
-            row(
-                "a month per 1,000 monthly active users",
-                columns.map {
-                    perThousandMonthlyActiveUsers(total($0))?.cents ?? (users == 0 ? "- (no users)" : noMonth)
-                }))
+        add("a month at this pace") { perMonth(total($0))?.cents ?? noMonth }
+        add("a month per 1,000 monthly active users") {
+            perThousandMonthlyActiveUsers(total($0))?.cents ?? (users == 0 ? "- (no users)" : noMonth)
+        }
         if algorithm != .calendar {
-            lines.append(
-                row(
-                    "\(algorithm.rawValue) (estimated)",
-                    columns.map { column in
-                        guard let estimate = column.estimate else { return "-" }
-                        return "\(estimate.admittedToRefused) → refused, \(estimate.refusedToAdmitted) → admitted"
-                    }))
-            lines.append(
-                row(
-                    "  total, estimated",
-                    columns.map { column in
-                        guard let estimate = column.estimate else { return "-" }
-                        let change = estimate.change + (modelPrice ?? 0) * Decimal(estimate.answeredCallsChange)
-                        return
-                            "\((total(column) + change).cents)  (\(change < 0 ? "-" : "+")\((change < 0 ? -change : change).cents))"
-                    }))
-            lines.append(
-                row(
-                    "  model calls, estimated",
-                    columns.map { column in
-                        "\(column.usage.total.answeredCalls + (column.estimate?.answeredCallsChange ?? 0))"
-                    }))
+            add("\(algorithm.rawValue) (estimated)") { column in
+                guard let estimate = column.estimate else { return "-" }
+                return "\(estimate.admittedToRefused) → refused, \(estimate.refusedToAdmitted) → admitted"
+            }
+            add("  total, estimated") { column in
+                guard let estimate = column.estimate else { return "-" }
+                let change = estimate.change + (modelPrice ?? 0) * Decimal(estimate.answeredCallsChange)
+                return
+                    "\((total(column) + change).cents)  (\(change < 0 ? "-" : "+")\((change < 0 ? -change : change).cents))"
+            }
+            add("  model calls, estimated") { column in
+                "\(column.usage.total.answeredCalls + (column.estimate?.answeredCallsChange ?? 0))"
+            }
         }
         lines.append("By function (its Lambda, DynamoDB, API Gateway and log lines, for the period):")
         for function in FunctionName.allCases where columns.contains(where: { $0.usage.byFunction[function] != nil }) {
-            lines.append(
-                row(
-                    "  " + function.rawValue,
-                    columns.map { column in
-                        guard let (_, bill) = column.byFunction.first(where: { $0.function == function }) else {
-                            return "-"
-                        }
-                        let count = column.usage.byFunction[function]?.invocations[function]?.count ?? 0
-                        return "\(count) run\(count == 1 ? "" : "s")  \(bill.total.cents)"
-                    }))
+            add("  " + function.rawValue) { column in
+                guard let (_, bill) = column.byFunction.first(where: { $0.function == function }) else { return "-" }
+                let count = column.usage.byFunction[function]?.invocations[function]?.count ?? 0
+                return "\(count) run\(count == 1 ? "" : "s")  \(bill.total.cents)"
+            }
         }
         lines.append("By tier (the caller's; the events of each, for the period; the model not included):")
-        let tiers = Set(columns.flatMap { $0.usage.byTier.keys }).sorted()
-        for tier in tiers {
-            lines.append(
-                row(
-                    "  " + tier,
-                    columns.map { column in
-                        column.byTier.first { $0.tier == tier }.map { $0.bill.total.cents } ?? "-"
-                    }))
+        for tier in Set(columns.flatMap { $0.usage.byTier.keys }).sorted() {
+            add("  " + tier) { column in column.byTier.first { $0.tier == tier }.map { $0.bill.total.cents } ?? "-" }
         }
         let usage = columns.first?.usage ?? TrafficUsage()
         lines.append(

@@ -94,13 +94,13 @@ package final class CountingTable: Table {
     package func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
         var befores: [Item?] = []
         for action in request.transactItems {
-            let (tableName, key) = Self.target(of: action)
+            let (tableName, key) = action.target
             befores.append(try await peek(tableName: tableName, key: key))
         }
         try await table.transactWriteItems(request)
         var total = ConsumedUnits()
         for (action, before) in zip(request.transactItems, befores) {
-            let (tableName, key) = Self.target(of: action)
+            let (tableName, key) = action.target
             let after: Item?
             if case .conditionCheck = action {
                 after = before
@@ -109,11 +109,7 @@ package final class CountingTable: Table {
             }
             total = Self.adding(total, before: before, after: after, indexKey: indexKey, transactional: true)
         }
-        let sum = total
-        units.withLock {
-            $0.write += sum.write
-            $0.indexWrite += sum.indexWrite
-        }
+        addWrites(total)
     }
 
     // MARK: Counting
@@ -125,11 +121,7 @@ package final class CountingTable: Table {
         do {
             let response = try await body()
             let after = try await peek(tableName: tableName, key: key)
-            let sum = Self.adding(ConsumedUnits(), before: before, after: after, indexKey: indexKey)
-            units.withLock {
-                $0.write += sum.write
-                $0.indexWrite += sum.indexWrite
-            }
+            addWrites(Self.adding(ConsumedUnits(), before: before, after: after, indexKey: indexKey))
             return response
         } catch let error as TableError where error.code == .conditionalCheckFailed {
             let size = max(before.map(ItemSize.of) ?? 0, newItem.map(ItemSize.of) ?? 0)
@@ -163,6 +155,13 @@ package final class CountingTable: Table {
         return units
     }
 
+    private func addWrites(_ sum: ConsumedUnits) {
+        units.withLock {
+            $0.write += sum.write
+            $0.indexWrite += sum.indexWrite
+        }
+    }
+
     private func addRead(bytes: Int, consistent: Bool) {
         let read = RequestUnits.read(bytes: bytes, consistent: consistent)
         units.withLock { $0.read += read }
@@ -175,9 +174,12 @@ package final class CountingTable: Table {
     private func key(of item: Item) -> Item {
         item.filter { $0.key == "PK" || $0.key == "SK" }
     }
+}
 
-    private static func target(of action: TransactWriteItem) -> (String, Item) {
-        switch action {
+extension TransactWriteItem {
+    /// The table an action is on, and its item's key (a put's `PK` and `SK`).
+    var target: (tableName: String, key: Item) {
+        switch self {
         case .put(let put): (put.tableName, put.item.filter { $0.key == "PK" || $0.key == "SK" })
         case .update(let update): (update.tableName, update.key)
         case .delete(let delete): (delete.tableName, delete.key)

@@ -73,11 +73,13 @@ package struct OperatorMonth: Sendable {
                 name: "log ingestion", label: "CloudWatch Logs ingestion",
                 usd: scaled(bill[.cloudWatchLogsIngestionGB].usd)),
         ]
+        func add(_ name: String, _ label: String, _ usd: [Decimal]) {
+            lines.append(Line(name: name, label: label, usd: usd))
+        }
         var notes: [String] = []
         let calls = column.usage.total.answeredCalls
         if let model = report.model(column) {
-            lines.append(
-                Line(name: "the model", label: "the model, \(report.modelPriceLabel ?? "")", usd: scaled(model)))
+            add("the model", "the model, \(report.modelPriceLabel ?? "")", scaled(model))
         } else {
             notes.append(
                 "The model is not priced (--model-price); its calls are "
@@ -93,7 +95,7 @@ package struct OperatorMonth: Sendable {
             guard let name = Self.cognitoPrice(plan) else { return each(0) }
             return users.map { prices[name].cost(of: Decimal($0)) }
         }
-        lines.append(Line(name: "Cognito", label: "Cognito, \(tier) plan (\(chosen))", usd: cognito(tier)))
+        add("Cognito", "Cognito, \(tier) plan (\(chosen))", cognito(tier))
         otherPlans = ["LITE", "ESSENTIALS", "PLUS"].filter { $0 != tier }.map { other in
             Line(name: "Cognito", label: "Cognito at \(other) instead", usd: cognito(other))
         }
@@ -101,47 +103,38 @@ package struct OperatorMonth: Sendable {
         // Alarms: a metric math alarm is charged for each metric it fetches.
         let alarms = template.created("AWS::CloudWatch::Alarm", parameters: parameters)
         let alarmMetrics = alarms.reduce(0) { $0 + max(1, $1.values("MetricStat").count) }
-        lines.append(
-            Line(
-                name: "the alarms",
-                label: "CloudWatch alarms: \(alarms.count), fetching \(alarmMetrics) metrics",
-                usd: each(prices[.cloudWatchAlarmMetric].cost(of: Decimal(alarmMetrics)))))
+        add(
+            "the alarms", "CloudWatch alarms: \(alarms.count), fetching \(alarmMetrics) metrics",
+            each(prices[.cloudWatchAlarmMetric].cost(of: Decimal(alarmMetrics))))
 
         // Custom metrics: the series the functions' embedded metrics publish (every one has an
         // alarm, a test holds the template to that) and the metric filters' metrics.
         let series = Self.customSeries(alarms) + Self.filterMetrics(template, parameters: parameters)
-        lines.append(
-            Line(
-                name: "the custom metrics",
-                label: "CloudWatch custom metrics: \(series) series, each published every hour (at most)",
-                usd: each(prices[.cloudWatchCustomMetric].cost(of: Decimal(series)))))
+        add(
+            "the custom metrics", "CloudWatch custom metrics: \(series) series, each published every hour (at most)",
+            each(prices[.cloudWatchCustomMetric].cost(of: Decimal(series))))
 
         // Secrets: the stack's own, and the model's key when the model is priced.
         let secrets = template.created("AWS::SecretsManager::Secret").count + (report.modelPrice == nil ? 0 : 1)
-        lines.append(
-            Line(
-                name: "the secrets",
-                label: "Secrets Manager: \(secrets) secret\(secrets == 1 ? "" : "s")"
-                    + (report.modelPrice == nil ? "" : " (the model's key, LLMApiKeySecretArn, included)"),
-                usd: each(prices[.secretsManagerSecret].cost(of: Decimal(secrets)))))
+        add(
+            "the secrets",
+            "Secrets Manager: \(secrets) secret\(secrets == 1 ? "" : "s")"
+                + (report.modelPrice == nil ? "" : " (the model's key, LLMApiKeySecretArn, included)"),
+            each(prices[.secretsManagerSecret].cost(of: Decimal(secrets))))
 
         // The table's storage and its continuous backups, on what the replay left in the table.
         let gigabyte = Decimal(Bill.bytesPerGB)
         let storedPerUser = Decimal(column.usage.storedBytes) / recordedUsers
         let tableGB = users.map { storedPerUser * Decimal($0) / gigabyte }
         let tables = template.created("AWS::DynamoDB::Table")
-        lines.append(
-            Line(
-                name: "DynamoDB storage",
-                label: "DynamoDB storage (\(Self.grouped(storedPerUser)) bytes a user)",
-                usd: tableGB.map { prices[.dynamoDBStorageGB].cost(of: $0) * Decimal(tables.count) }))
+        add(
+            "DynamoDB storage", "DynamoDB storage (\(Self.grouped(storedPerUser)) bytes a user)",
+            tableGB.map { prices[.dynamoDBStorageGB].cost(of: $0) * Decimal(tables.count) })
         let backedUp = tables.filter { $0.value("PointInTimeRecoveryEnabled") == "true" }.count
         if backedUp > 0 {
-            lines.append(
-                Line(
-                    name: "point-in-time recovery",
-                    label: "DynamoDB point-in-time recovery",
-                    usd: tableGB.map { prices[.dynamoDBPointInTimeRecoveryGB].cost(of: $0) * Decimal(backedUp) }))
+            add(
+                "point-in-time recovery", "DynamoDB point-in-time recovery",
+                tableGB.map { prices[.dynamoDBPointInTimeRecoveryGB].cost(of: $0) * Decimal(backedUp) })
         }
 
         // Stored logs: a month's ingestion kept for the log groups' retention.
@@ -153,11 +146,9 @@ package struct OperatorMonth: Sendable {
             retention.count == groups.count
         {
             let logGB = bill[.cloudWatchLogsIngestionGB].quantity
-            lines.append(
-                Line(
-                    name: "stored logs",
-                    label: "CloudWatch Logs storage (\(groups.count) log groups, \(retention[0]) days)",
-                    usd: scaled(prices[.cloudWatchLogsStorageGB].cost(of: logGB * days * 86_400 / CostReport.month))))
+            add(
+                "stored logs", "CloudWatch Logs storage (\(groups.count) log groups, \(retention[0]) days)",
+                scaled(prices[.cloudWatchLogsStorageGB].cost(of: logGB * days * 86_400 / CostReport.month)))
         } else {
             notes.append("Stored logs are not priced: the log groups' retention differs or is missing.")
         }
@@ -170,13 +161,11 @@ package struct OperatorMonth: Sendable {
         if runsPerMonth > 0 {
             let milliseconds = Decimal(report.sizing.lambdaMilliseconds ?? 1)
             let gbSeconds = runsPerMonth * Decimal(TemplateSizing.memoryMB) * milliseconds / Decimal(1024 * 1000)
-            lines.append(
-                Line(
-                    name: "scheduled runs",
-                    label: "scheduled runs (repairCharges): \(Self.grouped(runsPerMonth)) a month, Lambda only",
-                    usd: each(
-                        prices[.lambdaRequest].cost(of: runsPerMonth)
-                            + prices[report.sizing.architecture.gbSecondPrice].cost(of: gbSeconds))))
+            add(
+                "scheduled runs", "scheduled runs (repairCharges): \(Self.grouped(runsPerMonth)) a month, Lambda only",
+                each(
+                    prices[.lambdaRequest].cost(of: runsPerMonth)
+                        + prices[report.sizing.architecture.gbSecondPrice].cost(of: gbSeconds)))
         }
 
         // The WAF, when its condition holds.
@@ -186,14 +175,12 @@ package struct OperatorMonth: Sendable {
         } else {
             let rules = acls.reduce(0) { sum, acl in sum + acl.lines.filter { $0.hasPrefix("        - Name: ") }.count }
             let requests = Decimal(column.usage.total.restRequests) * monthFactor / recordedUsers
-            lines.append(
-                Line(
-                    name: "the WAF",
-                    label: "WAF: \(acls.count) web ACL, \(rules) rules, and its requests",
-                    usd: users.map {
-                        prices[.wafWebACL].cost(of: Decimal(acls.count)) + prices[.wafRule].cost(of: Decimal(rules))
-                            + prices[.wafRequest].cost(of: requests * Decimal($0))
-                    }))
+            add(
+                "the WAF", "WAF: \(acls.count) web ACL, \(rules) rules, and its requests",
+                users.map {
+                    prices[.wafWebACL].cost(of: Decimal(acls.count)) + prices[.wafRule].cost(of: Decimal(rules))
+                        + prices[.wafRequest].cost(of: requests * Decimal($0))
+                })
         }
         self.lines = lines
         self.notes = notes

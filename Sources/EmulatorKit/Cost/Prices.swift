@@ -115,12 +115,7 @@ package struct Prices: Sendable, Hashable {
     /// - Throws: ``EmulatorError`` naming the file and the member that is missing or malformed.
     package init(contentsOf url: URL) throws(EmulatorError) {
         let name = url.relativePath
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw EmulatorError("prices file \(name): cannot be read (\(error.localizedDescription))")
-        }
+        let data = try Replayer.contents(of: url) { "prices file \(name): cannot be read (\($0))" }
         let json: JSONValue
         do {
             json = try JSONParser.parse(Array(data))

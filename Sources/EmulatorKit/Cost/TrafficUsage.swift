@@ -109,9 +109,6 @@ package struct TrafficUsage: Sendable {
     /// each, GSI1's copies included).
     package var storedBytes = 0
 
-    /// Creates an empty record.
-    package init() {}
-
     /// Adds one event.
     package mutating func add(_ event: MeteredEvent) {
         events += 1

@@ -151,7 +151,7 @@ package final class LocalDynamoDB: Sendable {
     }
 
     private func transact(_ request: TransactWriteItemsRequest) async throws -> JSONValue {
-        let names = Set(request.transactItems.map(Self.tableName(of:)))
+        let names = Set(request.transactItems.map { $0.target.tableName })
         guard let name = names.first else {
             throw WireRequest.invalid(
                 "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: "
@@ -162,15 +162,6 @@ package final class LocalDynamoDB: Sendable {
         }
         try await table(name).transactWriteItems(request)
         return [:]
-    }
-
-    private static func tableName(of action: TransactWriteItem) -> String {
-        switch action {
-        case .put(let put): put.tableName
-        case .update(let update): update.tableName
-        case .delete(let delete): delete.tableName
-        case .conditionCheck(let check): check.tableName
-        }
     }
 
     private func entry(_ name: String) throws(TableError) -> LocalTable {

@@ -21,12 +21,15 @@ struct WireRequest {
 
     static func invalid(_ message: String) -> TableError { TableError(.validation, message) }
 
+    /// DynamoDB's refusal of a request without a member it needs (`field` as its message names it).
+    static func missing(_ field: String) -> TableError {
+        invalid(
+            "1 validation error detected: Value null at '\(field)' failed to satisfy constraint: Member must not be null"
+        )
+    }
+
     func string(_ name: String, constraint field: String) throws(TableError) -> String {
-        guard let value = body[name]?.string else {
-            throw Self.invalid(
-                "1 validation error detected: Value null at '\(field)' failed to satisfy constraint: Member must not be null"
-            )
-        }
+        guard let value = body[name]?.string else { throw Self.missing(field) }
         return value
     }
 
@@ -56,12 +59,7 @@ struct WireRequest {
 
     func item(_ name: String, required: Bool = true) throws(TableError) -> Item? {
         guard let value = body[name], value != .null else {
-            if required {
-                let field = name.prefix(1).lowercased() + name.dropFirst()
-                throw Self.invalid(
-                    "1 validation error detected: Value null at '\(field)' failed to satisfy constraint: Member must not be null"
-                )
-            }
+            if required { throw Self.missing(name.prefix(1).lowercased() + name.dropFirst()) }
             return nil
         }
         guard let object = value.object else { throw Self.invalid("\(name) must be a map of attribute values") }
@@ -161,11 +159,7 @@ struct WireRequest {
     }
 
     func batchGetItem() throws(TableError) -> BatchGetItemRequest {
-        guard let tables = body["RequestItems"]?.object, !tables.isEmpty else {
-            throw Self.invalid(
-                "1 validation error detected: Value null at 'requestItems' failed to satisfy constraint: Member must not be null"
-            )
-        }
+        guard let tables = body["RequestItems"]?.object, !tables.isEmpty else { throw Self.missing("requestItems") }
         var requestItems: [String: KeysAndAttributes] = [:]
         for (name, entry) in tables.pairs {
             guard let object = entry.object else { throw Self.invalid("RequestItems.\(name) must be a map") }
@@ -189,11 +183,7 @@ struct WireRequest {
     }
 
     func transactWriteItems() throws(TableError) -> TransactWriteItemsRequest {
-        guard let actions = body["TransactItems"]?.array else {
-            throw Self.invalid(
-                "1 validation error detected: Value null at 'transactItems' failed to satisfy constraint: Member must not be null"
-            )
-        }
+        guard let actions = body["TransactItems"]?.array else { throw Self.missing("transactItems") }
         var items: [TransactWriteItem] = []
         for action in actions {
             guard let object = action.object, object.count == 1, let kind = object.pairs.first?.key,

@@ -92,17 +92,11 @@ package struct GatewayChain: Sendable {
             result.duration = duration
             return result
         }
-        guard function != .repairCharges else {
-            return await run(function, event, at: time)
-        }
-        guard let proxy = try? ProxyRequest(event: event) else {
-            return await run(function, event, at: time)
-        }
         // A section that names a caller is what an authorizer said: the function takes it as it is.
         // One that names none (`sam local generate-event`'s placeholder claims) does not skip the chain.
-        if CallerIdentity(authorizer: proxy.authorizer) != nil {
-            return await run(function, event, at: time)
-        }
+        guard function != .repairCharges, let proxy = try? ProxyRequest(event: event),
+            CallerIdentity(authorizer: proxy.authorizer) == nil
+        else { return await run(function, event, at: time) }
         guard let token = proxy.header("Authorization"), !token.isEmpty else {
             // API Gateway refuses a request without its identity source before any authorizer runs.
             var result = Invocation(outcome: .success(Self.gatewayResponse(401, "Unauthorized", proxy.version)))
@@ -142,6 +136,7 @@ package struct GatewayChain: Sendable {
             step = AuthorizerStep(event: event, result: outcome, duration: duration)
             decision = Self.decision(step.result, proxy: proxy, resource: resource)
         }
+        var result: Invocation
         switch decision {
         case .allow(let context, let principal):
             // API Gateway validates the request once the authorizer let it through, before the
@@ -149,24 +144,18 @@ package struct GatewayChain: Sendable {
             if validatesBodies, proxy.version == .v1, let model = RequestModel.byFunction[function],
                 !model.accepts(body: (try? proxy.bodyBytes()) ?? [], contentType: proxy.header("Content-Type"))
             {
-                var result = Invocation(
-                    outcome: .success(Self.gatewayResponse(400, "Invalid request body", proxy.version)),
-                    authorizer: step)
-                result.refusal = refusal
+                result = Invocation(outcome: .success(Self.gatewayResponse(400, "Invalid request body", proxy.version)))
                 result.bodyRefused = true
-                return result
+            } else {
+                let injected = Self.inject(context, principal: principal, into: event, version: proxy.version)
+                result = await run(function, injected, at: time)
             }
-            let injected = Self.inject(context, principal: principal, into: event, version: proxy.version)
-            var result = await run(function, injected, at: time)
-            result.authorizer = step
-            result.refusal = refusal
-            return result
         case .refuse(let status, let message):
-            var result = Invocation(
-                outcome: .success(Self.gatewayResponse(status, message, proxy.version)), authorizer: step)
-            result.refusal = refusal
-            return result
+            result = Invocation(outcome: .success(Self.gatewayResponse(status, message, proxy.version)))
         }
+        result.authorizer = step
+        result.refusal = refusal
+        return result
     }
 
     enum Decision {

@@ -58,33 +58,23 @@ package struct EventLinesImport {
                 throw EmulatorError("\(name): cannot be read: \(error.localizedDescription)")
             }
             guard let line else { return outcome }
-            let display = "\(name):\(line.number)"
-            let loaded: LoadedEvent
-            if let length = line.oversized {
-                loaded = LoadedEvent(
-                    display: display,
-                    problem: "event is \(length) bytes; Lambda accepts at most \(Replayer.maximumEventSize)")
-            } else {
-                loaded = LoadedEvent(bytes: line.bytes, display: display, folderFunction: nil, expectation: nil)
-            }
+            let loaded = EventSource.event(of: line, in: name)
             if let problem = loaded.problem {
-                outcome.broken.append("\(display): \(problem)")
+                outcome.broken.append("\(loaded.display): \(problem)")
                 continue
             }
             guard let function = loaded.function, let time = Replayer.recordedTime(loaded.event) else {
                 outcome.broken.append(
-                    "\(display): the event has no time (requestContext.requestTimeEpoch, timeEpoch or "
+                    "\(loaded.display): the event has no time (requestContext.requestTimeEpoch, timeEpoch or "
                         + "x-inkra-recorded-at)")
                 continue
             }
             var event = loaded.event
             event.set(nil, at: [LoadedEvent.expectedField])
             let requestID = event["requestContext"]?["requestId"]?.scalarText ?? "line-\(line.number)"
-            var expectation: JSONValue?
-            if case .inline(let expected) = loaded.expectation { expectation = expected }
             try writer.write(
                 event: event, function: function.rawValue, requestID: requestID,
-                epochMilliseconds: Int((time.timeIntervalSince1970 * 1000).rounded()), expectation: expectation)
+                epochMilliseconds: Int((time.timeIntervalSince1970 * 1000).rounded()), expectation: loaded.expected())
             outcome.written += 1
         }
     }

@@ -67,9 +67,11 @@ package struct ImportWriter: Sendable {
         event.set(.string(CivilTime.iso8601(milliseconds: Int64(epochMilliseconds))), at: ["x-inkra-recorded-at"])
         let url = directory.appendingPathComponent(
             Self.relativePath(function: function, epochMilliseconds: epochMilliseconds, requestID: requestID))
-        try save(event, to: url)
+        try Replayer.write(event.prettyJSONString + "\n", to: url)
         if let expectation {
-            try save(expectation, to: url.deletingPathExtension().appendingPathExtension("expected.json"))
+            try Replayer.write(
+                expectation.prettyJSONString + "\n",
+                to: url.deletingPathExtension().appendingPathExtension("expected.json"))
         }
     }
 
@@ -89,13 +91,7 @@ package struct ImportWriter: Sendable {
             if let error = recording.error { object["error"] = error }
             lines += JSONValue.object(object).jsonString + "\n"
         }
-        let url = directory.appendingPathComponent("authorizer-decisions.jsonl")
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Data(lines.utf8).write(to: url, options: .atomic)
-        } catch {
-            throw EmulatorError("cannot write \(url.path): \(error.localizedDescription)")
-        }
+        try Replayer.write(lines, to: directory.appendingPathComponent("authorizer-decisions.jsonl"))
     }
 
     /// The expectation of a recorded response: its status, the headers that matter, its body (a
@@ -130,15 +126,5 @@ package struct ImportWriter: Sendable {
         }
         expected["recorded"] = .object(recorded)
         return .object(expected)
-    }
-
-    private func save(_ value: JSONValue, to url: URL) throws(EmulatorError) {
-        do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data((value.prettyJSONString + "\n").utf8).write(to: url, options: .atomic)
-        } catch {
-            throw EmulatorError("cannot write \(url.path): \(error.localizedDescription)")
-        }
     }
 }

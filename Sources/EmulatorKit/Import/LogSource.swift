@@ -21,12 +21,7 @@ package enum LogSource {
     /// The messages of one source file.
     /// - Throws: ``EmulatorError`` when the file cannot be read or decompressed.
     package static func messages(of url: URL, named name: String) throws(EmulatorError) -> [LogMessage] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw EmulatorError("\(name): cannot be read: \(error.localizedDescription)")
-        }
+        let data = try Replayer.contents(of: url) { "\(name): cannot be read: \($0)" }
         var bytes = Array(data)
         var exported = false
         if bytes.starts(with: [0x1F, 0x8B]) {

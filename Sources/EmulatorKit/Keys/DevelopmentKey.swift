@@ -39,10 +39,4 @@ package struct DevelopmentKey: Sendable {
             throw EmulatorError("development JWKS \(jwksURL.path) cannot be read: \(error)")
         }
     }
-
-    /// A development key from a signer (tests).
-    package init(signer: TokenSigner) {
-        self.signer = signer
-        jwks = signer.jwks
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import InkraAuth
 import InkraHandlers
 import InkraJSON
 import NIOHTTP1
@@ -61,20 +62,16 @@ package struct EndpointReplayer: Sendable {
                 record.problem = problem
             } else if loaded.function != nil {
                 let (event, _) = Replayer.prepare(loaded.event)
-                let expected: JSONValue?
-                switch Self.expectation(of: loaded) {
-                case .success(let value): expected = value
-                case .failure(let problem):
-                    record.problem = problem.message
-                    expected = nil
-                }
-                if record.problem == nil {
+                do throws(EmulatorError) {
+                    let expected = try loaded.expected()
                     if let reason = skipReason(loaded.function, event, expected, testUser: &testUser) {
                         record.skipped = reason
                     } else {
                         let fiveHundred = await send(event, expected: expected, into: &record)
                         failuresInARow = fiveHundred ? failuresInARow + 1 : 0
                     }
+                } catch {
+                    record.problem = error.message
                 }
             }
             outcome.tally.add(record)
@@ -164,28 +161,6 @@ package struct EndpointReplayer: Sendable {
         ]
     }
 
-    /// The event's expectation: inline, or `<name>.expected.json` beside it (`nil` when none).
-    private static func expectation(of loaded: LoadedEvent) -> Result<JSONValue?, EndpointRequest.Problem> {
-        switch loaded.expectation {
-        case .inline(let expected):
-            return .success(expected)
-        case .beside(let url):
-            let data: Data
-            do {
-                data = try Data(contentsOf: url)
-            } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
-                return .success(nil)
-            } catch {
-                return .failure(.init("\(url.lastPathComponent) cannot be read: \(error.localizedDescription)"))
-            }
-            do {
-                return .success(try JSONParser.parse(Replayer.jsonBytes(of: data)))
-            } catch {
-                return .failure(.init("\(url.lastPathComponent) is not valid JSON: \(error)"))
-            }
-        }
-    }
-
     /// Whether the event carries an `Authorization` header.
     static func hasAuthorization(_ event: JSONValue) -> Bool {
         let names = (event["headers"]?.object?.keys ?? []) + (event["multiValueHeaders"]?.object?.keys ?? [])
@@ -203,14 +178,6 @@ package struct EndpointReplayer: Sendable {
         }
         let headers = EndpointRequest.headers(event, isV2: event["version"]?.string == "2.0")
         guard let value = headers.first(where: { $0.0.lowercased() == "authorization" })?.1.first else { return nil }
-        let token = value.hasPrefix("Bearer ") ? String(value.dropFirst(7)) : value
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return nil }
-        var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while payload.count % 4 != 0 { payload += "=" }
-        guard let data = Data(base64Encoded: payload), let claims = try? JSONParser.parse(Array(data)) else {
-            return nil
-        }
-        return claims["sub"]?.string
+        return (try? CompactToken(value))?.payload["sub"]?.string
     }
 }

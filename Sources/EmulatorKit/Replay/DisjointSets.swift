@@ -4,13 +4,8 @@ struct DisjointSets {
     /// Each member's parent; a set's representative is its own parent.
     private var parent: [Int]
 
-    /// `count` sets of one member each, numbered from 0.
-    init(count: Int = 0) {
-        parent = Array(0..<count)
-    }
-
-    /// How many members there are.
-    var count: Int { parent.count }
+    /// No member yet.
+    init() { parent = [] }
 
     /// Adds a set of one new member.
     /// - Returns: the member's number.

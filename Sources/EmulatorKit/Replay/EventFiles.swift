@@ -1,4 +1,5 @@
 import Foundation
+import InkraJSON
 
 /// The events to replay, read one at a time: files as named; folders searched recursively for
 /// `*.json` (not `*.expected.json`), in name order — except that recorded events, whose names begin
@@ -106,7 +107,8 @@ package struct EventSource {
         }
     }
 
-    private static func event(of line: JSONLinesReader.Line, in display: String) -> LoadedEvent {
+    /// A JSON-lines file's line as an event, named `<file>:<line>`.
+    static func event(of line: JSONLinesReader.Line, in display: String) -> LoadedEvent {
         let name = "\(display):\(line.number)"
         if let length = line.oversized {
             return LoadedEvent(
@@ -224,5 +226,45 @@ extension Replayer {
     package static func jsonBytes(of data: Data) -> [UInt8] {
         let bytes = Array(data)
         return bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+    }
+
+    /// A JSON file's value, `nil` when there is no such file.
+    /// - Throws: ``EmulatorError`` naming the file (as `name`) when it cannot be read or is not JSON.
+    static func readJSON(_ url: URL, named name: String) throws(EmulatorError) -> JSONValue? {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
+            return nil
+        } catch {
+            throw EmulatorError("\(name) cannot be read: \(error.localizedDescription)")
+        }
+        do {
+            return try JSONParser.parse(jsonBytes(of: data))
+        } catch {
+            throw EmulatorError("\(name) is not valid JSON: \(error)")
+        }
+    }
+
+    /// A file's bytes.
+    /// - Throws: ``EmulatorError`` of `message` with why the file cannot be read.
+    static func contents(of url: URL, or message: (String) -> String) throws(EmulatorError) -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw EmulatorError(message(error.localizedDescription))
+        }
+    }
+
+    /// Writes a file whole (atomically), making its folder first.
+    /// - Throws: ``EmulatorError`` naming the file.
+    static func write(_ text: String, to url: URL) throws(EmulatorError) {
+        do {
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url, options: .atomic)
+        } catch {
+            throw EmulatorError("cannot write \(url.path): \(error.localizedDescription)")
+        }
     }
 }

@@ -79,4 +79,13 @@ package struct LoadedEvent: Sendable {
         self.function = function
         self.expectation = expectation ?? .inline(event[Self.expectedField])
     }
+
+    /// The event's expected result: inline, or `<name>.expected.json` beside it; `nil` when it has none.
+    /// - Throws: ``EmulatorError`` naming the file that cannot be read or is not JSON.
+    func expected() throws(EmulatorError) -> JSONValue? {
+        switch expectation {
+        case .inline(let expected): expected
+        case .beside(let url): try Replayer.readJSON(url, named: url.lastPathComponent)
+        }
+    }
 }

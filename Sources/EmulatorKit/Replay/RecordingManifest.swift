@@ -114,20 +114,11 @@ package struct RecordingManifest: Sendable, Hashable {
     /// - Throws: ``EmulatorError`` naming the file when it cannot be read or is malformed.
     package static func read(in folder: URL) throws(EmulatorError) -> RecordingManifest? {
         let url = folder.appendingPathComponent(fileName)
-        let data: Data
+        guard let json = try Replayer.readJSON(url, named: url.path) else { return nil }
         do {
-            data = try Data(contentsOf: url)
-        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
-            return nil
+            return try RecordingManifest(json: json)
         } catch {
-            throw EmulatorError("\(url.path) cannot be read: \(error.localizedDescription)")
-        }
-        do {
-            return try RecordingManifest(json: try JSONParser.parse(Replayer.jsonBytes(of: data)))
-        } catch let error as EmulatorError {
             throw EmulatorError("\(url.path): \(error.message)")
-        } catch {
-            throw EmulatorError("\(url.path) is not valid JSON: \(error)")
         }
     }
 
@@ -180,12 +171,7 @@ package struct RecordingManifest: Sendable, Hashable {
     package func write(into folder: URL) throws(EmulatorError) {
         var manifest = self
         if let existing = try? Self.read(in: folder) { manifest.merge(existing) }
-        let url = folder.appendingPathComponent(Self.fileName)
-        do {
-            try Data((manifest.json.prettyJSONString + "\n").utf8).write(to: url, options: .atomic)
-        } catch {
-            throw EmulatorError("cannot write \(url.path): \(error.localizedDescription)")
-        }
+        try Replayer.write(manifest.json.prettyJSONString + "\n", to: folder.appendingPathComponent(Self.fileName))
     }
 
     /// The JSON Web Key members that are public (RFC 7517, RFC 7518 §6): a private key's `d`, `p`,

@@ -61,19 +61,14 @@ struct ReplayLanes {
         while !chunk.events.isEmpty {
             async let following = reader.chunk(of: chunkSize)
             let keys = chunk.events.map(\.keys)
-            var conflict: LaneConflict?
-            let lanes: [[Int]]
-            if sticky {
-                let placed = placement.place(keys)
-                lanes = placed.lanes
-                conflict = placed.conflict
-            } else {
-                lanes = Self.lanes(for: keys, count: jobs * Self.lanesPerWorker)
-            }
-            async let results = run(chunk.events, in: lanes, fixed: sticky, work: work)
+            let placed =
+                sticky
+                ? placement.place(keys)
+                : StickyLanes.Placement(lanes: Self.lanes(for: keys, count: jobs * Self.lanesPerWorker))
+            async let results = run(chunk.events, in: placed.lanes, fixed: sticky, work: work)
             if let ran { deliver(ran.results, ran.knownTotal) }
             ran = (await results, chunk.knownTotal)
-            if var conflict {
+            if var conflict = placed.conflict {
                 deliver(ran?.results ?? [], chunk.knownTotal)
                 conflict.event = chunk.events[conflict.position].display
                 _ = await following
@@ -125,34 +120,9 @@ struct ReplayLanes {
     /// lane, each lane in input order.
     /// - Parameter keys: each event's keys.
     static func lanes(for keys: [[String]], count: Int) -> [[Int]] {
-        var sets = DisjointSets(count: keys.count)
-        var first: [String: Int] = [:]
-        for (index, eventKeys) in keys.enumerated() {
-            for key in eventKeys {
-                if let other = first[key] {
-                    sets.join(index, into: other)
-                } else {
-                    first[key] = index
-                }
-            }
-        }
-        var groupOfRoot: [Int: Int] = [:]
-        var groups: [[Int]] = []
-        for index in keys.indices {
-            let top = sets.root(index)
-            if let group = groupOfRoot[top] {
-                groups[group].append(index)
-            } else {
-                groupOfRoot[top] = groups.count
-                groups.append([index])
-            }
-        }
-        var lanes = [[Int]](repeating: [], count: max(count, 1))
-        for group in groups.sorted(by: { $0.count > $1.count }) {
-            let lightest = lanes.indices.min { lanes[$0].count < lanes[$1].count } ?? 0
-            lanes[lightest] += group
-        }
-        return lanes.map { $0.sorted() }
+        // A first placement: nothing is placed yet, so no event can tie two lanes.
+        var placement = StickyLanes(count: count)
+        return placement.place(keys).lanes
     }
 }
 

@@ -71,13 +71,6 @@ package enum ReplayReporter {
         return object
     }
 
-    /// "`25 events: 25 passed, 0 failed in 12.3 ms`".
-    package static func summary(_ records: [ReplayRecord], elapsed: Duration) -> String {
-        var tally = ReplayTally()
-        for record in records { tally.add(record) }
-        return summary(tally, elapsed: elapsed)
-    }
-
     /// "`25 events: 25 passed, 0 failed in 12.3 ms`", from the counts alone.
     package static func summary(_ tally: ReplayTally, elapsed: Duration) -> String {
         var text =

@@ -154,43 +154,28 @@ package struct Replayer: Sendable {
         let invocation = await invoke(function, cleaned, at: time)
         record.duration = ContinuousClock.now - started
         record.invocation = invocation
-        switch loaded.expectation {
-        case .inline(let expected):
-            if update {
+        if update {
+            guard case .beside(let expectationURL) = loaded.expectation else {
                 record.problem = "--update cannot write into a JSON-lines file; put the event in a file of its own"
-            } else if let expected {
+                return record
+            }
+            do {
+                try Data((Expectation(recording: invocation).json.prettyJSONString + "\n").utf8).write(
+                    to: expectationURL, options: .atomic)
+                record.updated = true
+            } catch {
+                record.problem = "cannot write \(expectationURL.lastPathComponent): \(error.localizedDescription)"
+            }
+            return record
+        }
+        // One read, no stat first: most recorded events have an expectation, many replays none.
+        do throws(EmulatorError) {
+            if let expected = try loaded.expected() {
                 record.checked = true
                 record.mismatches = Expectation(json: expected).mismatches(invocation)
             }
-        case .beside(let expectationURL):
-            if update {
-                let expectation = Expectation(recording: invocation)
-                do {
-                    try Data((expectation.json.prettyJSONString + "\n").utf8).write(
-                        to: expectationURL, options: .atomic)
-                    record.updated = true
-                } catch {
-                    record.problem = "cannot write \(expectationURL.lastPathComponent): \(error.localizedDescription)"
-                }
-                return record
-            }
-            // One read, no stat first: most recorded events have an expectation, many replays none.
-            let data: Data
-            do {
-                data = try Data(contentsOf: expectationURL)
-            } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
-                return record
-            } catch {
-                record.problem = "\(expectationURL.lastPathComponent) cannot be read: \(error.localizedDescription)"
-                return record
-            }
-            do {
-                let expectation = Expectation(json: try JSONParser.parse(Self.jsonBytes(of: data)))
-                record.checked = true
-                record.mismatches = expectation.mismatches(invocation)
-            } catch {
-                record.problem = "\(expectationURL.lastPathComponent) is not valid JSON: \(error)"
-            }
+        } catch {
+            record.problem = error.message
         }
         return record
     }

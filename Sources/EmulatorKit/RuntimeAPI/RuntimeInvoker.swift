@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 
 /// Invokes a function running in a real runtime behind the local Runtime API, and reads its
 /// answer back as an ``Invocation``.
@@ -35,16 +36,11 @@ package struct RuntimeInvoker: Sendable {
     /// A new sampled trace header, as Lambda sends one with active tracing: a root of the current
     /// time and 96 random bits, and the function segment's id as the parent.
     package static func sampledTraceHeader(at time: Date) -> (header: String, root: String) {
-        func hex(_ value: UInt64, digits: Int) -> String {
-            let text = String(value, radix: 16)
-            return String(repeating: "0", count: max(0, digits - text.count)) + text
-        }
+        let seconds = String(UInt64(max(0, time.timeIntervalSince1970)), radix: 16)
         let root =
-            "1-\(hex(UInt64(max(0, time.timeIntervalSince1970)), digits: 8))-"
-            + hex(UInt64.random(in: 0...UInt64(UInt32.max)), digits: 8)
-            + hex(UInt64.random(in: 0...UInt64.max), digits: 16)
-        let parent = hex(UInt64.random(in: 1...UInt64.max), digits: 16)
-        return ("Root=\(root);Parent=\(parent);Sampled=1", root)
+            "1-\(String(repeating: "0", count: max(0, 8 - seconds.count)))\(seconds)-"
+            + TraceRecorder.randomID().suffix(8) + TraceRecorder.randomID()
+        return ("Root=\(root);Parent=\(TraceRecorder.randomID());Sampled=1", root)
     }
 
     /// Runs one event. An event that carries no request time of its own (an authorizer's TOKEN
@@ -74,36 +70,24 @@ package struct RuntimeInvoker: Sendable {
 
     /// A runtime's outcome as an invocation.
     static func invocation(_ outcome: RuntimeOutcome) -> Invocation {
+        func failure(_ type: String, _ message: String) -> Invocation {
+            Invocation(outcome: .failure(FunctionError(errorType: type, errorMessage: message)))
+        }
         switch outcome {
         case .response(let body):
             guard let json = try? JSONParser.parse(body) else {
-                return Invocation(
-                    outcome: .failure(
-                        FunctionError(
-                            errorType: "Runtime.InvalidResponse", errorMessage: "the runtime answered invalid JSON"))
-                )
+                return failure("Runtime.InvalidResponse", "the runtime answered invalid JSON")
             }
             return Invocation(outcome: .success(json))
         case .error(let type, let body), .initializationFailed(let type, let body):
             let json = try? JSONParser.parse(body)
-            return Invocation(
-                outcome: .failure(
-                    FunctionError(
-                        errorType: json?["errorType"]?.string ?? type,
-                        errorMessage: json?["errorMessage"]?.string ?? String(decoding: body, as: UTF8.self)
-                    )
-                )
-            )
+            return failure(
+                json?["errorType"]?.string ?? type,
+                json?["errorMessage"]?.string ?? String(decoding: body, as: UTF8.self))
         case .timedOut(let seconds):
-            return Invocation(
-                outcome: .failure(
-                    FunctionError(
-                        errorType: "Sandbox.Timedout",
-                        errorMessage: String(format: "Task timed out after %.2f seconds", seconds))
-                )
-            )
+            return failure("Sandbox.Timedout", String(format: "Task timed out after %.2f seconds", seconds))
         case .runtimeExited(let reason):
-            return Invocation(outcome: .failure(FunctionError(errorType: "Runtime.ExitError", errorMessage: reason)))
+            return failure("Runtime.ExitError", reason)
         }
     }
 }

@@ -52,22 +52,12 @@ package enum SampleEvents {
         let epochMilliseconds = Int(time.timeIntervalSince1970 * 1000)
         let bearer = token.map { "Bearer \($0)" }
         switch kind {
-        case .restGenerate:
-            return rest(
-                method: "POST", path: "/questions", body: body, bearer: bearer, time: time, epoch: epochMilliseconds,
-                requestID: requestID)
-        case .restUsage:
-            return rest(
-                method: "GET", path: "/usage", body: nil, bearer: bearer, time: time, epoch: epochMilliseconds,
-                requestID: requestID)
-        case .httpGenerate:
-            return http(
-                method: "POST", path: "/questions", body: body, bearer: bearer, time: time, epoch: epochMilliseconds,
-                requestID: requestID)
-        case .httpUsage:
-            return http(
-                method: "GET", path: "/usage", body: nil, bearer: bearer, time: time, epoch: epochMilliseconds,
-                requestID: requestID)
+        case .restGenerate, .restUsage, .httpGenerate, .httpUsage:
+            let proxy = kind == .restGenerate || kind == .restUsage ? rest : http
+            let generate = kind.function == .generateQuestions
+            return proxy(
+                generate ? "POST" : "GET", generate ? "/questions" : "/usage", generate ? body : nil, bearer, time,
+                epochMilliseconds, requestID)
         case .tokenAuthorizer:
             return [
                 "type": "TOKEN",
@@ -104,31 +94,31 @@ package enum SampleEvents {
                 "identitySource": bearer.map { [.string($0)] } ?? [],
                 "routeKey": "POST /questions", "rawPath": "/questions", "rawQueryString": "",
                 "headers": headers,
-                "requestContext": [
-                    "accountId": .string(account), "apiId": .string(apiID), "domainName": .string(host),
-                    "domainPrefix": .string(apiID),
-                    "http": [
-                        "method": "POST", "path": "/questions", "protocol": "HTTP/1.1", "sourceIp": "203.0.113.7",
-                        "userAgent": "Inkra/1.0 (iOS)",
-                    ],
-                    "requestId": .string(requestID), "routeKey": "POST /questions", "stage": "$default",
-                    "time": .string(APIGatewayTime.format(time)), "timeEpoch": .number(epochMilliseconds),
-                ],
+                // The request's own context, as API Gateway passes it to the authorizer.
+                "requestContext": http(
+                    method: "POST", path: "/questions", body: nil, bearer: nil, time: time, epoch: epochMilliseconds,
+                    requestID: requestID)["requestContext"] ?? [:],
             ]
         }
     }
 
     static var host: String { "\(apiID).execute-api.\(region).amazonaws.com" }
 
+    /// A proxy request's headers, `Authorization` last when there is a token; HTTP API's in lower case.
+    private static func proxyHeaders(bearer: String?, lowercased: Bool) -> JSONValue {
+        let pairs: [(String, String)] =
+            [
+                ("Accept", "application/json"), ("Content-Type", "application/json"), ("Host", host),
+                ("User-Agent", "Inkra/1.0 (iOS)"), ("X-Forwarded-For", "203.0.113.7"), ("X-Forwarded-Port", "443"),
+                ("X-Forwarded-Proto", "https"),
+            ] + (bearer.map { [("Authorization", $0)] } ?? [])
+        return .object(JSONObject(pairs.map { (lowercased ? $0.0.lowercased() : $0.0, JSONValue.string($0.1)) }))
+    }
+
     private static func rest(
         method: String, path: String, body: String?, bearer: String?, time: Date, epoch: Int, requestID: String
     ) -> JSONValue {
-        var headers: JSONValue = [
-            "Accept": "application/json", "Content-Type": "application/json", "Host": .string(host),
-            "User-Agent": "Inkra/1.0 (iOS)", "X-Forwarded-For": "203.0.113.7", "X-Forwarded-Port": "443",
-            "X-Forwarded-Proto": "https",
-        ]
-        if let bearer { headers.set(.string(bearer), at: ["Authorization"]) }
+        let headers = proxyHeaders(bearer: bearer, lowercased: false)
         var multi = JSONObject()
         for (name, value) in headers.object?.pairs ?? [] { multi[name] = [value] }
         return [
@@ -152,12 +142,7 @@ package enum SampleEvents {
     private static func http(
         method: String, path: String, body: String?, bearer: String?, time: Date, epoch: Int, requestID: String
     ) -> JSONValue {
-        var headers: JSONValue = [
-            "accept": "application/json", "content-type": "application/json", "host": .string(host),
-            "user-agent": "Inkra/1.0 (iOS)", "x-forwarded-for": "203.0.113.7", "x-forwarded-port": "443",
-            "x-forwarded-proto": "https",
-        ]
-        if let bearer { headers.set(.string(bearer), at: ["authorization"]) }
+        let headers = proxyHeaders(bearer: bearer, lowercased: true)
         var event: JSONValue = [
             "version": "2.0", "routeKey": .string("\(method) \(path)"), "rawPath": .string(path), "rawQueryString": "",
             "headers": headers,

@@ -83,12 +83,7 @@ package struct StateFile: Sendable {
 
     private func loadSnapshot() throws(EmulatorError) -> [Item] {
         guard FileManager.default.fileExists(atPath: url.path) else { return [] }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw EmulatorError("state file \(url.path) cannot be read: \(error.localizedDescription)")
-        }
+        let data = try Replayer.contents(of: url) { "state file \(url.path) cannot be read: \($0)" }
         let refuse = "; refusing to use or overwrite it (move it away, or pass another --state)"
         guard let contents = try? JSONParser.parse(Array(data)),
             let format = contents["format"]?.string, let version = contents["version"]?.int,

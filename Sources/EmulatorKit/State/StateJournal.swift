@@ -87,7 +87,7 @@ package final class StateJournal: TableJournal, UserPoolJournal {
     /// Folds a journal's complete lines into items keyed by their key attributes.
     /// - Throws: ``EmulatorError`` when a complete line is not a journal entry.
     static func replay(_ url: URL, onto items: [Item], keyNames: [String]) throws(EmulatorError) -> [Item] {
-        guard let data = FileManager.default.contents(atPath: url.path), !data.isEmpty else { return items }
+        guard let lines = completeLines(url) else { return items }
         var table: [Item: Item] = [:]
         var order: [Item] = []
         func key(of item: Item) -> Item { item.filter { keyNames.contains($0.key) } }
@@ -95,15 +95,8 @@ package final class StateJournal: TableJournal, UserPoolJournal {
             let itemKey = key(of: item)
             if table.updateValue(item, forKey: itemKey) == nil { order.append(itemKey) }
         }
-        var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
-        // The last piece is empty when the file ends with a newline; otherwise it is a line a crash
-        // cut short, which was never acknowledged.
-        lines.removeLast()
         for (number, line) in lines.enumerated() where !line.isEmpty && !isUserPoolLine(line) {
-            guard let changes = Self.changes(in: Array(line)) else {
-                throw EmulatorError(
-                    "state journal \(url.path) is corrupt at line \(number + 1); refusing to use it (move it away)")
-            }
+            guard let changes = Self.changes(in: Array(line)) else { throw corrupt(url, line: number + 1) }
             for change in changes {
                 let changeKey = key(of: change.key)
                 if table.updateValue(change.item ?? [:], forKey: changeKey) == nil { order.append(changeKey) }
@@ -115,22 +108,28 @@ package final class StateJournal: TableJournal, UserPoolJournal {
     /// Folds a journal's user pool changes into the pool a state file holds (`nil`: none yet).
     /// - Throws: ``EmulatorError`` when a complete line is not a journal entry.
     static func replayUserPool(_ url: URL, onto pool: UserPoolSnapshot?) throws(EmulatorError) -> UserPoolSnapshot? {
-        guard let data = FileManager.default.contents(atPath: url.path), !data.isEmpty else { return pool }
+        guard let lines = completeLines(url) else { return pool }
         var pool = pool
-        var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
-        lines.removeLast()  // empty, or a line a crash cut short
         for (number, line) in lines.enumerated() where isUserPoolLine(line) {
             guard let json = (try? JSONParser.parse(Array(line)))?["userPool"],
                 let change = try? UserPoolChange(json: json)
-            else {
-                throw EmulatorError(
-                    "state journal \(url.path) is corrupt at line \(number + 1); refusing to use it (move it away)")
-            }
+            else { throw corrupt(url, line: number + 1) }
             var updated = pool ?? UserPoolSnapshot(poolID: change.poolID)
             updated.apply(change)
             pool = updated
         }
         return pool
+    }
+
+    /// A journal's complete lines; `nil` when it is empty or absent. The piece after the last newline
+    /// is empty, or a line a crash cut short, which was never acknowledged: it is dropped.
+    private static func completeLines(_ url: URL) -> [Data.SubSequence]? {
+        guard let data = FileManager.default.contents(atPath: url.path), !data.isEmpty else { return nil }
+        return Array(data.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast())
+    }
+
+    private static func corrupt(_ url: URL, line: Int) -> EmulatorError {
+        EmulatorError("state journal \(url.path) is corrupt at line \(line); refusing to use it (move it away)")
     }
 
     /// Whether a line is a user pool change (`{"userPool":…}`; a table operation's starts `{"changes":`).

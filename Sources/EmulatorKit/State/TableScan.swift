@@ -44,12 +44,7 @@ package struct TableScan: Sendable {
     /// Reads a scan file.
     /// - Throws: ``EmulatorError`` naming the file.
     package init(contentsOf url: URL) throws(EmulatorError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw EmulatorError("\(url.relativePath): cannot be read: \(error.localizedDescription)")
-        }
+        let data = try Replayer.contents(of: url) { "\(url.relativePath): cannot be read: \($0)" }
         try self.init(text: String(decoding: data, as: UTF8.self), name: url.relativePath)
     }
 

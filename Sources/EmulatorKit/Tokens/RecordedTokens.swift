@@ -125,13 +125,7 @@ package struct RecordedTokens: Sendable, Hashable {
     /// Writes `.inkra-tokens.json` into a folder.
     /// - Throws: ``EmulatorError`` naming the file.
     package func write(into folder: URL) throws(EmulatorError) {
-        let url = folder.appendingPathComponent(Self.fileName)
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data((json.prettyJSONString + "\n").utf8).write(to: url, options: .atomic)
-        } catch {
-            throw EmulatorError("cannot write \(url.path): \(error.localizedDescription)")
-        }
+        try Replayer.write(json.prettyJSONString + "\n", to: folder.appendingPathComponent(Self.fileName))
     }
 
     /// The `.inkra-tokens.json` of the folders replayed, merged: for each path, its folder (a file's own
@@ -147,10 +141,7 @@ package struct RecordedTokens: Sendable, Hashable {
             let folder = isDirectory.boolValue ? path : path.deletingLastPathComponent()
             for candidate in [folder, folder.deletingLastPathComponent()] {
                 let url = candidate.appendingPathComponent(fileName)
-                guard seen.insert(url.standardizedFileURL.path).inserted,
-                    FileManager.default.fileExists(atPath: url.path)
-                else { continue }
-                let tokens = try read(url)
+                guard seen.insert(url.standardizedFileURL.path).inserted, let tokens = try read(url) else { continue }
                 if var existing = merged {
                     for (user, entries) in tokens.users {
                         existing.users[user] = ((existing.users[user] ?? []) + entries).sorted {
@@ -166,19 +157,12 @@ package struct RecordedTokens: Sendable, Hashable {
         return merged
     }
 
-    private static func read(_ url: URL) throws(EmulatorError) -> RecordedTokens {
-        let data: Data
+    private static func read(_ url: URL) throws(EmulatorError) -> RecordedTokens? {
+        guard let json = try Replayer.readJSON(url, named: url.path) else { return nil }
         do {
-            data = try Data(contentsOf: url)
+            return try RecordedTokens(json: json)
         } catch {
-            throw EmulatorError("\(url.path) cannot be read: \(error.localizedDescription)")
-        }
-        do {
-            return try RecordedTokens(json: try JSONParser.parse(Replayer.jsonBytes(of: data)))
-        } catch let error as EmulatorError {
             throw EmulatorError("\(url.path): \(error.message)")
-        } catch {
-            throw EmulatorError("\(url.path) is not valid JSON: \(error)")
         }
     }
 }

@@ -130,10 +130,7 @@ package struct LimitsLint: Sendable {
         var tiers = JSONObject()
         for tier in bounds {
             tiers[tier.tier] = [
-                "limits": [
-                    "monthly": .number(tier.limits.monthly), "daily": .number(tier.limits.daily),
-                    "hourly": .number(tier.limits.hourly),
-                ],
+                "limits": tier.limits.json,
                 "rollingHour": .number(tier.rollingHour), "rollingDay": .number(tier.rollingDay),
                 "rollingThirtyDays": .number(tier.rollingThirtyDays), "calendarMonth": .number(tier.calendarMonth),
                 "modelCallsPerMonthAtUsers": .number(users * tier.calendarMonth),

@@ -17,12 +17,6 @@ package struct RecordedQuota: Sendable {
     /// The limits it is replayed under.
     package var replayed: TierLimits
 
-    /// Moves quotas from one set of limits to another.
-    package init(recorded: TierLimits, replayed: TierLimits) {
-        self.recorded = recorded
-        self.replayed = replayed
-    }
-
     /// The event with its context's `quota` moved, when it came from the tier; else as it was.
     /// Contexts of a REST Lambda authorizer (`requestContext.authorizer.quota`, a string) and of an
     /// HTTP API Lambda authorizer (`requestContext.authorizer.lambda.quota`) are read; claims of a

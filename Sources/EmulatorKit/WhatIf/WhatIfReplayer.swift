@@ -104,18 +104,11 @@ package struct WhatIfReplayer: Sendable {
         let invocation = await replayer.replay(event: moved, function: function)
         guard function == .generateQuestions else { return (loaded.display, .notMetered) }
         let expectation: JSONValue
-        switch loaded.expectation {
-        case .inline(let expected?):
+        do throws(EmulatorError) {
+            guard let expected = try loaded.expected() else { return (loaded.display, .withoutRecording) }
             expectation = expected
-        case .inline(nil):
-            return (loaded.display, .withoutRecording)
-        case .beside(let url):
-            guard FileManager.default.fileExists(atPath: url.path) else { return (loaded.display, .withoutRecording) }
-            do {
-                expectation = try JSONParser.parse(Replayer.jsonBytes(of: Data(contentsOf: url)))
-            } catch {
-                return (loaded.display, .problem("\(url.lastPathComponent) is not valid JSON: \(error)"))
-            }
+        } catch {
+            return (loaded.display, .problem(error.message))
         }
         guard let recorded = Admission(expectation: expectation) else { return (loaded.display, .withoutRecording) }
         return (

@@ -17,13 +17,7 @@ extension WhatIfReport {
     /// ```
     package var json: JSONValue {
         var limitsObject = JSONObject()
-        for tier in limits.tiers.keys.sorted() {
-            guard let tierLimits = limits.tiers[tier] else { continue }
-            limitsObject[tier] = [
-                "monthly": .number(tierLimits.monthly), "daily": .number(tierLimits.daily),
-                "hourly": .number(tierLimits.hourly),
-            ]
-        }
+        for (tier, tierLimits) in limits.tiers.sorted(by: { $0.key < $1.key }) { limitsObject[tier] = tierLimits.json }
         var tiersObject = JSONObject()
         for tier in tiers { tiersObject[tier.tier] = Self.json(for: tier) }
         return [
@@ -83,4 +77,9 @@ extension WhatIfReport {
             "replayed": .string(call.replayed.description),
         ]
     }
+}
+
+extension Limits {
+    /// `{"monthly": 5, "daily": 3, "hourly": 1}`.
+    var json: JSONValue { ["monthly": .number(monthly), "daily": .number(daily), "hourly": .number(hourly)] }
 }
