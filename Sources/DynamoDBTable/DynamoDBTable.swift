@@ -1,6 +1,7 @@
 import AWSServices
 import InkraJSON
 import InkraTime
+import InkraTracing
 import SingleTable
 
 #if canImport(FoundationEssentials)

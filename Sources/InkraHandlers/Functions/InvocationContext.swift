@@ -1,4 +1,5 @@
 import InkraTime
+import InkraTracing
 import Logging
 
 #if canImport(FoundationEssentials)
