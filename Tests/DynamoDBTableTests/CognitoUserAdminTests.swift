@@ -75,7 +75,7 @@ struct CognitoUserAdminTests {
 
     @Test("Without credentials, construction fails naming the variable")
     func missingCredentials() {
-        #expect(throws: DynamoDBConfigurationError.self) {
+        #expect(throws: AWSServiceError.self) {
             try CognitoUserAdmin(userPoolID: "us-east-1_AbCdEf123", aws: AWSSettings(), now: { Date() })
         }
     }
