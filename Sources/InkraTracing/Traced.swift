@@ -14,7 +14,7 @@ extension Traced {
     /// Runs `body` as a span named `name`, under the span this value is in.
     ///
     /// `body` fills in what it learns (an operation, a status, whether it was throttled) through
-    /// the span it is handed, and gets the value (the scope) of the calls inside the span, so their spans nest
+    /// the span it is handed, and gets the scope of the calls inside the span, so their spans nest
     /// under it. A body that throws marks the span a fault, unless it marked the span an error or
     /// throttled itself.
     /// - Parameters:
