@@ -32,10 +32,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
-        // What several layers need of time: the request's deadline, civil (UTC calendar) time, the
-        // backoff between attempts, racing work against a deadline, and the trace of where a
-        // request's time went (X-Ray spans). It imports nothing of the package.
-        .target(name: "InkraTime", swiftSettings: strictSettings),
+        // What several layers need of time: the request's deadline (which carries the trace), civil
+        // (UTC calendar) time, the backoff between attempts, racing work against a deadline.
+        .target(name: "InkraTime", dependencies: ["InkraTracing"], swiftSettings: strictSettings),
+        // X-Ray tracing: the trace header, spans and their recorder, the segment document.
+        .target(name: "InkraTracing", dependencies: ["InkraJSON"], swiftSettings: strictSettings),
         // The app's client (iOS, macOS, Linux): URLSession, the API's rules, its own types.
         .target(name: "InkraClient", swiftSettings: strictSettings),
         .target(name: "SingleTable", dependencies: ["InkraTime"], swiftSettings: strictSettings),
@@ -52,6 +53,7 @@ let package = Package(
             name: "InkraAuth",
             dependencies: [
                 "InkraTime",
+                "InkraTracing",
                 "InkraJSON",
                 "HTTPText",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -67,6 +69,7 @@ let package = Package(
                 "HTTPText",
                 "InkraAuth",
                 "InkraTime",
+                "InkraTracing",
                 "InkraUsage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -97,6 +100,7 @@ let package = Package(
             dependencies: [
                 "InkraJSON",
                 "InkraTime",
+                "InkraTracing",
                 "HTTPText",
                 "OutboundHTTP",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -121,7 +125,7 @@ let package = Package(
         // The DynamoDB client, over AWSServices' credentials and signed-request transport.
         .target(
             name: "DynamoDBTable",
-            dependencies: ["AWSServices", "InkraTime", "SingleTable", "InkraJSON"],
+            dependencies: ["AWSServices", "InkraTime", "InkraTracing", "SingleTable", "InkraJSON"],
             swiftSettings: strictSettings
         ),
         // The local Cognito user pool `serve` runs: users, SRP-6a, tokens.
@@ -199,6 +203,7 @@ let package = Package(
                 "InkraUsage",
                 "InkraLLM",
                 "InkraTime",
+                "InkraTracing",
                 "SingleTable",
                 "AWSServices",
                 "DynamoDBTable",
@@ -256,7 +261,7 @@ let package = Package(
             name: "DynamoDBTableTests",
             dependencies: [
                 "AWSServices", "DynamoDBTable", "SingleTable", "InkraJSON", "InkraTestSupport", "InkraUsage",
-                "InkraHandlers", "InkraTime",
+                "InkraHandlers", "InkraTime", "InkraTracing",
                 "EmulatorKit", "Bootstrap",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -292,6 +297,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "InkraTimeTests", dependencies: ["InkraTime"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "InkraTracingTests", dependencies: ["InkraTracing", "InkraTime"], swiftSettings: strictSettings),
         .testTarget(name: "InkraJSONTests", dependencies: ["InkraJSON"], swiftSettings: strictSettings),
         .testTarget(
             name: "InkraAuthTests",

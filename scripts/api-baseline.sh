@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(InkraHandlers InkraRuntime InkraJSON InkraUsage InkraAuth SingleTable InkraTime AWSServices DynamoDBTable InkraTesting InkraClient)
+modules=(InkraHandlers InkraRuntime InkraJSON InkraUsage InkraAuth SingleTable InkraTime InkraTracing AWSServices DynamoDBTable InkraTesting InkraClient)
 
 mode=${1:-}
 case "$mode" in

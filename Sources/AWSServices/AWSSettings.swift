@@ -72,20 +72,20 @@ package struct AWSSettings: Sendable, Hashable {
     /// Reads the settings from an environment as Lambda and the AWS SDKs set it; a value that is
     /// empty or only spaces and tabs is unset. Nothing is required here: what a client lacks is
     /// reported when it is made.
-    /// - Throws: ``DynamoDBConfigurationError`` naming an endpoint variable that is not an http or
+    /// - Throws: ``AWSServiceError/invalidConfiguration`` naming an endpoint variable that is not an http or
     ///   https URL.
-    package init(environment: [String: String]) throws(DynamoDBConfigurationError) {
+    package init(environment: [String: String]) throws(AWSServiceError) {
         func value(_ key: String) -> String? {
             guard let raw = environment[key]?.trimmingSpacesAndTabs(), !raw.isEmpty else { return nil }
             return String(raw)
         }
-        func url(_ variable: String) throws(DynamoDBConfigurationError) -> URL? {
+        func url(_ variable: String) throws(AWSServiceError) -> URL? {
             guard let text = value(variable) else { return nil }
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
                 scheme == "http" || scheme == "https",
                 url.host != nil
             else {
-                throw DynamoDBConfigurationError(variable: variable, "must be an http or https URL, got \"\(text)\"")
+                throw .configuration(variable: variable, "must be an http or https URL, got \"\(text)\"")
             }
             return url
         }
@@ -103,18 +103,19 @@ package struct AWSSettings: Sendable, Hashable {
     /// - Parameters:
     ///   - service: the service called.
     ///   - region: the region to use instead of ``region`` (a Cognito pool's own).
-    /// - Throws: ``DynamoDBConfigurationError`` naming the variable that is missing.
-    package func client(for service: Service, region: String? = nil) throws(DynamoDBConfigurationError) -> (
+    /// - Throws: ``AWSServiceError/invalidConfiguration`` naming the variable that is missing.
+    package func client(for service: Service, region: String? = nil) throws(AWSServiceError) -> (
         region: String, credentials: AWSCredentials, endpoint: URL
     ) {
         guard let region = region ?? self.region else {
-            throw DynamoDBConfigurationError(variable: "AWS_REGION", "is required to reach \(service)")
+            throw .configuration(variable: "AWS_REGION", "is required to reach \(service)")
         }
         guard let accessKeyID else {
-            throw DynamoDBConfigurationError(variable: "AWS_ACCESS_KEY_ID", "is required to sign \(service) requests")
+            throw .configuration(
+                variable: "AWS_ACCESS_KEY_ID", "is required to sign \(service) requests")
         }
         guard let secretAccessKey else {
-            throw DynamoDBConfigurationError(
+            throw .configuration(
                 variable: "AWS_SECRET_ACCESS_KEY", "is required to sign \(service) requests")
         }
         let endpoint =

@@ -1,6 +1,7 @@
 import AWSServices
 import InkraJSON
 import InkraTime
+import InkraTracing
 import SingleTable
 
 #if canImport(FoundationEssentials)
@@ -80,13 +81,13 @@ package struct DynamoDBTable: Table {
 
     /// A client of DynamoDB as `aws` says: its region, credentials, and `AWS_ENDPOINT_URL_DYNAMODB`
     /// or `AWS_ENDPOINT_URL` for a local server.
-    /// - Throws: `DynamoDBConfigurationError` naming the missing variable.
+    /// - Throws: `AWSServiceError` naming the missing variable.
     package static func client(
         _ aws: AWSSettings,
         transport: any DynamoDBTransport = HTTPClientTransport(),
         options: Options = Options(),
         now: @escaping @Sendable () -> Date
-    ) throws(DynamoDBConfigurationError) -> DynamoDBTable {
+    ) throws(AWSServiceError) -> DynamoDBTable {
         let client = try aws.client(for: .dynamoDB)
         return DynamoDBTable(
             endpoint: client.endpoint, region: client.region, credentials: client.credentials, transport: transport,

@@ -69,7 +69,7 @@ public struct JSONObject: Sendable, Hashable {
     }
 
     /// The members in order.
-    public var pairs: [(key: String, value: JSONValue)] { entries }
+    package var pairs: [(key: String, value: JSONValue)] { entries }
 
     /// The number of members.
     public var count: Int { entries.count }

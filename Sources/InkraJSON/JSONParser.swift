@@ -277,9 +277,9 @@ public struct JSONParser {
 /// JSON that cannot be parsed.
 public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong.
-    public var message: String
+    package var message: String
     /// The byte offset where it went wrong.
-    public var offset: Int
+    package var offset: Int
 
     /// "`<message>` at byte `<offset>`".
     public var description: String { "\(message) at byte \(offset)" }

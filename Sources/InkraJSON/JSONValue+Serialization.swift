@@ -3,7 +3,7 @@ extension JSONValue {
     public var jsonString: String { String(decoding: jsonBytes, as: UTF8.self) }
 
     /// The value as compact UTF-8 JSON.
-    public var jsonBytes: [UInt8] {
+    package var jsonBytes: [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(256)
         write(to: &output)

@@ -51,7 +51,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// The number as a `Double`, when this is a number.
-    public var double: Double? {
+    package var double: Double? {
         if case .number(let text) = self { return Double(text) }
         return nil
     }

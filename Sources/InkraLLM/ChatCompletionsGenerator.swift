@@ -1,6 +1,7 @@
 import HTTPText
 import InkraJSON
 import InkraTime
+import InkraTracing
 import NIOHTTP1
 import OutboundHTTP
 

@@ -1,6 +1,7 @@
 import InkraHandlers
 import InkraJSON
 import InkraTime
+import InkraTracing
 import LambdaRuntimeAPI
 import Logging
 import Metrics

@@ -61,26 +61,16 @@ public struct TestUserPool: Sendable {
     ///   - tokenUse: `id` (what the app sends, and the authorizer's default) or `access`.
     ///   - instant: `iat` and `auth_time`.
     ///   - lifetime: from `iat` to `exp`; Cognito's default is an hour.
-    /// - Throws: ``UnsupportedClaim`` for an access token of a caller with a quota, which only a custom
-    ///   attribute can carry, or for `tokenUse` `.any`.
+    /// - Throws: ``TestFailure`` naming the claim Cognito's token would not carry: a quota in an
+    ///   access token (only a custom attribute can carry it), or `tokenUse` `.any`.
     public func claims(
         for caller: Caller, tokenUse: TokenUse = .id, at instant: Date, lifetime: Duration = .seconds(3600)
-    ) throws(UnsupportedClaim) -> JSONValue {
+    ) throws(TestFailure) -> JSONValue {
         do {
             return try developmentClaims(for: caller, tokenUse: tokenUse, at: instant, lifetime: lifetime).payload()
         } catch {
-            throw UnsupportedClaim(claim: error.claim, reason: error.reason, description: error.description)
+            throw TestFailure(error.description)
         }
-    }
-
-    /// Why a token cannot carry a claim: Cognito's would not.
-    public struct UnsupportedClaim: Error, Sendable, Hashable, CustomStringConvertible {
-        /// The claim, e.g. `custom:monthly_quota`.
-        public var claim: String
-        /// Why it cannot be there.
-        public var reason: String
-        /// "`<claim>` cannot be in an access token: `<reason>`".
-        public var description: String
     }
 
     private func developmentClaims(

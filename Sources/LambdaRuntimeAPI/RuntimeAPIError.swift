@@ -6,7 +6,7 @@ package enum RuntimeAPIError: Error, Sendable, Hashable, CustomStringConvertible
     case protocolError(String)
     /// The Runtime API answered with an unexpected status.
     case status(Int, String)
-    /// `AWS_LAMBDA_RUNTIME_API` is missing or malformed.
+    /// A setting (`AWS_LAMBDA_RUNTIME_API`, `AWS_XRAY_DAEMON_ADDRESS`) is missing or malformed.
     case configuration(String)
 
     package var description: String {

@@ -24,10 +24,11 @@ package final class XRayDaemonClient: @unchecked Sendable {
 
     /// A client of the daemon at `address`: `host:port`, or the SDKs' `udp:host:port tcp:host:port`
     /// form, of which the UDP address is used.
-    /// - Throws: ``XRayDaemonError`` naming the address when it is malformed or cannot be resolved.
-    package init(address: String) throws(XRayDaemonError) {
+    /// - Throws: ``RuntimeAPIError/configuration(_:)`` naming the address when it is malformed or
+    ///   cannot be resolved.
+    package init(address: String) throws(RuntimeAPIError) {
         guard let (host, port) = Self.udpAddress(in: address) else {
-            throw XRayDaemonError(
+            throw .configuration(
                 "AWS_XRAY_DAEMON_ADDRESS is \"\(address)\", not host:port or udp:host:port tcp:host:port")
         }
         do {
@@ -38,7 +39,7 @@ package final class XRayDaemonClient: @unchecked Sendable {
                 case .connection(let message), .protocolError(let message): message
                 default: "\(error)"
                 }
-            throw XRayDaemonError("AWS_XRAY_DAEMON_ADDRESS \(address): \(reason)")
+            throw .configuration("AWS_XRAY_DAEMON_ADDRESS \(address): \(reason)")
         }
         self.address = "\(host):\(port)"
     }
@@ -76,12 +77,4 @@ package final class XRayDaemonClient: @unchecked Sendable {
         guard !host.isEmpty, let number = Int(port), (1...65535).contains(number) else { return nil }
         return (host, port)
     }
-}
-
-/// The X-Ray daemon's address could not be used.
-package struct XRayDaemonError: Error, Sendable, CustomStringConvertible {
-    /// What is wrong, naming the address.
-    package var description: String
-
-    init(_ description: String) { self.description = description }
 }

@@ -75,9 +75,10 @@ struct CognitoUserAdminTests {
 
     @Test("Without credentials, construction fails naming the variable")
     func missingCredentials() {
-        #expect(throws: DynamoDBConfigurationError.self) {
+        let error = #expect(throws: AWSServiceError.self) {
             try CognitoUserAdmin(userPoolID: "us-east-1_AbCdEf123", aws: AWSSettings(), now: { Date() })
         }
+        #expect(error?.type == AWSServiceError.invalidConfiguration)
     }
 
     @Test(

@@ -4,6 +4,7 @@ import Foundation
 import InkraJSON
 import InkraTestSupport
 import InkraTime
+import InkraTracing
 import SingleTable
 import Synchronization
 import Testing

@@ -70,7 +70,8 @@ struct LimitsParameterNameTests {
         }
         for bad in ["inkra/limits", "/inkra//limits", "inkra limits", "/"] {
             #expect((try? regex.wholeMatch(in: bad)) == nil, "\(bad)")
-            #expect(throws: DynamoDBConfigurationError.self) { try SSMParameterName(bad) }
+            let error = #expect(throws: AWSServiceError.self) { try SSMParameterName(bad) }
+            #expect(error?.type == AWSServiceError.invalidConfiguration)
         }
     }
 }

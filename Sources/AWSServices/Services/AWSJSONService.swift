@@ -94,21 +94,21 @@ package struct AWSJSONService: RequestBound {
     }
 
     /// SSM (`AmazonSSM.*`), at `AWS_ENDPOINT_URL_SSM`, else `AWS_ENDPOINT_URL`, else AWS's.
-    /// - Throws: ``DynamoDBConfigurationError`` naming a missing variable.
+    /// - Throws: ``AWSServiceError/invalidConfiguration`` naming a missing variable.
     package static func ssm(
         _ aws: AWSSettings, transport: any DynamoDBTransport = HTTPClientTransport(), retries: Retries = Retries(),
         now: @escaping @Sendable () -> Date
-    ) throws(DynamoDBConfigurationError) -> AWSJSONService {
+    ) throws(AWSServiceError) -> AWSJSONService {
         try service(.ssm, target: "AmazonSSM", aws, transport: transport, retries: retries, now: now)
     }
 
     /// Secrets Manager (`secretsmanager.*`), at `AWS_ENDPOINT_URL_SECRETS_MANAGER`, else
     /// `AWS_ENDPOINT_URL`, else AWS's.
-    /// - Throws: ``DynamoDBConfigurationError`` naming a missing variable.
+    /// - Throws: ``AWSServiceError/invalidConfiguration`` naming a missing variable.
     package static func secretsManager(
         _ aws: AWSSettings, transport: any DynamoDBTransport = HTTPClientTransport(), retries: Retries = Retries(),
         now: @escaping @Sendable () -> Date
-    ) throws(DynamoDBConfigurationError) -> AWSJSONService {
+    ) throws(AWSServiceError) -> AWSJSONService {
         try service(.secretsManager, target: "secretsmanager", aws, transport: transport, retries: retries, now: now)
     }
 
@@ -120,11 +120,11 @@ package struct AWSJSONService: RequestBound {
     ///   - transport: what sends the signed requests.
     ///   - retries: how often and for how long a call is tried.
     ///   - now: the clock the requests are signed at.
-    /// - Throws: ``DynamoDBConfigurationError`` naming a missing variable.
+    /// - Throws: ``AWSServiceError/invalidConfiguration`` naming a missing variable.
     package static func cognitoIdentityProvider(
         _ aws: AWSSettings, region: String? = nil, transport: any DynamoDBTransport = HTTPClientTransport(),
         retries: Retries = Retries(), now: @escaping @Sendable () -> Date
-    ) throws(DynamoDBConfigurationError) -> AWSJSONService {
+    ) throws(AWSServiceError) -> AWSJSONService {
         try service(
             .cognitoIdentityProvider, target: "AWSCognitoIdentityProviderService", aws, region: region,
             transport: transport, retries: retries, now: now)
@@ -133,7 +133,7 @@ package struct AWSJSONService: RequestBound {
     private static func service(
         _ service: AWSSettings.Service, target: String, _ aws: AWSSettings, region: String? = nil,
         transport: any DynamoDBTransport, retries: Retries, now: @escaping @Sendable () -> Date
-    ) throws(DynamoDBConfigurationError) -> AWSJSONService {
+    ) throws(AWSServiceError) -> AWSJSONService {
         let client = try aws.client(for: service, region: region)
         return AWSJSONService(
             endpoint: client.endpoint,
@@ -248,12 +248,15 @@ package struct AWSJSONService: RequestBound {
 }
 
 /// An AWS service's error answer: its type (`ParameterNotFound`) and message, or a call that got
-/// no answer (`RequestFailed`), and how many attempts the call made.
+/// no answer (`RequestFailed`), and how many attempts the call made; or, before any call, a setting
+/// that is missing or malformed (``invalidConfiguration``).
 package struct AWSServiceError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The error type, without its namespace.
+    /// The error type, without its namespace: a stable code.
     package var type: String
-    /// The service's message.
+    /// The service's message; for ``invalidConfiguration``, what is wrong, naming the variable.
     package var message: String
+    /// For ``invalidConfiguration``: the variable that is wrong, when one is (`AWS_REGION`).
+    package var variable: String?
     /// The HTTP status of the answer; `nil` when none came (`RequestFailed`) or none is known.
     package var status: Int?
     /// How many attempts the call made before it gave up: 1 unless the error may pass.
@@ -282,6 +285,20 @@ package struct AWSServiceError: Error, Sendable, Hashable, CustomStringConvertib
         "ServiceUnavailableException",
     ]
 
+    /// The type of a setting that is missing or malformed (an `AWS_*` variable, an SSM parameter
+    /// name), found before any call: never retryable, described by its message alone.
+    package static let invalidConfiguration = "InvalidConfiguration"
+
+    /// A setting that is missing or malformed; with a `variable`, the message is "`<variable>` `<reason>`".
+    package static func configuration(variable: String? = nil, _ reason: String) -> AWSServiceError {
+        var error = AWSServiceError(type: invalidConfiguration, message: variable.map { "\($0) \(reason)" } ?? reason)
+        error.variable = variable
+        return error
+    }
+
+    /// What is wrong with ``variable``, without its name; the message when there is no variable.
+    package var reason: String { variable.map { String(message.dropFirst($0.count + 1)) } ?? message }
+
     /// Whether the call was throttled.
     package var isThrottling: Bool { Self.throttlingTypes.contains(type) || status == 429 }
 
@@ -292,6 +309,7 @@ package struct AWSServiceError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     package var description: String {
+        if type == Self.invalidConfiguration { return message }
         let text = message.isEmpty ? type : "\(type): \(message)"
         return attempts > 1 ? "\(text) (after \(attempts) attempts)" : text
     }

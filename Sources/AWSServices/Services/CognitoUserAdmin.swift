@@ -18,11 +18,11 @@ package struct CognitoUserAdmin: RequestBound {
     /// `AWS_ENDPOINT_URL`, else Cognito's endpoint in the pool's region (its id's prefix).
     /// Calls are tried again as ``AWSJSONService/Retries`` says (throttling, a 5xx, a dropped
     /// connection), within the deadline of the request it is bound to (``bound(to:)``).
-    /// - Throws: ``DynamoDBConfigurationError`` naming a missing variable.
+    /// - Throws: ``AWSServiceError/invalidConfiguration`` naming a missing variable.
     package init(
         userPoolID: String, aws: AWSSettings, transport: any DynamoDBTransport = HTTPClientTransport(),
         retries: AWSJSONService.Retries = AWSJSONService.Retries(), now: @escaping @Sendable () -> Date
-    ) throws(DynamoDBConfigurationError) {
+    ) throws(AWSServiceError) {
         let poolRegion = userPoolID.contains("_") ? userPoolID.split(separator: "_").first.map(String.init) : nil
         self.userPoolID = userPoolID
         service = try AWSJSONService.cognitoIdentityProvider(

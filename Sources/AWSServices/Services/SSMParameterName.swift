@@ -10,28 +10,29 @@ package struct SSMParameterName: Sendable, Hashable, CustomStringConvertible {
     package let name: String
 
     /// Checks a name's form.
-    /// - Throws: ``DynamoDBConfigurationError`` saying what is wrong (a slash without the leading
+    /// - Throws: ``AWSServiceError/invalidConfiguration`` saying what is wrong (a slash without the leading
     ///   one, an empty level, a character SSM does not allow).
-    package init(_ name: String) throws(DynamoDBConfigurationError) {
+    package init(_ name: String) throws(AWSServiceError) {
         guard !name.isEmpty, name.utf8.count <= 1011 else {
-            throw DynamoDBConfigurationError("an SSM parameter name has 1 to 1011 characters, got \(name.utf8.count)")
+            throw .configuration(
+                "an SSM parameter name has 1 to 1011 characters, got \(name.utf8.count)")
         }
         let allowed = name.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
                 || "_.-/".unicodeScalars.contains($0)
         }
         guard allowed else {
-            throw DynamoDBConfigurationError(
+            throw .configuration(
                 "an SSM parameter name holds only letters, digits, '_', '.', '-' and '/', got \"\(name)\"")
         }
         if name.contains("/") {
             guard name.hasPrefix("/") else {
-                throw DynamoDBConfigurationError(
+                throw .configuration(
                     "an SSM parameter name in a hierarchy starts with '/' (\"/\(name)\"), got \"\(name)\"")
             }
             guard !name.dropFirst().split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty)
             else {
-                throw DynamoDBConfigurationError("an SSM parameter name has no empty level, got \"\(name)\"")
+                throw .configuration("an SSM parameter name has no empty level, got \"\(name)\"")
             }
         }
         self.name = name

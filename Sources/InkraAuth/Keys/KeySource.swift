@@ -1,4 +1,5 @@
 import InkraTime
+import InkraTracing
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -19,7 +19,7 @@ public struct AuthorizerRequest: Sendable {
     /// The token as sent (possibly with its `Bearer ` prefix), or `nil` when the caller sent none.
     public let token: String?
     /// `methodArn` or `routeArn`.
-    public let resourceArn: String?
+    package let resourceArn: String?
 
     /// Reads an authorizer event.
     /// - Throws: ``FunctionError`` when the event is not a JSON object.

@@ -17,7 +17,7 @@ public struct FunctionError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let unauthorized = FunctionError(errorType: "Unauthorized", errorMessage: "Unauthorized")
 
     /// An event the function cannot read, with what is wrong.
-    public static func invalidEvent(_ message: String) -> FunctionError {
+    package static func invalidEvent(_ message: String) -> FunctionError {
         FunctionError(errorType: "InvalidEvent", errorMessage: message)
     }
 

@@ -26,10 +26,10 @@ public struct HTTPError: Error, Sendable, Hashable {
     }
 
     /// The error's message.
-    public var message: String { body["error"]?.string ?? "" }
+    package var message: String { body["error"]?.string ?? "" }
 
     /// The error's code.
-    public var code: String { body["code"]?.string ?? "" }
+    package var code: String { body["code"]?.string ?? "" }
 
     /// The proxy response.
     public var response: ProxyResponse {

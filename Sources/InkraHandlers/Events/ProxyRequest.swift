@@ -62,7 +62,7 @@ public struct ProxyRequest: Sendable {
 
     /// When API Gateway received the request: `requestTimeEpoch` (REST) or `timeEpoch` (HTTP API),
     /// both in milliseconds.
-    public var requestTime: Date? {
+    package var requestTime: Date? {
         guard let context = requestContext,
             let milliseconds = (context["requestTimeEpoch"] ?? context["timeEpoch"])?.double
         else { return nil }
@@ -74,7 +74,7 @@ public struct ProxyRequest: Sendable {
 
     /// The body as sent, decoded from base64 when `isBase64Encoded`; `nil` when there is none.
     /// - Throws: ``HTTPError`` (400) when a base64 body does not decode.
-    public func bodyBytes() throws(HTTPError) -> [UInt8]? {
+    package func bodyBytes() throws(HTTPError) -> [UInt8]? {
         guard let body = event["body"], body != .null else { return nil }
         guard let text = body.string else {
             throw HTTPError.badRequest("body must be a string in the event, not \(body.typeName)")

@@ -1,6 +1,7 @@
 import InkraAuth
 import InkraJSON
 import InkraTime
+import InkraTracing
 import InkraUsage
 import Logging
 import Metrics

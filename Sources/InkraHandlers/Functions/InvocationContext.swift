@@ -1,4 +1,5 @@
 import InkraTime
+import InkraTracing
 import Logging
 
 #if canImport(FoundationEssentials)
@@ -34,9 +35,9 @@ public struct InvocationContext: Sendable {
     public var deadline: ContinuousClock.Instant?
     /// The instant by which the request's clean-up (giving a unit back, recording an answer) must
     /// be over; `nil`: a short budget past ``deadline``.
-    public var cleanupDeadline: ContinuousClock.Instant?
+    package var cleanupDeadline: ContinuousClock.Instant?
     /// `Lambda-Runtime-Trace-Id` (X-Ray's trace header), when Lambda sent one.
-    public var traceID: String?
+    package var traceID: String?
     /// The invocation's logger.
     public var logger: Logger
 

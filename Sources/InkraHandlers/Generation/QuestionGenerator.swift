@@ -5,7 +5,7 @@ public enum QuestionLength: String, Sendable, Hashable, CaseIterable {
     case long
 
     /// The number of questions when the caller names none: short 3, medium 5, long 8.
-    public var defaultCount: Int {
+    package var defaultCount: Int {
         switch self {
         case .short: 3
         case .medium: 5

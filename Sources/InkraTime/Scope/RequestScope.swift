@@ -1,3 +1,5 @@
+import InkraTracing
+
 /// What the layers under a function need of the request under way, passed down as a value with
 /// the calls that do its work: the instant its work must be over by, the instant its clean-up must
 /// be over by, and the trace its steps are recorded in.
@@ -13,7 +15,7 @@
 /// Clean-up — giving a unit back, recording an answer, marking a refusal — must not be refused
 /// because the work ran out of time: it runs in ``cleaningUp(at:)``, a scope whose deadline is a
 /// short budget of its own past the work's.
-package struct RequestScope: Sendable {
+package struct RequestScope: Traced {
     /// The instant by which the request's work must be over; `nil`: none.
     package var deadline: ContinuousClock.Instant?
     /// The instant by which the request's clean-up must be over; `nil`: ``cleanupBudget`` past

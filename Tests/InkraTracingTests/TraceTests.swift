@@ -1,5 +1,6 @@
 import Foundation
 import InkraTime
+import InkraTracing
 import Synchronization
 import Testing
 

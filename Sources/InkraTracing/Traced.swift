@@ -4,8 +4,14 @@
     import Foundation
 #endif
 
-extension RequestScope {
-    /// Runs `body` as a span named `name`, under the span this scope is in.
+/// What carries a request's ``Trace`` down the calls that do its work: InkraTime's `RequestScope`.
+package protocol Traced: Sendable {
+    /// Where the request's spans go, and the span they are in.
+    var trace: Trace { get set }
+}
+
+extension Traced {
+    /// Runs `body` as a span named `name`, under the span this value is in.
     ///
     /// `body` fills in what it learns (an operation, a status, whether it was throttled) through
     /// the span it is handed, and gets the scope of the calls inside the span, so their spans nest
@@ -18,7 +24,7 @@ extension RequestScope {
     /// - Returns: what `body` returns.
     package func span<Value, Failure: Error>(
         _ name: String, namespace: TraceSpan.Namespace? = nil,
-        _ body: (inout TraceSpan, RequestScope) async throws(Failure) -> Value
+        _ body: (inout TraceSpan, Self) async throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         guard let recorder = trace.recorder else {
             var ignored = TraceSpan(name: name, id: "", parentID: nil, start: .distantPast)

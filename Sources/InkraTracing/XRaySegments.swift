@@ -1,5 +1,4 @@
 import InkraJSON
-import InkraTime
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -16,10 +15,10 @@ import InkraTime
 /// sent separately carries `type: "subsegment"`, `trace_id` and `parent_id`; times are seconds
 /// since the epoch; `namespace` is `aws` for an AWS call and `remote` for another downstream one;
 /// `error`, `throttle` and `fault` mark 4xx, 429 and 5xx outcomes.
-enum XRaySegments {
+package enum XRaySegments {
     /// The document of `recorder`'s spans, or `nil` when there is nothing to send: no span, or no
     /// parent to send it under.
-    static func document(_ recorder: TraceRecorder) -> JSONValue? {
+    package static func document(_ recorder: TraceRecorder) -> JSONValue? {
         let (spans, dropped) = recorder.spans
         guard let parent = recorder.header.parent, !spans.isEmpty else { return nil }
         let ids = Set(spans.map(\.id))

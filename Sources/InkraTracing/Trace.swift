@@ -1,5 +1,6 @@
 /// Where a request's spans go: the recorder of an invocation X-Ray samples, and the span the
-/// calls are in, so spans nest as the calls do. It travels in a ``RequestScope``.
+/// calls are in, so spans nest as the calls do. It travels in a `RequestScope` (InkraTime's), which
+/// is ``Traced``.
 ///
 /// The runtime makes a ``TraceRecorder`` for an invocation that X-Ray samples (and only when Lambda
 /// gave it the X-Ray daemon's address). Without one — not sampled, tracing off, a test, the
