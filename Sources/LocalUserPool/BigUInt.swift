@@ -47,13 +47,10 @@ struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
         guard !hex.isEmpty else { return nil }
         var nibbles: [UInt8] = []
         nibbles.reserveCapacity(hex.utf8.count)
-        for character in hex.utf8 {
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibbles.append(character - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibbles.append(character - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibbles.append(character - UInt8(ascii: "A") + 10)
-            default: return nil
-            }
+        for byte in hex.utf8 {
+            // Byte by byte: only ASCII hex digits, never a full-width form.
+            guard let nibble = Character(Unicode.Scalar(byte)).hexDigitValue else { return nil }
+            nibbles.append(UInt8(nibble))
         }
         if nibbles.count % 2 == 1 { nibbles.insert(0, at: 0) }
         let bytes = stride(from: 0, to: nibbles.count, by: 2).map { nibbles[$0] << 4 | nibbles[$0 + 1] }
@@ -78,14 +75,11 @@ struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Lower-case hex without leading zeros ("0" for zero), as Python's `'%x'` writes it.
     var hex: String {
-        guard !isZero else { return "0" }
-        let digits = Array("0123456789abcdef")
-        var text = ""
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return text.first == "0" ? String(text.dropFirst()) : text
+        let bytes = self.bytes
+        guard let first = bytes.first else { return "0" }
+        // The first byte without a leading zero, as Python's `'%x'` writes the number.
+        return String(first, radix: 16)
+            + bytes.dropFirst().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
     var description: String { hex }

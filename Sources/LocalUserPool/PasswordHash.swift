@@ -12,21 +12,6 @@ struct PasswordHash: Sendable, Hashable {
     /// PBKDF2's rounds.
     var rounds: Int
 
-    /// A hash as the state file keeps it.
-    init(salt: String, hash: String, rounds: Int) {
-        self.salt = salt
-        self.hash = hash
-        self.rounds = rounds
-    }
-
-    /// Hashes a password with a fresh salt.
-    init(password: String, rounds: Int, using generator: inout some RandomNumberGenerator) {
-        let salt = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        self.salt = Data(salt).base64EncodedString()
-        self.rounds = rounds
-        hash = Data(Self.derive(password, salt: salt, rounds: rounds)).base64EncodedString()
-    }
-
     /// Whether a password is the one hashed, compared in constant time.
     func matches(_ password: String) -> Bool {
         guard let salt = Data(base64Encoded: salt), let expected = Data(base64Encoded: hash) else { return false }
@@ -42,5 +27,15 @@ struct PasswordHash: Sendable, Hashable {
             from: Array(password.utf8), salt: salt, using: .sha256, outputByteCount: 32,
             unsafeUncheckedRounds: max(rounds, 1))
         return key?.withUnsafeBytes { Array($0) } ?? []
+    }
+}
+
+extension PasswordHash {
+    /// Hashes a password with a fresh salt.
+    init(password: String, rounds: Int, using generator: inout some RandomNumberGenerator) {
+        let salt = UserPool.randomBytes(16, &generator)
+        self.salt = Data(salt).base64EncodedString()
+        self.rounds = rounds
+        hash = Data(Self.derive(password, salt: salt, rounds: rounds)).base64EncodedString()
     }
 }

@@ -58,8 +58,7 @@ extension UserPool {
         }
         var refreshToken: String?
         if origin == nil {
-            let bytes = (0..<48).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-            refreshToken = Data(bytes).base64EncodedString()
+            refreshToken = Data(Self.randomBytes(48, &generator)).base64EncodedString()
         }
         let record = UserPoolSnapshot.IssuedToken(
             username: user.username, clientID: client.id, expires: issued + client.accessTokenValidity,

@@ -67,7 +67,11 @@ enum SRP {
         guard !u.isZero else { return nil }
         // S = (A · v^u)^b mod N
         let base = (clientPublic * verifier.power(u, modulus: prime)) % prime
-        let shared = base.power(secret, modulus: prime)
+        return derivedKey(shared: base.power(secret, modulus: prime), scrambler: u)
+    }
+
+    /// The 16-byte session key both sides derive from S: HKDF-SHA256 of PAD(S), salt PAD(u).
+    static func derivedKey(shared: BigUInt, scrambler u: BigUInt) -> [UInt8] {
         let key = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: padded(shared)), salt: padded(u), info: info, outputByteCount: 16)
         return key.withUnsafeBytes { Array($0) }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// The client's half of Cognito's `USER_SRP_AUTH`, for `replay endpoint` signing a test user in
@@ -23,9 +22,7 @@ package struct SRPClient: Sendable {
 
     /// A client for a pool, with a fresh 256-bit secret from `generator`.
     package init(poolID: String, using generator: inout some RandomNumberGenerator) {
-        var bytes: [UInt8] = []
-        for _ in 0..<32 { bytes.append(UInt8.random(in: 0...255, using: &generator)) }
-        self.init(poolID: poolID, secret: bytes)
+        self.init(poolID: poolID, secret: UserPool.randomBytes(32, &generator))
     }
 
     /// A client with a given secret (big-endian bytes): known-value tests.
@@ -95,11 +92,7 @@ package struct SRPClient: Sendable {
         let x = SRP.privateKey(salt: salt, poolName: poolName, userID: userID, password: password)
         let subtracted = (SRP.multiplier * SRP.generator.power(x, modulus: prime)) % prime
         let base = ((serverPublic % prime) + prime - subtracted) % prime
-        let shared = base.power(secret + u * x, modulus: prime)
-        let key = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: SRP.padded(shared)), salt: SRP.padded(u), info: SRP.info,
-            outputByteCount: 16)
-        return key.withUnsafeBytes { Array($0) }
+        return SRP.derivedKey(shared: base.power(secret + u * x, modulus: prime), scrambler: u)
     }
 }
 

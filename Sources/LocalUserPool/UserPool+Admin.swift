@@ -10,23 +10,7 @@ extension UserPool {
     package func adminCreateUser(username: String, attributes: [(String, String)], temporaryPassword: String?)
         throws(CognitoError) -> PoolUser
     {
-        let email = try emailUsername(username)
-        var values = ["email": email]
-        for (name, value) in attributes where name != "email" || value.lowercased() != email {
-            values[name] = try checkedAttribute(name, value)
-        }
-        if let temporaryPassword, let violation = settings.passwordPolicy.violation(of: temporaryPassword) {
-            throw .invalidPassword(violation)
-        }
-        let sub = UUID().uuidString.lowercased()
-        var user = PoolUser(
-            username: sub, sub: sub, attributes: values, status: .forceChangePassword, created: now(), modified: now())
-        if let temporaryPassword { (user.password, user.srp) = passwordRecord(temporaryPassword, username: sub) }
-        try journaled { (state) throws(CognitoError) in
-            guard state.userIndex(email) == nil else { throw CognitoError.usernameExists }
-            state.snapshot.users.append(user)
-        }
-        return user
+        try createUser(username, attributes, password: temporaryPassword, status: .forceChangePassword)
     }
 
     /// `AdminSetUserPassword`: permanent (`CONFIRMED`) or temporary (`FORCE_CHANGE_PASSWORD`).

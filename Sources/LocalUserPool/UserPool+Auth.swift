@@ -78,8 +78,7 @@ extension UserPool {
     /// The user a sign-in names; an unknown one is `Incorrect username or password.`, as the pool's
     /// clients prevent user existence errors.
     private func knownUser(_ username: String, client: AppClient) throws(CognitoError) -> PoolUser {
-        let user = state.withLock { state in state.userIndex(username).map { state.snapshot.users[$0] } }
-        guard let user else {
+        guard let user = lookup(username) else {
             throw client.preventUserExistenceErrors ? CognitoError.badCredentials : CognitoError.userNotFound
         }
         return user
@@ -93,8 +92,7 @@ extension UserPool {
             throw CognitoError.notConfirmed
         case .forceChangePassword:
             var generator = SystemRandomNumberGenerator()
-            let session = Data((0..<48).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-                .base64EncodedString()
+            let session = Data(Self.randomBytes(48, &generator)).base64EncodedString()
             let challenge = Challenge(
                 kind: .newPassword, username: user.username, clientID: client.id,
                 expires: now() + settings.challengeLifetime)
@@ -120,7 +118,7 @@ extension UserPool {
             throw CognitoError.invalidParameter("SRP_A is not a valid SRP public value.")
         }
         var generator = SystemRandomNumberGenerator()
-        let user = state.withLock { state in state.userIndex(username).map { state.snapshot.users[$0] } }
+        let user = lookup(username)
         if user == nil && !client.preventUserExistenceErrors { throw CognitoError.userNotFound }
         // An unknown user gets a challenge over a random verifier, as Cognito simulates one, and
         // fails at the proof: the answer does not tell whether the user exists.
@@ -156,8 +154,7 @@ extension UserPool {
         let challenge = state.withLock { $0.challenges.removeValue(forKey: block) }
         guard let challenge, challenge.clientID == client.id, challenge.expires > now(),
             case .passwordVerifier(let secret, let serverPublic, let clientPublic) = challenge.kind,
-            let user = state.withLock({ state in state.userIndex(challenge.username).map { state.snapshot.users[$0] } }
-            ),
+            let user = lookup(challenge.username),
             let srp = user.srp, let verifier = BigUInt(hex: srp.verifier)
         else { throw CognitoError.badCredentials }
         guard SRP.isWellFormed(timestamp: timestamp) else {
@@ -209,10 +206,10 @@ extension UserPool {
         return .tokens(try issueTokens(for: user, client: client, refreshing: record))
     }
 
-    /// The user an access token belongs to (`GetUser`, `GlobalSignOut`).
+    /// `GetUser`: the user an access token belongs to (also `GlobalSignOut`'s).
     /// - Throws: ``CognitoError``: `NotAuthorizedException` for a token this pool did not issue, an
     ///   expired or a revoked one.
-    func accessTokenUser(_ token: String) throws(CognitoError) -> PoolUser {
+    package func getUser(accessToken token: String) throws(CognitoError) -> PoolUser {
         let hash = Self.sha256Hex(token)
         return try state.withLock { (state) throws(CognitoError) -> PoolUser in
             if state.snapshot.revokedTokens.contains(hash) { throw CognitoError.revokedAccessToken }
@@ -225,14 +222,9 @@ extension UserPool {
         }
     }
 
-    /// `GetUser`: the user an access token belongs to.
-    package func getUser(accessToken: String) throws(CognitoError) -> PoolUser {
-        try accessTokenUser(accessToken)
-    }
-
     /// `GlobalSignOut`: revokes every refresh and access token of the token's user.
     package func globalSignOut(accessToken: String) throws(CognitoError) {
-        let user = try accessTokenUser(accessToken)
+        let user = try getUser(accessToken: accessToken)
         try journaled { state in Self.revokeTokens(of: user.username, in: &state) }
         logger.info("signed out everywhere", metadata: ["user": "\(user.username)"])
     }
@@ -252,25 +244,12 @@ extension UserPool {
     /// `ForgotPassword`: a reset code in the log.
     /// - Throws: ``CognitoError``: an unknown client; a user without a verified email.
     package func forgotPassword(clientID: String, username: String) throws(CognitoError) -> CodeDelivery {
-        let client = try appClient(clientID)
-        var generator = SystemRandomNumberGenerator()
-        let code = Self.code(using: &generator)
-        let user = try journaled { (state) throws(CognitoError) -> PoolUser? in
-            guard let index = state.userIndex(username) else {
-                if client.preventUserExistenceErrors { return nil }
-                throw CognitoError.userNotFound
-            }
-            guard state.snapshot.users[index].attributes["email_verified"] == "true" else {
+        try sendCode(.resetPassword, to: username, client: try appClient(clientID)) { (user) throws(CognitoError) in
+            guard user.attributes["email_verified"] == "true" else {
                 throw CognitoError.invalidParameter(
                     "Cannot reset password for the user as there is no registered/verified email or phone_number")
             }
-            state.snapshot.users[index].pendingCode = .init(
-                code: code, purpose: .resetPassword, expires: now() + settings.resetCodeLifetime)
-            return state.snapshot.users[index]
         }
-        guard let user else { return CodeDelivery(destination: Self.mask(username)) }
-        logCode(code, for: user, purpose: "password reset")
-        return CodeDelivery(destination: Self.mask(user.email ?? username))
     }
 
     /// `ConfirmForgotPassword`: a new password with the reset code.

@@ -39,46 +39,38 @@ struct PoolStateReader {
         return PoolStateReader(member, path: "\(path).\(name)")
     }
 
+    /// The value read as `T`, or an error saying what was `expected` and what was found.
+    private func typed<T>(_ read: T?, _ expected: String) throws(PoolStateError) -> T {
+        guard let read else { throw failure("expected \(expected), found \(value.typeName)") }
+        return read
+    }
+
     func required(_ name: String) throws(PoolStateError) -> PoolStateReader {
-        guard value.object != nil else { throw failure("expected an object, found \(value.typeName)") }
+        _ = try typed(value.object, "an object")
         guard let member = member(name) else { throw failure("no \"\(name)\"") }
         return member
     }
 
-    func string() throws(PoolStateError) -> String {
-        guard let text = value.string else { throw failure("expected a string, found \(value.typeName)") }
-        return text
-    }
-
-    func int() throws(PoolStateError) -> Int {
-        guard let number = value.int else { throw failure("expected an integer, found \(value.typeName)") }
-        return number
-    }
-
-    func bool() throws(PoolStateError) -> Bool {
-        guard let flag = value.bool else { throw failure("expected true or false, found \(value.typeName)") }
-        return flag
-    }
+    func string() throws(PoolStateError) -> String { try typed(value.string, "a string") }
+    func int() throws(PoolStateError) -> Int { try typed(value.int, "an integer") }
+    func bool() throws(PoolStateError) -> Bool { try typed(value.bool, "true or false") }
 
     func date() throws(PoolStateError) -> Date {
-        guard let seconds = value.double else { throw failure("expected a date, found \(value.typeName)") }
-        return Date(timeIntervalSinceReferenceDate: seconds)
+        Date(timeIntervalSinceReferenceDate: try typed(value.double, "a date"))
     }
 
     func elements() throws(PoolStateError) -> [PoolStateReader] {
-        guard let array = value.array else { throw failure("expected an array, found \(value.typeName)") }
-        return array.enumerated().map { PoolStateReader($1, path: "\(path)[\($0)]") }
+        try typed(value.array, "an array").enumerated().map { PoolStateReader($1, path: "\(path)[\($0)]") }
     }
 
     func members() throws(PoolStateError) -> [(key: String, value: PoolStateReader)] {
-        guard let object = value.object else { throw failure("expected an object, found \(value.typeName)") }
-        return object.pairs.map { ($0.key, PoolStateReader($0.value, path: "\(path).\($0.key)")) }
+        try typed(value.object, "an object").pairs.map {
+            ($0.key, PoolStateReader($0.value, path: "\(path).\($0.key)"))
+        }
     }
 
     func strings() throws(PoolStateError) -> [String] {
-        var result: [String] = []
-        for element in try elements() { result.append(try element.string()) }
-        return result
+        try elements().map { (element) throws(PoolStateError) in try element.string() }
     }
 
     func raw<Value: RawRepresentable<String>>(_: Value.Type) throws(PoolStateError) -> Value {
@@ -212,16 +204,9 @@ extension UserPoolChange {
     /// The change as a journal line keeps it.
     package var json: JSONValue {
         object([
-            ("poolID", .string(poolID)),
-            ("users", .array(users.map { object([("key", .string($0.key)), ("value", $0.value?.json)]) })),
-            (
-                "refreshTokens",
-                .array(refreshTokens.map { object([("key", .string($0.key)), ("value", $0.value?.json)]) })
-            ),
-            (
-                "accessTokens",
-                .array(accessTokens.map { object([("key", .string($0.key)), ("value", $0.value?.json)]) })
-            ),
+            ("poolID", .string(poolID)), ("users", Self.entries(users, \.json)),
+            ("refreshTokens", Self.entries(refreshTokens, \.json)),
+            ("accessTokens", Self.entries(accessTokens, \.json)),
             ("revoked", .array(revoked.map(JSONValue.string))), ("unrevoked", .array(unrevoked.map(JSONValue.string))),
         ])
     }
@@ -231,23 +216,24 @@ extension UserPoolChange {
     package init(json: JSONValue) throws(PoolStateError) {
         let reader = PoolStateReader(json)
         poolID = try reader.required("poolID").string()
-        for entry in try reader.member("users")?.elements() ?? [] {
-            users.append(
-                Entry(key: try entry.required("key").string(), value: try entry.member("value").map(PoolUser.init)))
-        }
-        refreshTokens = try Self.tokens(reader.member("refreshTokens"))
-        accessTokens = try Self.tokens(reader.member("accessTokens"))
+        users = try Self.entries(reader.member("users"), PoolUser.init)
+        refreshTokens = try Self.entries(reader.member("refreshTokens"), UserPoolSnapshot.IssuedToken.init)
+        accessTokens = try Self.entries(reader.member("accessTokens"), UserPoolSnapshot.IssuedToken.init)
         revoked = try reader.member("revoked")?.strings() ?? []
         unrevoked = try reader.member("unrevoked")?.strings() ?? []
     }
 
-    private static func tokens(_ reader: PoolStateReader?) throws(PoolStateError) -> [Entry<
-        UserPoolSnapshot.IssuedToken
-    >] {
-        var result: [Entry<UserPoolSnapshot.IssuedToken>] = []
+    private static func entries<Value>(_ entries: [Entry<Value>], _ json: (Value) -> JSONValue) -> JSONValue {
+        .array(entries.map { object([("key", .string($0.key)), ("value", $0.value.map(json))]) })
+    }
+
+    private static func entries<Value>(
+        _ reader: PoolStateReader?, _ value: (PoolStateReader) throws(PoolStateError) -> Value
+    ) throws(PoolStateError) -> [Entry<Value>] {
+        var result: [Entry<Value>] = []
         for entry in try reader?.elements() ?? [] {
-            let value = try entry.member("value").map(UserPoolSnapshot.IssuedToken.init)
-            result.append(Entry(key: try entry.required("key").string(), value: value))
+            let decoded = try entry.member("value").map { (reader) throws(PoolStateError) in try value(reader) }
+            result.append(Entry(key: try entry.required("key").string(), value: decoded))
         }
         return result
     }

@@ -94,28 +94,44 @@ package final class UserPool: Sendable {
         throws(CognitoError) -> (sub: String, delivery: CodeDelivery)
     {
         let client = try appClient(clientID)
+        var generator = SystemRandomNumberGenerator()
+        let code = Self.code(using: &generator)
+        let user = try createUser(
+            username, attributes, password: password, status: .unconfirmed, writableBy: client,
+            pendingCode: .init(code: code, purpose: .signUp, expires: now() + settings.signUpCodeLifetime))
+        logCode(code, for: user, purpose: "sign-up confirmation")
+        return (user.sub, CodeDelivery(destination: Self.mask(username.lowercased())))
+    }
+
+    /// Creates a user named by its email, with checked attributes (those `client` may write,
+    /// when given) and a password record, and adds it to the pool.
+    /// - Throws: ``CognitoError``: a user name that is not an email, an attribute the client may
+    ///   not write or the schema does not have, a weak password, an email already in use.
+    func createUser(
+        _ username: String, _ attributes: [(String, String)], password: String?, status: PoolUser.Status,
+        writableBy client: AppClient? = nil, pendingCode: PoolUser.PendingCode? = nil
+    ) throws(CognitoError) -> PoolUser {
         let email = try emailUsername(username)
         var values = ["email": email]
         for (name, value) in attributes where name != "email" || value.lowercased() != email {
-            guard client.writeAttributes.contains(name) else {
+            guard client?.writeAttributes.contains(name) ?? true else {
                 throw CognitoError("NotAuthorizedException", "A client attempted to write unauthorized attribute")
             }
             values[name] = try checkedAttribute(name, value)
         }
-        if let violation = settings.passwordPolicy.violation(of: password) { throw .invalidPassword(violation) }
-        var generator = SystemRandomNumberGenerator()
+        if let password, let violation = settings.passwordPolicy.violation(of: password) {
+            throw .invalidPassword(violation)
+        }
         let sub = UUID().uuidString.lowercased()
         var user = PoolUser(
-            username: sub, sub: sub, attributes: values, status: .unconfirmed, created: now(), modified: now())
-        (user.password, user.srp) = passwordRecord(password, username: sub)
-        let code = Self.code(using: &generator)
-        user.pendingCode = .init(code: code, purpose: .signUp, expires: now() + settings.signUpCodeLifetime)
+            username: sub, sub: sub, attributes: values, status: status, created: now(), modified: now())
+        if let password { (user.password, user.srp) = passwordRecord(password, username: sub) }
+        user.pendingCode = pendingCode
         try journaled { (state) throws(CognitoError) in
             guard state.userIndex(email) == nil else { throw CognitoError.usernameExists }
             state.snapshot.users.append(user)
         }
-        logCode(code, for: user, purpose: "sign-up confirmation")
-        return (sub, CodeDelivery(destination: Self.mask(email)))
+        return user
     }
 
     /// `ConfirmSignUp`.
@@ -143,23 +159,31 @@ package final class UserPool: Sendable {
     /// - Throws: ``CognitoError``: an unknown client; an unknown user (unless the client prevents
     ///   user existence errors, when a simulated delivery is answered); a user already confirmed.
     package func resendConfirmationCode(clientID: String, username: String) throws(CognitoError) -> CodeDelivery {
-        let client = try appClient(clientID)
+        try sendCode(.signUp, to: username, client: try appClient(clientID)) { (user) throws(CognitoError) in
+            guard user.status == .unconfirmed else { throw CognitoError.invalidParameter("User is already confirmed.") }
+        }
+    }
+
+    /// Gives a user a fresh code for `purpose` (after `check` of the user) and logs it; an unknown
+    /// user of a client that prevents user existence errors gets a simulated delivery.
+    func sendCode(
+        _ purpose: PoolUser.PendingCode.Purpose, to username: String, client: AppClient,
+        check: (PoolUser) throws(CognitoError) -> Void
+    ) throws(CognitoError) -> CodeDelivery {
         var generator = SystemRandomNumberGenerator()
         let code = Self.code(using: &generator)
+        let lifetime = purpose == .signUp ? settings.signUpCodeLifetime : settings.resetCodeLifetime
         let user = try journaled { (state) throws(CognitoError) -> PoolUser? in
             guard let index = state.userIndex(username) else {
                 if client.preventUserExistenceErrors { return nil }
                 throw CognitoError.userNotFound
             }
-            guard state.snapshot.users[index].status == .unconfirmed else {
-                throw CognitoError.invalidParameter("User is already confirmed.")
-            }
-            state.snapshot.users[index].pendingCode = .init(
-                code: code, purpose: .signUp, expires: now() + settings.signUpCodeLifetime)
+            try check(state.snapshot.users[index])
+            state.snapshot.users[index].pendingCode = .init(code: code, purpose: purpose, expires: now() + lifetime)
             return state.snapshot.users[index]
         }
         guard let user else { return CodeDelivery(destination: Self.mask(username)) }
-        logCode(code, for: user, purpose: "sign-up confirmation")
+        logCode(code, for: user, purpose: purpose == .signUp ? "sign-up confirmation" : "password reset")
         return CodeDelivery(destination: Self.mask(user.email ?? username))
     }
 
@@ -213,7 +237,7 @@ package final class UserPool: Sendable {
     func passwordRecord(_ password: String, username: String) -> (PasswordHash, PoolUser.SRPVerifier) {
         var generator = SystemRandomNumberGenerator()
         let hash = PasswordHash(password: password, rounds: settings.hashRounds, using: &generator)
-        let salt = BigUInt(bytes: (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        let salt = BigUInt(bytes: Self.randomBytes(16, &generator))
         let verifier = SRP.verifier(salt: salt, poolName: settings.srpPoolName, userID: username, password: password)
         return (hash, .init(salt: salt.hex, verifier: verifier.hex))
     }
@@ -236,9 +260,13 @@ package final class UserPool: Sendable {
 
     /// The user a name names, or `UserNotFoundException`.
     func user(_ name: String) throws(CognitoError) -> PoolUser {
-        let found = state.withLock { state in state.userIndex(name).map { state.snapshot.users[$0] } }
-        guard let found else { throw CognitoError.userNotFound }
+        guard let found = lookup(name) else { throw CognitoError.userNotFound }
         return found
+    }
+
+    /// The user a name names, if any.
+    func lookup(_ name: String) -> PoolUser? {
+        state.withLock { state in state.userIndex(name).map { state.snapshot.users[$0] } }
     }
 
     static func consume(

@@ -50,6 +50,13 @@ extension TableUsageStore {
         let closedUntil = epoch + Self.closedAccountSeconds
         let lastMonth = UsageWindows(at: Date(timeIntervalSince1970: TimeInterval(closedUntil))).month
         let months = windows.month == lastMonth ? [windows.month] : [windows.month, lastMonth]
+        func write(_ request: UpdateItemRequest) async throws {
+            do {
+                _ = try await update(request)
+            } catch {
+                throw UsageStoreError(operation: "close the account", underlying: error)
+            }
+        }
         // First the tombstones: from then on no call of the account is charged, so the counts
         // read next are final, and a retry after a failure reads the same.
         for month in months {
@@ -61,38 +68,26 @@ extension TableUsageStore {
                 expressionAttributes: ExpressionAttributes(
                     names: ["#closed": AccountAttribute.closedUntil], values: [":until": .n(closedUntil)])
             )
-            do {
-                _ = try await update(tombstone)
-            } catch {
-                throw UsageStoreError(operation: "close the account", underlying: error)
-            }
+            try await write(tombstone)
         }
         if let email {
             try await carryOver(userID, to: secret.emailKey(email), windows)
         }
         // Carried (or nothing to carry): the tombstone keeps nothing but its date.
-        let stripped = UpdateItemRequest(
-            tableName: tableName, key: key(user: userID, sort: UsageKeys.month(windows.month)),
-            updateExpression: "REMOVE interviewCount")
-        do {
-            _ = try await update(stripped)
-        } catch {
-            throw UsageStoreError(operation: "close the account", underlying: error)
-        }
+        try await write(
+            UpdateItemRequest(
+                tableName: tableName, key: key(user: userID, sort: UsageKeys.month(windows.month)),
+                updateExpression: "REMOVE interviewCount"))
         return try await erase(user: userID, keeping: Set(months.map(UsageKeys.month)))
     }
 
     /// Writes the account's counts of the windows of now under the email's partition: each a `SET`
     /// to the larger of what is there and the account's count, so a retry changes nothing.
     private func carryOver(_ userID: String, to emailKey: String, _ windows: UsageWindows) async throws {
-        let slots = [
-            (UsageKeys.month(windows.month), "interviewCount", windows.monthResetsAt),
-            (UsageKeys.rateLimit(windows.day), "requestCount", windows.dayResetsAt),
-            (UsageKeys.rateLimit(windows.hour), "requestCount", windows.hourResetsAt),
-        ]
-        let items = try await readAll(
-            slots.map { key(user: userID, sort: $0.0) }, operation: "close the account")
-        for (sort, counter, ends) in slots {
+        let slots = UsageWindow.allCases.map { Slot($0, windows) }
+        let items = try await readAll(slots.map { key(user: userID, sort: $0.sortKey) }, operation: "close the account")
+        for slot in slots {
+            let (sort, counter, ends) = (slot.sortKey, slot.counter, windows.resetsAt(slot.window))
             let count = items.first { $0[UsageKeys.sortKey] == .s(sort) }?[counter]?.intValue ?? 0
             guard count > 0 else { continue }
             let request = UpdateItemRequest(

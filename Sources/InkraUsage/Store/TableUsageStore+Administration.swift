@@ -176,7 +176,7 @@ extension TableUsageStore {
 }
 
 /// One window's item and counter.
-private struct Slot {
+struct Slot {
     let window: UsageWindow
     let period: String
     let sortKey: String

@@ -285,19 +285,15 @@ extension TableUsageStore {
     /// - Returns: `false` when the record is no longer held as `hold` says (another request took
     ///   it over or answered): nothing was given back, the unit being that request's.
     private func giveBack(partition: String, _ windows: UsageWindows, hold: Hold?) async throws -> Bool {
-        var counters = [
-            (UsageKeys.month(windows.month), "interviewCount"),
-            (UsageKeys.rateLimit(windows.day), "requestCount"),
-            (UsageKeys.rateLimit(windows.hour), "requestCount"),
-        ]
+        var counters = UsageWindow.allCases.map { Slot($0, windows) }
         while true {
-            var actions: [TransactWriteItem] = counters.map { sortKey, counter in
+            var actions: [TransactWriteItem] = counters.map { slot in
                 .update(
                     UpdateItemRequest(
                         tableName: tableName,
-                        key: UsageKeys.key(partition: partition, sort: sortKey),
-                        updateExpression: "ADD \(counter) :minusOne",
-                        conditionExpression: "\(counter) > :zero",
+                        key: UsageKeys.key(partition: partition, sort: slot.sortKey),
+                        updateExpression: "ADD \(slot.counter) :minusOne",
+                        conditionExpression: "\(slot.counter) > :zero",
                         expressionAttributes: ExpressionAttributes(values: [":minusOne": .n(-1), ":zero": .n(0)])
                     )
                 )

@@ -84,11 +84,7 @@ package struct TableUsageStore: UsageStore, RequestBound {
 
     /// The consume transaction and what came of it; `nil` when the month must be opened first.
     private func charge(_ request: ConsumeRequest, _ windows: UsageWindows) async throws -> ConsumeOutcome? {
-        var actions: [TransactWriteItem] = [
-            .update(monthUpdate(request, windows)),
-            .update(dayUpdate(request, windows)),
-            .update(hourUpdate(request, windows)),
-        ]
+        var actions: [TransactWriteItem] = UsageWindow.allCases.map { .update(counterUpdate($0, request, windows)) }
         var consumption = Consumption(
             userID: request.userID,
             instant: windows.instant,
@@ -167,34 +163,23 @@ package struct TableUsageStore: UsageStore, RequestBound {
         async throws -> UsageReport
     {
         let windows = UsageWindows(at: instant)
-        let keys = [
-            UsageKeys.key(partition: partition, sort: UsageKeys.month(windows.month)),
-            UsageKeys.key(partition: partition, sort: UsageKeys.rateLimit(windows.day)),
-            UsageKeys.key(partition: partition, sort: UsageKeys.rateLimit(windows.hour)),
-        ]
-        let items = try await readAll(keys, operation: "read usage")
-        func item(_ sort: String) -> Item? { items.first { $0[UsageKeys.sortKey] == .s(sort) } }
-        let month = item(UsageKeys.month(windows.month))
+        let slots = UsageWindow.allCases.map { Slot($0, windows) }
+        let items = try await readAll(
+            slots.map { UsageKeys.key(partition: partition, sort: $0.sortKey) }, operation: "read usage")
+        func item(_ slot: Slot) -> Item? { items.first { $0[UsageKeys.sortKey] == .s(slot.sortKey) } }
+        let month = item(slots[0])
         // Not opened yet: what a deleted account of the same address used waits to be carried over.
         var carried = Carry()
         if month == nil, let email { carried = try await carry(of: secret.emailKey(email), windows) }
-        func count(_ sort: String, _ counter: String) -> Int { item(sort)?[counter]?.intValue ?? 0 }
+        func usage(_ slot: Slot, carried: Int) -> WindowUsage {
+            WindowUsage(
+                used: (item(slot)?[slot.counter]?.intValue ?? 0) + carried, limit: limits.limit(for: slot.window),
+                resetsAt: windows.resetsAt(slot.window))
+        }
         return UsageReport(
-            monthly: WindowUsage(
-                used: count(UsageKeys.month(windows.month), "interviewCount") + carried.month,
-                limit: limits.monthly,
-                resetsAt: windows.monthResetsAt
-            ),
-            daily: WindowUsage(
-                used: count(UsageKeys.rateLimit(windows.day), "requestCount") + carried.day,
-                limit: limits.daily,
-                resetsAt: windows.dayResetsAt
-            ),
-            hourly: WindowUsage(
-                used: count(UsageKeys.rateLimit(windows.hour), "requestCount") + carried.hour,
-                limit: limits.hourly,
-                resetsAt: windows.hourResetsAt
-            ),
+            monthly: usage(slots[0], carried: carried.month),
+            daily: usage(slots[1], carried: carried.day),
+            hourly: usage(slots[2], carried: carried.hour),
             resetDate: windows.resetDate,
             accountClosed: month?[AccountAttribute.closedUntil] != nil
         )
@@ -248,11 +233,10 @@ package struct TableUsageStore: UsageStore, RequestBound {
 
     // MARK: - The consume transaction
 
-    /// The positions of the consume transaction's actions, as its cancellation reasons list them.
+    /// The positions of the consume transaction's actions, as its cancellation reasons list them:
+    /// the windows' counters in `UsageWindow.allCases` order (month, day, hour), then the record.
     private enum ConsumeSlot {
         static let month = 0
-        static let day = 1
-        static let hour = 2
         static let record = 3
     }
 
@@ -279,53 +263,35 @@ package struct TableUsageStore: UsageStore, RequestBound {
         static let markRefusedWithTier = markRefused + ", tier = :tier"
     }
 
-    private func monthUpdate(_ request: ConsumeRequest, _ windows: UsageWindows) -> UpdateItemRequest {
+    /// One window's update in the consume transaction: one more unit, if the window is below its
+    /// limit (and, for the month, not a deleted account's tombstone).
+    private func counterUpdate(_ window: UsageWindow, _ request: ConsumeRequest, _ windows: UsageWindows)
+        -> UpdateItemRequest
+    {
         let epoch = Int(windows.instant.timeIntervalSince1970)
+        var values: [String: AttributeValue] = [":limit": .n(request.limits.limit(for: window)), ":one": .n(1)]
+        let (update, condition): (String, String)
+        switch window {
+        case .month:
+            update = Expressions.monthUpdate
+            condition = request.email == nil ? Expressions.monthCondition : Expressions.openedMonthCondition
+            values[":now"] = .s(windows.timestamp)
+            values[":reset"] = .s(windows.resetDate)
+            values[":expires"] = .n(epoch + UsageKeys.Retention.month)
+        case .day:
+            (update, condition) = (Expressions.dayUpdate, Expressions.requestCondition)
+            values[":now"] = .s(windows.timestamp)
+            values[":expires"] = .n(epoch + UsageKeys.Retention.day)
+        case .hour:
+            (update, condition) = (Expressions.hourUpdate, Expressions.requestCondition)
+            values[":expires"] = .n(epoch + UsageKeys.Retention.hour)
+        }
         return UpdateItemRequest(
             tableName: tableName,
-            key: key(user: request.userID, sort: UsageKeys.month(windows.month)),
-            updateExpression: Expressions.monthUpdate,
-            conditionExpression: request.email == nil ? Expressions.monthCondition : Expressions.openedMonthCondition,
-            expressionAttributes: ExpressionAttributes(values: [
-                ":now": .s(windows.timestamp),
-                ":limit": .n(request.limits.monthly),
-                ":reset": .s(windows.resetDate),
-                ":expires": .n(epoch + UsageKeys.Retention.month),
-                ":one": .n(1),
-            ]),
-            returnValuesOnConditionCheckFailure: .allOld
-        )
-    }
-
-    private func dayUpdate(_ request: ConsumeRequest, _ windows: UsageWindows) -> UpdateItemRequest {
-        let epoch = Int(windows.instant.timeIntervalSince1970)
-        return UpdateItemRequest(
-            tableName: tableName,
-            key: key(user: request.userID, sort: UsageKeys.rateLimit(windows.day)),
-            updateExpression: Expressions.dayUpdate,
-            conditionExpression: Expressions.requestCondition,
-            expressionAttributes: ExpressionAttributes(values: [
-                ":now": .s(windows.timestamp),
-                ":limit": .n(request.limits.daily),
-                ":expires": .n(epoch + UsageKeys.Retention.day),
-                ":one": .n(1),
-            ]),
-            returnValuesOnConditionCheckFailure: .allOld
-        )
-    }
-
-    private func hourUpdate(_ request: ConsumeRequest, _ windows: UsageWindows) -> UpdateItemRequest {
-        let epoch = Int(windows.instant.timeIntervalSince1970)
-        return UpdateItemRequest(
-            tableName: tableName,
-            key: key(user: request.userID, sort: UsageKeys.rateLimit(windows.hour)),
-            updateExpression: Expressions.hourUpdate,
-            conditionExpression: Expressions.requestCondition,
-            expressionAttributes: ExpressionAttributes(values: [
-                ":limit": .n(request.limits.hourly),
-                ":expires": .n(epoch + UsageKeys.Retention.hour),
-                ":one": .n(1),
-            ]),
+            key: key(user: request.userID, sort: Slot(window, windows).sortKey),
+            updateExpression: update,
+            conditionExpression: condition,
+            expressionAttributes: ExpressionAttributes(values: values),
             returnValuesOnConditionCheckFailure: .allOld
         )
     }
@@ -362,16 +328,12 @@ package struct TableUsageStore: UsageStore, RequestBound {
             if month.item?[AccountAttribute.closedUntil] != nil { return .closed }
             if request.email != nil, month.item?["interviewCount"] == nil { return nil }
         }
-        let counters: [(UsageWindow, Int, String)] = [
-            (.month, ConsumeSlot.month, "interviewCount"), (.day, ConsumeSlot.day, "requestCount"),
-            (.hour, ConsumeSlot.hour, "requestCount"),
-        ]
-        for (window, index, counter) in counters {
+        for (index, window) in UsageWindow.allCases.enumerated() {
             guard let reason = failed(index) else { continue }
             var refusal = Refusal(
                 window: window,
                 limit: request.limits.limit(for: window),
-                used: reason.item?[counter]?.intValue ?? request.limits.limit(for: window),
+                used: reason.item?[Slot(window, windows).counter]?.intValue ?? request.limits.limit(for: window),
                 resetsAt: windows.resetsAt(window),
                 retryAfter: windows.secondsUntilReset(window),
                 resetDate: windows.resetDate

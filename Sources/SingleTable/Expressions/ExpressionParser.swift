@@ -87,41 +87,30 @@ struct ExpressionParser {
             try expect(.symbol(")"))
             return inner
         }
-        if case .identifier(let word) = current, peek == .symbol("(") {
-            switch word.lowercased() {
-            case "attribute_exists":
-                advance()
-                advance()
-                let path = try parsePath()
-                try expect(.symbol(")"))
-                return .attributeExists(path)
-            case "attribute_not_exists":
-                advance()
-                advance()
-                let path = try parsePath()
-                try expect(.symbol(")"))
-                return .attributeNotExists(path)
+        if case .identifier(let word) = current, peek == .symbol("("), word.lowercased() != "size" {
+            let function = word.lowercased()
+            guard
+                ["attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains"]
+                    .contains(function)
+            else { throw TableError(.validation, "Invalid \(kind): Invalid function name; function: \(word)") }
+            advance()
+            advance()
+            let condition: Condition
+            switch function {
+            case "attribute_exists": condition = .attributeExists(try parsePath())
+            case "attribute_not_exists": condition = .attributeNotExists(try parsePath())
             case "attribute_type":
-                advance()
-                advance()
                 let path = try parsePath()
                 try expect(.symbol(","))
-                let type = try parseOperand()
-                try expect(.symbol(")"))
-                return .attributeType(path, type)
-            case "begins_with", "contains":
-                advance()
-                advance()
+                condition = .attributeType(path, try parseOperand())
+            default:
                 let subject = try parseOperand()
                 try expect(.symbol(","))
                 let argument = try parseOperand()
-                try expect(.symbol(")"))
-                return word.lowercased() == "contains" ? .contains(subject, argument) : .beginsWith(subject, argument)
-            case "size":
-                break
-            default:
-                throw TableError(.validation, "Invalid \(kind): Invalid function name; function: \(word)")
+                condition = function == "contains" ? .contains(subject, argument) : .beginsWith(subject, argument)
             }
+            try expect(.symbol(")"))
+            return condition
         }
         let left = try parseOperand()
         if case .symbol(let symbol) = current, let comparator = Comparator(rawValue: symbol) {
@@ -149,10 +138,8 @@ struct ExpressionParser {
 
     private mutating func parseOperand() throws(TableError) -> Operand {
         switch current {
-        case .value(let placeholder):
-            advance()
-            values.insert(placeholder)
-            return .value(placeholder)
+        case .value:
+            return try parseValueOnly()
         case .identifier(let word) where word.lowercased() == "size" && peek == .symbol("("):
             advance()
             advance()
@@ -165,31 +152,13 @@ struct ExpressionParser {
     }
 
     private mutating func parsePath() throws(TableError) -> DocumentPath {
-        var elements: [PathElement] = []
-        switch current {
-        case .identifier(let word):
-            if ["AND", "OR", "NOT", "BETWEEN", "IN"].contains(word.uppercased()) { throw unexpected() }
-            try checkReserved(word)
-            elements.append(.name(word))
-        case .name(let placeholder):
-            names.insert(placeholder)
-            elements.append(.name(placeholder))
-        default:
+        if case .identifier(let word) = current, ["AND", "OR", "NOT", "BETWEEN", "IN"].contains(word.uppercased()) {
             throw unexpected()
         }
-        advance()
+        var elements = [try parsePathName()]
         while true {
             if accept(.symbol(".")) {
-                switch current {
-                case .identifier(let word):
-                    try checkReserved(word)
-                    elements.append(.name(word))
-                case .name(let placeholder):
-                    names.insert(placeholder)
-                    elements.append(.name(placeholder))
-                default: throw unexpected()
-                }
-                advance()
+                elements.append(try parsePathName())
             } else if accept(.symbol("[")) {
                 guard case .number(let index) = current else { throw unexpected() }
                 advance()
@@ -199,6 +168,17 @@ struct ExpressionParser {
                 return DocumentPath(elements: elements)
             }
         }
+    }
+
+    /// A path's name: a literal that is not a reserved word, or a `#placeholder`.
+    private mutating func parsePathName() throws(TableError) -> PathElement {
+        switch current {
+        case .identifier(let word): try checkReserved(word)
+        case .name(let placeholder): names.insert(placeholder)
+        default: throw unexpected()
+        }
+        defer { advance() }
+        return .name(current.text)
     }
 
     // MARK: - Updates
@@ -272,11 +252,7 @@ struct ExpressionParser {
                 throw TableError(.validation, "Invalid UpdateExpression: Invalid function name; function: \(word)")
             }
         }
-        if case .value(let placeholder) = current {
-            advance()
-            values.insert(placeholder)
-            return .value(placeholder)
-        }
+        if case .value = current { return try parseValueOnly() }
         return .path(try parsePath())
     }
 

@@ -72,21 +72,6 @@ struct UpdateActions: Hashable, Sendable {
     }
 }
 
-/// A key condition: partition key equality and an optional sort-key condition.
-struct KeyCondition: Hashable, Sendable {
-    /// A condition on the sort key.
-    enum SortCondition: Hashable, Sendable {
-        case compare(Comparator, String)
-        case between(String, String)
-        case beginsWith(String)
-    }
-
-    var partitionName: String
-    var partitionValue: String
-    var sortName: String?
-    var sort: SortCondition?
-}
-
 /// The `#name` and `:value` placeholders an expression uses.
 typealias Placeholders = (names: Set<String>, values: Set<String>)
 

@@ -230,57 +230,30 @@ struct KeyConditionReader {
             guard case .value(let placeholder) = operand else { throw unsupported() }
             return try context.value(placeholder)
         }
+        let attribute: String
+        var equalValue: AttributeValue?
         switch part {
         case .compare(let left, let comparator, let right):
             guard comparator != .notEqual else { throw unsupported() }
-            let attribute = try name(left)
+            attribute = try name(left)
             let bound = try value(right)
-            return (
-                attribute,
-                { sort in
-                    guard let sort, let order = ConditionEvaluator.order(sort.value, bound) else { return false }
-                    switch comparator {
-                    case .equal: return order == 0
-                    case .less: return order < 0
-                    case .lessOrEqual: return order <= 0
-                    case .greater: return order > 0
-                    case .greaterOrEqual: return order >= 0
-                    case .notEqual: return false
-                    }
-                },
-                comparator == .equal ? bound : nil
-            )
+            if comparator == .equal { equalValue = bound }
         case .between(let subject, let low, let high):
-            let attribute = try name(subject)
-            let lower = try value(low)
-            let upper = try value(high)
-            return (
-                attribute,
-                { sort in
-                    guard let sort, let a = ConditionEvaluator.order(sort.value, lower),
-                        let b = ConditionEvaluator.order(sort.value, upper)
-                    else { return false }
-                    return a >= 0 && b <= 0
-                },
-                nil
-            )
+            attribute = try name(subject)
+            _ = (try value(low), try value(high))
         case .beginsWith(let subject, let prefix):
-            let attribute = try name(subject)
-            let start = try value(prefix)
-            return (
-                attribute,
-                { sort in
-                    switch (sort?.value, start) {
-                    case (.s(let text)?, .s(let head)): return text.utf8.starts(with: head.utf8)
-                    case (.b(let data)?, .b(let head)): return data.starts(with: head)
-                    default: return false
-                    }
-                },
-                nil
-            )
+            attribute = try name(subject)
+            _ = try value(prefix)
         default:
             throw unsupported()
         }
+        // The sort key is tested as the condition tests an item holding only it; a BETWEEN whose
+        // bounds are out of order matches nothing.
+        let test: @Sendable (KeyValue?) -> Bool = { sort in
+            guard let sort else { return false }
+            return (try? ConditionEvaluator.evaluate(part, [attribute: sort.value], context)) ?? false
+        }
+        return (attribute, test, equalValue)
     }
 
     private static func unsupported() -> TableError {
