@@ -153,6 +153,7 @@ let package = Package(
                 "InkraHandlers",
                 "InkraAuth",
                 "InkraTime",
+                "InkraTracing",
                 "InkraUsage",
                 "SingleTable",
                 "CZlib",

@@ -1,7 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
-import InkraTime
+import InkraTracing
 
 /// Invokes a function running in a real runtime behind the local Runtime API, and reads its
 /// answer back as an ``Invocation``.
