@@ -53,7 +53,8 @@ struct ExecCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (server, stack, configuration) = try await options.start(freePorts: true) { Output.err($0) }
+        let server = try await options.start(freePorts: true) { Output.err($0) }
+        let (stack, configuration) = (server.stack, server.configuration)
         let child = ChildCommand(command)
         let stateFile = stack.options.stateFile
         let dynamoDBEndpoint = stack.options.dynamoDBEndpoint

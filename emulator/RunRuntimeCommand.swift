@@ -138,7 +138,7 @@ struct RunRuntimeCommand: AsyncParsableCommand {
         }
         let command = self
         let loop = WatchLoop(
-            watcher: SourceWatcher(roots: watching.watchedPaths.map { URL(fileURLWithPath: $0) }),
+            roots: watching.watchedPaths.map { URL(fileURLWithPath: $0) },
             build: watching.buildCommand(for: executable),
             done: "replayed the events with the new build"
         ) {
@@ -183,7 +183,7 @@ struct RunRuntimeCommand: AsyncParsableCommand {
             Output.err(
                 "note: replaying only \(name.rawValue) events (pass --dynamodb-endpoint to run the others beside it)")
         }
-        let invokers = fleet.invokers
+        let invokers = fleet.runtimes.map(\.invoker)
         replayer.target = { function, event, time in
             function == name ? await invokers[Replayer.lane].invoke(event, recordedAt: time) : nil
         }

@@ -47,7 +47,8 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var options: ServeOptions
 
     func run() async throws {
-        let (server, stack, configuration) = try await options.start(freePorts: false)
+        let server = try await options.start(freePorts: false)
+        let (stack, configuration) = (server.stack, server.configuration)
         // As the deployed stack's schedule runs repairCharges: calls charged and never answered
         // (a runtime killed mid-request) get their unit back once their lease runs out.
         let repairs = Task { await Self.repairPeriodically(stack.handler(for: .repairCharges), stack: stack) }

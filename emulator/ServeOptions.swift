@@ -141,11 +141,8 @@ struct ServeOptions: ParsableArguments {
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        for (flag, value) in [
-            ("--port", port), ("--lambda-port", lambdaPort), ("--runtime-api-port", runtimeAPIPort),
-            ("--dynamodb-port", dynamoDBPort), ("--console-port", consolePort), ("--cognito-port", cognitoPort),
-        ] where !(0...65_535).contains(value ?? 0) {
-            throw ValidationError("\(flag) must be a port from 0 to 65535, not \(value ?? 0)")
+        for (role, port, _) in givenPorts where !(0...65_535).contains(port ?? 0) {
+            throw ValidationError("\(role.flag) must be a port from 0 to 65535, not \(port ?? 0)")
         }
         guard authorizerCacheTTL >= 0, authorizerCacheTTL <= 3600 else {
             throw ValidationError("--authorizer-cache-ttl must be from 0 to 3600 seconds, as API Gateway allows")
@@ -189,46 +186,31 @@ struct ServeOptions: ParsableArguments {
         }
     }
 
-    /// Builds the stack and its server from the options. `freePorts` (exec's case) puts every
-    /// endpoint whose port was not given on a free port instead of its fixed default.
-    /// `log` takes the access log's lines.
-    func start(
-        freePorts: Bool, log: @escaping @Sendable (String) -> Void = { Output.out($0) }
-    ) async throws -> (LocalServer, EmulatorStack, ServeConfiguration) {
-        var options = try common.emulatorOptions()
-        // A virtual clock starts at --now and flows from there, instead of --now's fixed instant.
-        let virtualClock = clock.value == .virtual ? VirtualClock(start: options.now, real: options.clock) : nil
-        if let virtualClock {
-            options.now = nil
-            options.clock = { virtualClock.now() }
-        }
-        LogSetup.bootstrapCapturing(level: common.logLevel.value, now: options.clock)
-        if !EventLoopExecutor.isInstalled {
-            Logger(label: "inkra.serve").warning(
-                """
-                Swift tasks run on Swift's own pool, not on the event loops (NIO's installer could not take \
-                over): requests cost more CPU
-                """)
-        }
-        let stack = try await EmulatorStack(options: options)
-        if let stateFromScan {
-            let scan = try TableScan(contentsOf: URL(fileURLWithPath: stateFromScan))
-            try await scan.seed(stack.table, tableName: stack.options.tableName)
-            Output.err("seeded \(scan.wireItems.count) items from \(stateFromScan)")
-        }
-        func port(_ given: Int?, _ fixed: Int) -> Int { given ?? (freePorts ? 0 : fixed) }
+    /// Each endpoint's port as given, and whether the endpoint is on.
+    private var givenPorts: [(EndpointRole, Int?, Bool)] {
+        [
+            (.api, port, true), (.lambda, lambdaPort, true), (.runtimeAPI, runtimeAPIPort, true),
+            (.dynamoDB, dynamoDBPort, true), (.console, consolePort, console), (.cognito, cognitoPort, cognito),
+        ]
+    }
+
+    /// Starts the stack and its server from the options. `freePorts` (exec's case) puts every
+    /// endpoint whose port was not given on a free port instead of its default; `log` takes the
+    /// access log's lines.
+    func start(freePorts: Bool, log: @escaping @Sendable (String) -> Void = { Output.out($0) }) async throws
+        -> LocalServer
+    {
         var configuration = ServeConfiguration()
         configuration.host = host
-        configuration.apiPort = port(self.port, 3000)
-        configuration.lambdaPort = port(lambdaPort, 3001)
-        configuration.runtimeAPIPort = port(runtimeAPIPort, 9001)
-        configuration.dynamoDBPort = stack.memoryTable == nil ? nil : port(dynamoDBPort, 8000)
+        configuration.ports = [:]
+        for (role, port, on) in givenPorts where on {
+            configuration.ports[role] = port ?? (freePorts ? 0 : role.defaultPort)
+        }
+        if cognitoPort == nil { configuration.freePortWhenTaken = [.cognito] }
         configuration.gateway.payload = payload.version
         configuration.gateway.stage = stage
         configuration.gateway.authorizerCacheTTL = authorizerCacheTTL
-        configuration.virtualClock = virtualClock
-        configuration.gateway.throttle =
-            throttle ? StageThrottle.Limits(rate: throttleRate, burst: throttleBurst) : nil
+        configuration.gateway.throttle = throttle ? StageThrottle.Limits(rate: throttleRate, burst: throttleBurst) : nil
         // As template.yaml's request validator: a REST API refuses a body its model refuses.
         configuration.gateway.validatesBodies = true
         configuration.gateway.cors = CORSPolicy(allowedOrigins: !cors ? [] : corsOrigins.isEmpty ? ["*"] : corsOrigins)
@@ -238,27 +220,16 @@ struct ServeOptions: ParsableArguments {
         // debugger may hold the runtime at a breakpoint.
         let integrationSeconds = integrationTimeout ?? (payload.version == .v1 ? 29 : 30)
         configuration.gateway.integrationTimeout = debug ? nil : .milliseconds(Int64(integrationSeconds * 1000))
-        if debug, let bootstrap, let debugger = DebugServer.onPath(port: debugPort) {
-            configuration.runtimeDebugger = debugger
-            Output.err(debugger.attachHint(runtime: URL(fileURLWithPath: bootstrap)))
-        }
+        configuration.runtimeDebugger = debug ? DebugServer.onPath(port: debugPort) : nil
         configuration.runtimeExecutable = bootstrap.map { URL(fileURLWithPath: $0) }
         configuration.runtimeLogLevel = common.logLevel.value.rawValue
         configuration.accessLog = accessLog
-        configuration.consolePort = console ? port(consolePort, 3002) : nil
-        configuration.cognitoPort = cognito ? port(cognitoPort, 9229) : nil
-        configuration.cognitoPortFallsBack = cognitoPort == nil
         if let form = poolIssuer.value.form { configuration.userPool.issuerForm = form }
-        if let record {
-            let ttl = authorizerCacheTTL
-            let recorder = try ServeRecorder(directory: URL(fileURLWithPath: record)) { [stack] in
-                RecordingManifest(trustOf: stack, authorizerCacheTTL: ttl)
-            }
-            configuration.gateway.observers.append { recorder.record($0) }
-            Output.err("inkra-emulator: recording every API request answered to \(recorder.directory.path)")
-        }
-        let server = try await LocalServer(stack: stack, configuration: configuration, accessLog: log)
-        return (server, stack, configuration)
+        let level = common.logLevel.value
+        return try await LocalServer.start(
+            options: try common.emulatorOptions(), configuration: configuration, virtualClock: clock.value == .virtual,
+            seed: stateFromScan.map { URL(fileURLWithPath: $0) }, record: record.map { URL(fileURLWithPath: $0) },
+            logging: { LogSetup.bootstrapCapturing(level: level, now: $0) }, accessLog: log)
     }
 }
 
@@ -267,7 +238,7 @@ extension ServeOptions {
     func watchLoop(_ server: LocalServer) -> WatchLoop? {
         guard watch, let bootstrap else { return nil }
         return WatchLoop(
-            watcher: SourceWatcher(roots: watching.watchedPaths.map { URL(fileURLWithPath: $0) }),
+            roots: watching.watchedPaths.map { URL(fileURLWithPath: $0) },
             build: watching.buildCommand(for: bootstrap), server: server)
     }
 }

@@ -21,7 +21,12 @@ struct WatchBuildOptions: ParsableArguments {
     var watchedPaths: [String] { paths.isEmpty ? ["Sources", "bootstrap", "Package.swift"] : paths }
 
     /// The build command for `runtime`: the given one, else the package's.
-    func buildCommand(for runtime: String) -> String { build ?? WatchLoop.defaultBuild(for: runtime) }
+    /// (a release build for `.build/release/…`, else a debug one).
+    func buildCommand(for runtime: String) -> String {
+        build
+            ?? (runtime.contains("/release/")
+                ? "swift build -c release --product bootstrap" : "swift build --product bootstrap")
+    }
 
     /// Refuses `--watch-path` or `--watch-build` without `--watch`.
     func validate(watch: Bool) throws {

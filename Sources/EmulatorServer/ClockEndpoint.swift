@@ -14,11 +14,6 @@ package struct ClockEndpoint: Sendable {
     /// The stack's time now, whichever clock it runs on.
     let now: @Sendable () -> Date
 
-    package init(clock: VirtualClock?, now: @escaping @Sendable () -> Date) {
-        self.clock = clock
-        self.now = now
-    }
-
     /// The answer to a request on ``path``.
     package func respond(_ request: LocalHTTPRequest) -> LocalHTTPResponse {
         switch request.method {

@@ -11,11 +11,6 @@ import Synchronization
 /// a job Swift gives its global executor runs on the loop of the thread that enqueued it, as a
 /// job of that loop.
 ///
-/// Until issue #38 this type set the runtime's global-enqueue hook itself, through `dlsym` and
-/// `unsafeBitCast`, to run those jobs as jobs of the generic executor and save the hops NIO's
-/// installer queues. That private hook is gone: NIO owns the one unsafe step that remains, and
-/// BENCHMARKS.md says what `serve` answers with it.
-///
 /// The price of running tasks on the loops: a task that blocks its thread (a file written and
 /// flushed under `--state`) also holds up the other connections of its loop.
 package enum EventLoopExecutor {

@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import Hummingbird
 import InkraJSON
+import LocalUserPool
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -21,16 +22,11 @@ package final class LocalServer: Sendable {
     package let lambda: LocalLambda
     /// The Lambda Runtime API (already listening).
     package let runtimeAPI: RuntimeAPIServer
-    /// The DynamoDB-compatible endpoint over the in-memory table, when it is on.
-    package let dynamoDB: LocalDynamoDB?
     /// The console in the browser, when it is on (`--console-port`).
     package let console: ConsoleServer?
     /// The local Cognito user pool's endpoint, when it is on (`--cognito-port`).
     package let cognito: CognitoEndpoint?
-    /// `/_inkra/clock` on the API port.
-    let clockEndpoint: ClockEndpoint
     private let logger: Logger
-    private let accessLog: @Sendable (String) -> Void
     private let group = Mutex<ServiceGroup?>(nil)
     private let runtime = Mutex<LocalRuntime?>(nil)
     /// The endpoints, once every one listens (a replacement runtime is pointed at the same ones).
@@ -39,45 +35,38 @@ package final class LocalServer: Sendable {
     private let stopRequested = Mutex(false)
     /// Where `--bootstrap`'s runtime sends its X-Ray segments, for the console's timeline.
     private let segments: SegmentCollector?
-    /// Starts `--bootstrap`'s runtime again for the invocation after its failure.
-    private let restart: RuntimeRestart
 
-    /// Sets the stack up behind its endpoints and starts the Runtime API.
-    /// - Parameters:
-    ///   - stack: the functions and their table.
-    ///   - configuration: addresses, ports and the API's setup.
-    ///   - logger: the servers' own logger.
-    ///   - accessLog: where the access-log lines go (standard output by default).
+    /// The HTTP endpoints that are on, in the order they start.
+    let endpoints: [any ServeEndpoint]
+
+    /// Sets `stack` up behind the endpoints `configuration` turns on and starts the Runtime API;
+    /// `logger` is the servers' own, `accessLog` takes the access-log lines (standard output by default).
     /// - Throws: ``EmulatorError`` when the Runtime API's port cannot be bound.
     package init(
-        stack: EmulatorStack,
-        configuration: ServeConfiguration,
-        logger: Logger = Logger(label: "inkra.serve"),
+        stack: EmulatorStack, configuration: ServeConfiguration, logger: Logger = Logger(label: "inkra.serve"),
         accessLog: @escaping @Sendable (String) -> Void = { print($0) }
     ) async throws {
         self.stack = stack
         self.configuration = configuration
         self.logger = logger
-        self.accessLog = accessLog
         let runtimeAPI: RuntimeAPIServer
+        let runtimePort = configuration.ports[.runtimeAPI] ?? EndpointRole.runtimeAPI.defaultPort
         do {
             runtimeAPI = try await RuntimeAPIServer(
-                host: configuration.host, port: configuration.runtimeAPIPort,
+                host: configuration.host, port: runtimePort,
                 // Deadlines count real seconds, whatever the stack's clock says (a virtual clock moved
                 // ahead): the runtime measures them on its own clock.
                 functionName: configuration.runtimeFunction.rawValue,
                 clock: configuration.virtualClock?.real ?? stack.options.clock)
         } catch {
             throw EmulatorError(
-                "cannot listen on \(configuration.host):\(configuration.runtimeAPIPort) (--runtime-api-port): "
-                    + Self.reason(error))
+                "cannot listen on \(configuration.host):\(runtimePort) (--runtime-api-port): " + Self.reason(error))
         }
         self.runtimeAPI = runtimeAPI
-        let clockEndpoint = ClockEndpoint(clock: configuration.virtualClock, now: { stack.now() })
-        self.clockEndpoint = clockEndpoint
-        let function = configuration.runtimeFunction.rawValue
-        await runtimeAPI.observeFailures { [logger] outcome in
-            logger.error("\(Self.failureLine(outcome, function: function))")
+        let clock = ClockEndpoint(clock: configuration.virtualClock, now: { stack.now() })
+        let runtimeFunction = configuration.runtimeFunction
+        await runtimeAPI.queue.observeFailures { [logger] outcome in
+            logger.error("\(Self.failureLine(outcome, function: runtimeFunction.rawValue))")
         }
         // A runtime serve starts traces every invocation, as Lambda does a sampled one, and the
         // console shows the segments it sends beside the request.
@@ -85,134 +74,98 @@ package final class LocalServer: Sendable {
         self.segments = segments
         let invoker = RuntimeInvoker(
             server: runtimeAPI, timeout: configuration.functionTimeout, traces: segments, now: stack.options.clock)
-        let runtimeFunction = configuration.runtimeFunction
         let restart = RuntimeRestart()
-        self.restart = restart
         let target: FunctionTarget = { function, event, time in
-            guard function == runtimeFunction, runtimeAPI.takesInvocations else { return nil }
+            guard function == runtimeFunction, runtimeAPI.queue.takesInvocations.withLock({ $0 }) else { return nil }
             // A runtime that failed to start or ended is started again for this invocation, as
             // Lambda gives the next invocation a new execution environment.
             await restart.ifFailed(runtimeAPI)
             return await invoker.invoke(event, recordedAt: time)
         }
         var gatewaySetup = configuration.gateway
-        if configuration.consolePort != nil {
-            let feed = ConsoleFeed()
-            gatewaySetup.observers.append { feed.observe($0) }
-            console = ConsoleServer(stack: stack, feed: feed, clock: clockEndpoint)
-        } else {
-            console = nil
+        let feed = configuration.ports[.console].map { _ in ConsoleFeed() }
+        if let feed { gatewaySetup.observers.append { feed.observe($0) } }
+        let console = feed.map { ConsoleServer(stack: stack, feed: $0, clock: clock) }
+        let gateway = LocalAPIGateway(stack: stack, configuration: gatewaySetup, target: target)
+        let lambda = LocalLambda(stack: stack, target: target)
+        let cognito = try Self.userPoolEndpoint(stack: stack, configuration: configuration)
+        let dynamoDB = configuration.ports[.dynamoDB].flatMap { _ in
+            stack.memoryTable.map { LocalDynamoDB(table: $0, now: stack.options.clock) }
         }
-        gateway = LocalAPIGateway(stack: stack, configuration: gatewaySetup, target: target)
-        lambda = LocalLambda(stack: stack, target: target)
-        cognito = try Self.userPoolEndpoint(stack: stack, configuration: configuration)
-        dynamoDB =
-            configuration.dynamoDBPort != nil
-            ? stack.memoryTable.map { LocalDynamoDB(table: $0, now: stack.options.clock) } : nil
+        (self.console, self.gateway, self.lambda, self.cognito) = (console, gateway, lambda, cognito)
+        let logsAccess = configuration.accessLog
+        // No capture list: a closure with one is `@concurrent`, and would leave the request's
+        // isolation (see `LocalEndpoint`) for the generic executor.
+        let api = LocalEndpoint(role: .api, limit: 10 << 20, tooLarge: gateway.requestTooLarge) { request in
+            if request.path == ClockEndpoint.path { return clock.respond(request) }
+            let served = await gateway.respond(request)
+            if logsAccess { accessLog(served.accessLogLine(for: request)) }
+            return served.response
+        }
+        let endpoints: [(any ServeEndpoint)?] = [
+            api,
+            LocalEndpoint(
+                role: .lambda, limit: LocalLambda.payloadLimit, tooLarge: LocalLambda.requestTooLarge,
+                answer: lambda.respond),
+            dynamoDB.map {
+                LocalEndpoint(
+                    role: .dynamoDB, limit: LocalDynamoDB.requestLimit, tooLarge: LocalDynamoDB.requestTooLarge,
+                    answer: $0.respond(_:))
+            },
+            cognito.map {
+                LocalEndpoint(
+                    role: .cognito, limit: CognitoEndpoint.requestLimit, tooLarge: CognitoEndpoint.requestTooLarge,
+                    answer: $0.respond)
+            },
+            console,
+        ]
+        self.endpoints = endpoints.compactMap { $0 }
         restart.install { [weak self] in await self?.restartFailedRuntime() }
     }
 
-    /// Serves until a graceful shutdown: SIGINT or SIGTERM when `stopsOnSignals`, or ``shutdown()``. Then stops accepting
-    /// connections, finishes the requests and `Event` invocations under way, stops the Runtime API
-    /// and writes `--state`.
-    /// - Parameters:
-    ///   - stopsOnSignals: whether SIGINT and SIGTERM stop the server (the command line's case).
-    ///   - ready: called once every endpoint listens, with their addresses.
+    /// Serves until a graceful shutdown (SIGINT or SIGTERM when `stopsOnSignals`, or ``shutdown()``),
+    /// then finishes the requests and `Event` invocations under way and writes `--state`. `ready` is
+    /// called once every endpoint listens, with their addresses.
     /// - Throws: ``EmulatorError`` naming the flag of a port that cannot be bound, or the state file
     ///   that cannot be written.
-    package func run(
-        stopsOnSignals: Bool = false,
-        ready: @escaping @Sendable (ServeEndpoints) async -> Void = { _ in }
-    ) async throws {
-        let gate = ReadyGate(
-            expected: (dynamoDB == nil ? 2 : 3) + (console == nil ? 0 : 1) + (cognito == nil ? 0 : 1))
-        var services: [any Service] = [
-            BoundService(
-                application: application(port: configuration.apiPort, gate: gate, role: .api, limit: 10 << 20) {
-                    // No capture list: a closure with one is `@concurrent`, and would leave the
-                    // request's isolation (see `application`) for the generic executor.
-                    request in
-                    if request.path == ClockEndpoint.path { return self.clockEndpoint.respond(request) }
-                    let served = await self.gateway.respond(request)
-                    if self.configuration.accessLog { self.accessLog(served.accessLogLine(for: request)) }
-                    return served.response
-                } tooLarge: {
-                    self.gateway.requestTooLarge()
-                },
-                flag: "--port", address: "\(configuration.host):\(configuration.apiPort)"),
-            BoundService(
-                application: application(
-                    port: configuration.lambdaPort, gate: gate, role: .lambda, limit: LocalLambda.payloadLimit
-                ) { request in
-                    await self.lambda.respond(request)
-                } tooLarge: {
-                    LocalLambda.requestTooLarge()
-                },
-                flag: "--lambda-port", address: "\(configuration.host):\(configuration.lambdaPort)"),
-        ]
-        if let dynamoDB, let port = configuration.dynamoDBPort {
-            services.append(
-                BoundService(
-                    application: application(port: port, gate: gate, role: .dynamoDB, limit: LocalDynamoDB.requestLimit)
-                    { request in
-                        await dynamoDB.respond(request)
-                    } tooLarge: {
-                        LocalDynamoDB.requestTooLarge()
-                    },
-                    flag: "--dynamodb-port", address: "\(configuration.host):\(port)"))
-        }
-        if let cognito, let port = configuration.cognitoPort {
-            services.append(
-                FallbackPortService(
-                    host: configuration.host, port: port, fallsBack: configuration.cognitoPortFallsBack
-                ) { port in
-                    self.application(port: port, gate: gate, role: .cognito, limit: CognitoEndpoint.requestLimit) {
-                        request in
-                        await cognito.respond(request)
-                    } tooLarge: {
-                        CognitoEndpoint.requestTooLarge()
-                    }
-                })
-        }
-        if let console, let port = configuration.consolePort {
-            services.append(
-                BoundService(
-                    application: console.application(host: configuration.host, port: port, logger: logger) {
-                        await gate.bound(.console, port: $0)
-                    },
-                    flag: "--console-port", address: "\(configuration.host):\(port)"))
-        }
+    package func run(stopsOnSignals: Bool = false, ready: @escaping @Sendable (ServeEndpoints) async -> Void = { _ in })
+        async throws
+    {
+        let (bound, report) = AsyncStream.makeStream(of: (EndpointRole, Int).self)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: services.map {
+                services: endpoints.map {
                     ServiceGroupConfiguration.ServiceConfiguration(
-                        service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                        service: EndpointService(
+                            endpoint: $0, host: configuration.host,
+                            port: configuration.ports[$0.role] ?? $0.role.defaultPort,
+                            fallsBack: configuration.freePortWhenTaken.contains($0.role), report: report, logger: logger
+                        ),
+                        successTerminationBehavior: .gracefullyShutdownGroup,
                         failureTerminationBehavior: .gracefullyShutdownGroup)
                 },
-                gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [],
-                logger: logger
-            )
-        )
+                gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger))
         self.group.withLock { $0 = group }
         if stopRequested.withLock({ $0 }) { await group.triggerGracefulShutdown() }
         let runtimeAddress = runtimeAPI.address
         let host = configuration.host
-        let hasDynamoDB = dynamoDB != nil
-        let hasConsole = console != nil
-        let hasCognito = cognito != nil
+        let count = endpoints.count
         let announce = Task {
-            guard let ports = await gate.ports() else { return }
-            var endpoints = ServeEndpoints(
-                api: URL(string: "http://\(host):\(ports[.api] ?? 0)")!,
-                lambda: URL(string: "http://\(host):\(ports[.lambda] ?? 0)")!,
-                runtimeAPI: runtimeAddress,
-                dynamoDB: hasDynamoDB ? URL(string: "http://\(host):\(ports[.dynamoDB] ?? 0)")! : nil,
-                console: hasConsole ? URL(string: "http://\(host):\(ports[.console] ?? 0)/")! : nil
-            )
-            if hasCognito { endpoints.cognito = URL(string: "http://\(host):\(ports[.cognito] ?? 0)")! }
+            var ports: [EndpointRole: Int] = [:]
+            for await (role, port) in bound {
+                ports[role] = port
+                if ports.count == count { break }
+            }
+            guard ports.count == count else { return }
+            func url(_ role: EndpointRole, _ path: String = "") -> URL? {
+                ports[role].map { URL(string: "http://\(host):\($0)\(path)")! }
+            }
+            let endpoints = ServeEndpoints(
+                api: url(.api)!, lambda: url(.lambda)!, runtimeAPI: runtimeAddress, dynamoDB: url(.dynamoDB),
+                console: url(.console, "/"), cognito: url(.cognito))
             self.trustUserPool(at: endpoints.cognito)
             self.listening.withLock { $0 = endpoints }
-            await self.startRuntime(endpoints)
+            await self.startRuntime()
             await ready(endpoints)
         }
         let outcome: Result<Void, any Error>
@@ -222,32 +175,35 @@ package final class LocalServer: Sendable {
         } catch {
             outcome = .failure(error)
         }
-        await gate.fail()
+        report.finish()
         await announce.value
         await lambda.finishEventInvocations()
         if let runtime = runtime.withLock({ $0 }) { await runtime.stop() }
         await runtimeAPI.shutdown()
         await segments?.shutdown()
-        try saveStateWithUserPool()
+        // `--state`: the table and the local user pool's users, groups and issued tokens.
+        try stack.saveState(userPool: cognito?.pool.snapshot)
         try outcome.get()
         if let failure = runtimeFailure.withLock({ $0 }) { throw failure }
     }
 
-    /// Starts `--bootstrap` against the Runtime API, keeping usage in the DynamoDB endpoint so the
-    /// runtime and the emulator share one table; a failure to start stops the server.
-    private func startRuntime(_ endpoints: ServeEndpoints) async {
-        guard let executable = configuration.runtimeExecutable else { return }
-        runtimeAPI.expectRuntime()
+    /// Starts `--bootstrap` on the Runtime API, sharing the DynamoDB endpoint's table; a failure stops the server.
+    private func startRuntime() async {
+        guard configuration.runtimeExecutable != nil else { return }
+        runtimeAPI.queue.expectRuntime()
         do {
-            try launchRuntime(executable, endpoints)
+            try launchRuntime()
         } catch {
             runtimeFailure.withLock { $0 = error }
             await shutdown()
         }
     }
 
-    /// Starts a process of `executable` on the Runtime API, pointed at the endpoints' table.
-    private func launchRuntime(_ executable: URL, _ endpoints: ServeEndpoints) throws(EmulatorError) {
+    /// Starts a process of `--bootstrap` on the Runtime API, pointed at the endpoints' table.
+    private func launchRuntime() throws(EmulatorError) {
+        guard let executable = configuration.runtimeExecutable, let endpoints = listening.withLock({ $0 }) else {
+            return
+        }
         let started = try LocalRuntime(
             executable: executable, function: configuration.runtimeFunction, server: runtimeAPI,
             options: stack.options, dynamoDBEndpoint: endpoints.dynamoDB ?? stack.options.dynamoDBEndpoint,
@@ -256,29 +212,22 @@ package final class LocalServer: Sendable {
         runtime.withLock { $0 = started }
     }
 
-    /// Replaces `--bootstrap`'s runtime with a new process of the same executable (a new build,
-    /// `serve --watch`), between invocations: new invocations wait in the queue; those the old
-    /// runtime holds are answered by it first; then it is stopped, its long polls dropped and its
-    /// failure forgotten, and the new one takes the invocations waiting. The table, the pool and the
-    /// clock are the server's, so they carry over.
-    /// - Throws: ``EmulatorError`` when the new process cannot be started; invocations then fail
-    ///   with that as the runtime's start-up error.
+    /// Replaces `--bootstrap`'s runtime with a new process of it (`serve --watch`'s new build) between
+    /// invocations: the old one answers those it holds, new ones wait for the new process.
+    /// - Throws: ``EmulatorError`` when the new process cannot start (the invocations' start-up error).
     package func replaceRuntime() async throws {
-        guard let executable = configuration.runtimeExecutable, let endpoints = listening.withLock({ $0 }) else {
-            return
-        }
-        await runtimeAPI.hold()
-        await runtimeAPI.idle()
-        try await relaunchRuntime(executable, endpoints)
+        guard configuration.runtimeExecutable != nil, listening.withLock({ $0 }) != nil else { return }
+        await runtimeAPI.queue.hold()
+        await runtimeAPI.queue.idle()
+        try await relaunchRuntime()
     }
 
-    /// Stops the runtime if it still runs and starts `executable` in its place; a start that fails
-    /// is the runtime's start-up error for the invocations that wait.
-    private func relaunchRuntime(_ executable: URL, _ endpoints: ServeEndpoints) async throws {
+    /// Stops the runtime if it still runs and starts another in its place.
+    private func relaunchRuntime() async throws {
         if let old = runtime.withLock({ $0 }) { await old.stop(replacing: true) }
-        await runtimeAPI.finishReplacement()
+        await runtimeAPI.queue.finishReplacement()
         do {
-            try launchRuntime(executable, endpoints)
+            try launchRuntime()
         } catch {
             runtime.withLock { $0 = nil }
             await runtimeAPI.failInitialization(type: "Runtime.StartError", message: error.message)
@@ -286,22 +235,18 @@ package final class LocalServer: Sendable {
         }
     }
 
-    /// Starts `--bootstrap`'s runtime again when it failed to start or ended, as Lambda starts a
-    /// new execution environment, Init and all, for the invocation after one whose Init failed or
-    /// whose runtime exited; says so on the log. The old process is stopped if it still runs, its
-    /// failure forgotten, and the invocation waits for the new one's first poll. Nothing happens
-    /// without `--bootstrap` (a runtime started by hand is the user's to start again), before every
-    /// endpoint listens, or when the failure was already cleared by another start.
+    /// Starts `--bootstrap`'s runtime again after it failed to start or ended, as Lambda starts a new
+    /// execution environment for the next invocation; a runtime started by hand is the user's.
     private func restartFailedRuntime() async {
-        guard let executable = configuration.runtimeExecutable, let endpoints = listening.withLock({ $0 }),
-            !stopRequested.withLock({ $0 }), await runtimeAPI.hasFailed
+        guard configuration.runtimeExecutable != nil, listening.withLock({ $0 }) != nil,
+            !stopRequested.withLock({ $0 }), await runtimeAPI.queue.hasFailed
         else { return }
         let line =
             "starting the runtime again for the next invocation of \(configuration.runtimeFunction.rawValue), "
             + "as Lambda starts a new execution environment after a failed init or an exit"
         logger.warning("\(line)")
         // A start that fails is the waiting invocations' start-up error, set by the relaunch.
-        try? await relaunchRuntime(executable, endpoints)
+        try? await relaunchRuntime()
     }
 
     /// Starts a graceful shutdown, as SIGTERM does.
@@ -309,32 +254,6 @@ package final class LocalServer: Sendable {
         stopRequested.withLock { $0 = true }
         let group = self.group.withLock { $0 }
         await group?.triggerGracefulShutdown()
-    }
-
-    private func application(
-        port: Int,
-        gate: ReadyGate,
-        role: ReadyGate.Role,
-        limit: Int,
-        respond: @escaping @Sendable (LocalHTTPRequest) async -> LocalHTTPResponse,
-        tooLarge: @escaping @Sendable () -> LocalHTTPResponse
-    ) -> Application<CallbackResponder<ServeRequestContext>> {
-        let onEventLoops = EventLoopExecutor.isInstalled
-        return Application(
-            responder: CallbackResponder { request, context in
-                guard let local = await LocalHTTPRequest.read(request, context: context, limit: limit) else {
-                    return tooLarge().hummingbird
-                }
-                // Where the event loops run the tasks, the request stays isolated to its own.
-                if onEventLoops, let isolation = EventLoopIsolation.of(context.eventLoop) {
-                    return await isolation.run { await respond(local) }.hummingbird
-                }
-                return await respond(local).hummingbird
-            },
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port)),
-            onServerRunning: { channel in await gate.bound(role, port: channel.localAddress?.port ?? port) },
-            logger: logger
-        )
     }
 
     /// What the log says when the runtime fails to start or ends: what it reported, in one line
@@ -371,51 +290,44 @@ package final class LocalServer: Sendable {
     }
 }
 
-/// One server of the group; a failure to bind its port names the flag that set it.
-struct BoundService<App: Service>: Service, CustomStringConvertible {
-    let application: App
-    let flag: String
-    let address: String
+/// An endpoint's server in the group. A failure to bind its port names the flag that set it; when
+/// the port is in use and `fallsBack` (a port nobody asked for), it listens on a free one instead.
+struct EndpointService: Service, CustomStringConvertible {
+    let endpoint: any ServeEndpoint
+    let host: String
+    let port: Int
+    let fallsBack: Bool
+    /// Told each port bound.
+    let report: AsyncStream<(EndpointRole, Int)>.Continuation
+    let logger: Logger
 
-    var description: String { "server on \(address) (\(flag))" }
+    var description: String { "server on \(host):\(port) (\(endpoint.role.flag))" }
 
     func run() async throws {
         do {
-            try await application.run()
+            try await serve()
+        } catch  where fallsBack && port != 0 && LocalServer.reason(error) == "the port is in use" {
+            try await EndpointService(
+                endpoint: endpoint, host: host, port: 0, fallsBack: false, report: report, logger: logger
+            ).run()
         } catch {
-            throw EmulatorError("cannot listen on \(address) (\(flag)): \(LocalServer.reason(error))")
+            throw EmulatorError(
+                "cannot listen on \(host):\(port) (\(endpoint.role.flag)): \(LocalServer.reason(error))")
         }
     }
-}
 
-/// Waits until every server listens, collecting the ports they bound.
-actor ReadyGate {
-    enum Role: Hashable { case api, lambda, dynamoDB, console, cognito }
-
-    private let expected: Int
-    private var bound: [Role: Int] = [:]
-    private var failed = false
-    private var waiters: [CheckedContinuation<[Role: Int]?, Never>] = []
-
-    init(expected: Int) { self.expected = expected }
-
-    func bound(_ role: Role, port: Int) {
-        bound[role] = port
-        guard bound.count == expected else { return }
-        for waiter in waiters { waiter.resume(returning: bound) }
-        waiters.removeAll()
-    }
-
-    func fail() {
-        failed = true
-        for waiter in waiters { waiter.resume(returning: nil) }
-        waiters.removeAll()
-    }
-
-    /// The bound ports once all listen, or `nil` when the group stopped first.
-    func ports() async -> [Role: Int]? {
-        if bound.count == expected { return bound }
-        if failed { return nil }
-        return await withCheckedContinuation { waiters.append($0) }
+    private func serve() async throws {
+        let application = Application(
+            responder: CallbackResponder { (request: Request, context: ServeRequestContext) in
+                await endpoint.respond(request, context: context)
+            },
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
+            onServerRunning: { channel in report.yield((endpoint.role, channel.localAddress?.port ?? port)) },
+            logger: logger)
+        try await withGracefulShutdownHandler {
+            try await application.run()
+        } onGracefulShutdown: {
+            endpoint.finish()
+        }
     }
 }

@@ -3,19 +3,20 @@ import Foundation
 import InkraHandlers
 import LocalUserPool
 
-/// How `serve` is set up: the address and ports of its four endpoints, the API's setup and which
+/// How `serve` is set up: the address and ports of its endpoints, the API's setup and which
 /// function the Runtime API serves.
 package struct ServeConfiguration: Sendable {
     /// The address every endpoint binds (loopback by default).
     package var host = "127.0.0.1"
-    /// API Gateway's port (0 picks a free one).
-    package var apiPort = 3000
-    /// The Lambda Invoke API's port.
-    package var lambdaPort = 3001
-    /// The Lambda Runtime API's port.
-    package var runtimeAPIPort = 9001
-    /// The DynamoDB-compatible endpoint's port; `nil` leaves it off.
-    package var dynamoDBPort: Int? = 8000
+    /// Each endpoint's port (0 picks a free one). The API, Lambda and the Runtime API take their
+    /// default when left out; the others are off without one (the user pool also without the
+    /// development key).
+    package var ports = Dictionary(
+        uniqueKeysWithValues: [EndpointRole.api, .lambda, .runtimeAPI, .dynamoDB].map {
+            ($0, $0.defaultPort)
+        })
+    /// The endpoints that move to a free port when theirs is in use (`serve` without `--cognito-port`).
+    package var freePortWhenTaken: Set<EndpointRole> = []
     /// The API's payload version, stage, authorizer cache and CORS.
     package var gateway = LocalAPIGateway.Configuration()
     /// The function a runtime attached to the Runtime API serves; its invocations go to that
@@ -35,14 +36,6 @@ package struct ServeConfiguration: Sendable {
     package var functionTimeout: TimeInterval = 30
     /// Whether to write an access-log line per API request.
     package var accessLog = true
-    /// The console's port (0 picks a free one); `nil` leaves the console off.
-    package var consolePort: Int?
-    /// The local Cognito user pool's port (0 picks a free one); `nil` leaves the pool off. The pool
-    /// needs the development key, so it is off when the stack trusts another.
-    package var cognitoPort: Int?
-    /// Whether the pool moves to a free port when ``cognitoPort`` is in use (`serve` without
-    /// `--cognito-port`).
-    package var cognitoPortFallsBack = false
     /// The local user pool's rules (template.yaml's).
     package var userPool = UserPoolSettings()
 
@@ -52,10 +45,7 @@ package struct ServeConfiguration: Sendable {
     /// Every port 0, for tests and side-by-side stacks.
     package static var ephemeral: ServeConfiguration {
         var configuration = ServeConfiguration()
-        configuration.apiPort = 0
-        configuration.lambdaPort = 0
-        configuration.runtimeAPIPort = 0
-        configuration.dynamoDBPort = 0
+        configuration.ports = configuration.ports.mapValues { _ in 0 }
         return configuration
     }
 }
@@ -96,14 +86,11 @@ package struct ServeEndpoints: Sendable, Hashable {
             "                DELETE \(prefix)/account -> deleteAccount",
             "  Lambda        \(lambda.absoluteString)  (aws lambda invoke --endpoint-url \(lambda.absoluteString) …)",
         ]
-        if let executable = configuration.runtimeExecutable {
-            lines.append(
-                "  Runtime API   \(runtimeAPI)  (\(executable.path) serves \(configuration.runtimeFunction.rawValue))")
-        } else {
-            lines.append(
-                "  Runtime API   \(runtimeAPI)  (AWS_LAMBDA_RUNTIME_API=\(runtimeAPI) _HANDLER="
-                    + "\(configuration.runtimeFunction.rawValue) ./bootstrap)")
-        }
+        let function = configuration.runtimeFunction.rawValue
+        let runtime =
+            configuration.runtimeExecutable.map { "\($0.path) serves \(function)" }
+            ?? "AWS_LAMBDA_RUNTIME_API=\(runtimeAPI) _HANDLER=\(function) ./bootstrap"
+        lines.append("  Runtime API   \(runtimeAPI)  (\(runtime))")
         if let dynamoDB {
             lines.append(
                 "  DynamoDB      \(dynamoDB.absoluteString)  (aws dynamodb scan --table-name … --endpoint-url "

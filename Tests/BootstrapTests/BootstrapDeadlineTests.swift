@@ -20,7 +20,7 @@ struct BootstrapDeadlineTests {
         environment["INKRA_STORE"] = nil
         let status = try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment).status
         #expect(status != 0)
-        guard case .initializationFailed(_, let body)? = await server.initializationFailure else {
+        guard case .initializationFailed(_, let body)? = await server.queue.initializationFailure else {
             Issue.record("bootstrap started without INKRA_STORE inside Lambda")
             await server.shutdown()
             return
@@ -46,7 +46,7 @@ struct BootstrapDeadlineTests {
         environment["INKRA_SERVER_SECRET"] = secret
         let status = try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment).status
         #expect(status != 0)
-        guard case .initializationFailed(_, let body)? = await server.initializationFailure else {
+        guard case .initializationFailed(_, let body)? = await server.queue.initializationFailure else {
             Issue.record("\(function) started inside Lambda with the public development secret")
             await server.shutdown()
             return

@@ -17,7 +17,7 @@ struct BootstrapTests {
         environment["INKRA_JWKS_FILE"] = nil
         let status = try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment).status
         #expect(status != 0)
-        guard case .initializationFailed(_, let body)? = await server.initializationFailure else {
+        guard case .initializationFailed(_, let body)? = await server.queue.initializationFailure else {
             Issue.record("bootstrap posted no init error")
             return
         }
@@ -40,7 +40,7 @@ struct BootstrapTests {
             let status = try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment)
                 .status
             #expect(status != 0)
-            guard case .initializationFailed(_, let body)? = await server.initializationFailure else {
+            guard case .initializationFailed(_, let body)? = await server.queue.initializationFailure else {
                 Issue.record("bootstrap posted no init error for \(name)")
                 await server.shutdown()
                 continue

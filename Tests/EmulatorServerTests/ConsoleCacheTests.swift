@@ -42,7 +42,7 @@ struct ConsoleCacheTests {
     @Test("With the cache's TTL at 0 (caching off) the same token is never shown as cached")
     func cacheOff() async throws {
         var settings = ServeFixture.settings(authorizerCacheTTL: 0)
-        settings.consolePort = 0
+        settings.ports[.console] = 0
         try await ServeFixture.run(settings) { served in
             let feed = try #require(served.server.console?.feed)
             let token = try ServeFixture.token("dana", tier: "premium")

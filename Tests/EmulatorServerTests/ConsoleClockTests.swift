@@ -1,10 +1,12 @@
 import EmulatorKit
-import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport
 import NIOHTTP1
 import Testing
+
+// The rebuild lines are made in the module (by `WatchLoop`), with its own initializer.
+@testable import EmulatorServer
 
 /// The console's clock button (`POST /api/clock`, as `/_inkra/clock`) and the rebuild lines of
 /// `serve --watch` in its feed.
@@ -12,7 +14,7 @@ import Testing
 struct ConsoleClockTests {
     static func settings(virtual clock: VirtualClock? = nil) -> ServeConfiguration {
         var configuration = ServeFixture.settings()
-        configuration.consolePort = 0
+        configuration.ports[.console] = 0
         configuration.virtualClock = clock
         return configuration
     }

@@ -13,7 +13,7 @@ import Testing
 struct ConsoleTests {
     static func settings() -> ServeConfiguration {
         var configuration = ServeFixture.settings()
-        configuration.consolePort = 0
+        configuration.ports[.console] = 0
         return configuration
     }
 
@@ -199,7 +199,7 @@ struct ConsoleTests {
     @Test("The user pool page: each user's sub, email, status, tier and groups; without a pool, 404 saying so")
     func userPool() async throws {
         var configuration = Self.settings()
-        configuration.cognitoPort = 0
+        configuration.ports[.cognito] = 0
         try await ServeFixture.run(configuration) { served in
             let console = try #require(served.endpoints.console)
             let pool = try #require(served.stack.localAccounts.pool)

@@ -99,7 +99,7 @@ struct RuntimeAPIServerTests {
         }
         var polled = false
         for _ in 0..<200 where !polled {
-            polled = await server.nextCalls == 1
+            polled = await server.queue.nextCalls == 1
             if !polled { try await Task.sleep(for: .milliseconds(25)) }
         }
         #expect(polled, "the runtime's poll never reached the server")

@@ -28,7 +28,7 @@ struct RuntimeServeTests {
     /// `serve --bootstrap` with the test run's `bootstrap`, without the DynamoDB port.
     static func withBootstrap() -> ServeConfiguration {
         var configuration = ServeFixture.settings()
-        configuration.dynamoDBPort = nil
+        configuration.ports[.dynamoDB] = nil
         configuration.runtimeExecutable = ChildProcess.built("bootstrap")
         return configuration
     }
@@ -44,14 +44,14 @@ struct RuntimeServeTests {
             #expect(served.stack.memoryTable?.snapshot().isEmpty == true)
             // The runtime asks for its next event after posting the answer, so the second call
             // may come just after the client has read it.
-            #expect(try await Self.eventually { await served.server.runtimeAPI.nextCalls >= 2 })
+            #expect(try await Self.eventually { await served.server.runtimeAPI.queue.nextCalls >= 2 })
         }
     }
 
     @Test("--bootstrap with the console: a request's detail holds the runtime's segments and their timeline")
     func timeline() async throws {
         var configuration = Self.withBootstrap()
-        configuration.consolePort = 0
+        configuration.ports[.console] = 0
         try await ServeFixture.run(configuration) { served in
             let answer = try await served.generate(token: try ServeFixture.token("traced-user", tier: "premium"))
             #expect(answer.status == 200)
@@ -85,7 +85,7 @@ struct RuntimeServeTests {
             #expect(statuses == Array(repeating: 200, count: 16))
             // Every answer came from the runtime's own table: the emulator's stays empty.
             #expect(served.stack.memoryTable?.snapshot().isEmpty == true)
-            #expect(await served.server.runtimeAPI.nextCalls >= 16)
+            #expect(await served.server.runtimeAPI.queue.nextCalls >= 16)
         }
     }
 

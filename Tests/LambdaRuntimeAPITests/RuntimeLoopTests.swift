@@ -108,7 +108,7 @@ struct RuntimeLoopTests {
         let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Date() }))
         await loop.reportInitializationFailure(
             InvocationFailure(errorType: "Runtime.InitError", errorMessage: "COGNITO_USER_POOL_ID is required"))
-        guard case .initializationFailed(let type, let body)? = await server.initializationFailure else {
+        guard case .initializationFailed(let type, let body)? = await server.queue.initializationFailure else {
             Issue.record("no init error was posted")
             return
         }
@@ -123,13 +123,13 @@ struct RuntimeLoopTests {
     @Test("A connection dropped mid-loop is retried, and the next invocation is served")
     func droppedConnection() async throws {
         let server = try await RuntimeAPIServer(clock: { Date() })
-        await server.dropNextConnection()
+        await server.queue.dropNext()
         let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Date() }))
         let task = Task { try await loop.run(limit: 1) { _, event in event } }
         #expect(await server.invoke(Array("after".utf8), timeout: Self.timeout) == .response(Array("after".utf8)))
         try await task.value
-        #expect(await server.droppedConnections == 1)
-        #expect(await server.nextCalls == 1)
+        #expect(await server.queue.dropped == 1)
+        #expect(await server.queue.nextCalls == 1)
         await server.shutdown()
     }
 

@@ -15,8 +15,8 @@ struct ServePoolTests {
         options.developmentKey = PoolFixture.key
         let stack = try await EmulatorStack(options: options)
         var configuration = ServeConfiguration.ephemeral
-        configuration.cognitoPort = cognitoPort
-        configuration.cognitoPortFallsBack = fallsBack
+        configuration.ports[.cognito] = cognitoPort
+        configuration.freePortWhenTaken = fallsBack ? [.cognito] : []
         configuration.accessLog = false
         let server = try await LocalServer(
             stack: stack, configuration: configuration,

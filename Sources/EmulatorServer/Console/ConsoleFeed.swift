@@ -25,14 +25,7 @@ package final class ConsoleFeed: Sendable {
         /// What the line says: the files that changed, the time taken, what was kept.
         package var message: String
         /// For a failed build, the compiler's first error lines.
-        package var lines: [String]
-
-        /// A rebuild line.
-        package init(stage: Stage, message: String, lines: [String] = []) {
-            self.stage = stage
-            self.message = message
-            self.lines = lines
-        }
+        package var lines: [String] = []
     }
 
     /// What the live list passes on: a request answered, or a rebuild line.
@@ -154,9 +147,6 @@ package final class ConsoleFeed: Sendable {
         }
         for continuation in open { continuation.finish() }
     }
-
-    /// The number of live lists open now.
-    package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     private static func caller(of exchange: GatewayExchange) -> Caller? {
         guard case .success(let answer) = exchange.authorizer?.result else { return nil }

@@ -3,9 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import InkraJSON
-import Logging
 import NIOCore
-import ServiceLifecycle
 
 /// `serve`'s console: a few pages in the browser (Requests, Users, Table) and the JSON they read.
 /// It only reads, and answers nothing but `GET` and `HEAD` — except `POST /api/clock`, which moves
@@ -33,7 +31,6 @@ package struct ConsoleServer: Sendable {
 
     /// The files the page is made of, by path.
     static let assets: [String: (file: String, type: String)] = [
-        "/": ("index.html", "text/html; charset=utf-8"),
         "/index.html": ("index.html", "text/html; charset=utf-8"),
         "/console.css": ("console.css", "text/css; charset=utf-8"),
         "/console.js": ("console.js", "text/javascript; charset=utf-8"),
@@ -47,8 +44,8 @@ package struct ConsoleServer: Sendable {
     }
 
     /// Answers one request.
-    func respond(_ request: Request) async -> Response {
-        if request.uri.path == "/api/clock" { return await clock(request) }
+    func respond(_ request: Request, context: ServeRequestContext) async -> Response {
+        if request.uri.path == "/api/clock" { return await clock(request, context: context) }
         guard request.method == .get || request.method == .head else {
             return Self.json(405, ConsoleJSON.error("the console only reads: use GET"), extra: [.allow: "GET, HEAD"])
         }
@@ -120,33 +117,22 @@ package struct ConsoleServer: Sendable {
     }
 
     /// `/api/clock`: `GET` reads the stack's time, `POST` (a JSON body only) moves a virtual clock.
-    private func clock(_ request: Request) async -> Response {
+    private func clock(_ request: Request, context: ServeRequestContext) async -> Response {
         guard let clock else { return Self.json(404, ConsoleJSON.error("serve's clock is not served here")) }
-        let method: String
-        switch request.method {
-        case .get, .head: method = "GET"
-        case .post:
-            guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
-                return Self.json(
-                    415, ConsoleJSON.error("POST /api/clock takes a JSON body (Content-Type: application/json)"))
-            }
-            method = "POST"
-        default:
+        guard [HTTPRequest.Method.get, .head, .post].contains(request.method) else {
             return Self.json(405, ConsoleJSON.error("use GET or POST"), extra: [.allow: "GET, HEAD, POST"])
         }
-        var body: [UInt8] = []
-        if method == "POST" {
-            do {
-                let buffer = try await request.body.collect(upTo: 4096)
-                body = Array(buffer.readableBytesView)
-            } catch {
-                return Self.json(413, ConsoleJSON.error("the body must be at most 4096 bytes"))
-            }
+        guard
+            request.method != .post || request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true
+        else {
+            return Self.json(
+                415, ConsoleJSON.error("POST /api/clock takes a JSON body (Content-Type: application/json)"))
         }
-        let answer = clock.respond(
-            LocalHTTPRequest(
-                method: method, path: ClockEndpoint.path, query: "", headers: [], body: body, sourceIP: "127.0.0.1",
-                httpVersion: "HTTP/1.1"))
+        guard var local = await LocalHTTPRequest.read(request, context: context, limit: 4096) else {
+            return Self.json(413, ConsoleJSON.error("the body must be at most 4096 bytes"))
+        }
+        if local.method == "HEAD" { local.method = "GET" }
+        let answer = clock.respond(local)
         return Self.response(answer.status, type: "application/json", body: answer.body)
     }
 
@@ -159,23 +145,8 @@ package struct ConsoleServer: Sendable {
         return Int(lastEventID[lastEventID.index(after: dash)...]) ?? 0
     }
 
-    /// The Hummingbird application on `host:port`, telling `bound` the port it listens on.
-    func application(host: String, port: Int, logger: Logger, bound: @escaping @Sendable (Int) async -> Void)
-        -> some Service
-    {
-        let console = self
-        let application = Application(
-            responder: CallbackResponder { (request: Request, _: BasicRequestContext) in await console.respond(request)
-            },
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
-            onServerRunning: { channel in await bound(channel.localAddress?.port ?? port) },
-            logger: logger
-        )
-        return ConsoleService(application: application, feed: feed)
-    }
-
     static func asset(_ path: String) -> Response {
-        guard let (file, type) = assets[path] else {
+        guard let (file, type) = assets[path == "/" ? "/index.html" : path] else {
             return json(404, ConsoleJSON.error("no page \(path); the console is at /"))
         }
         guard let url = Bundle.module.url(forResource: file, withExtension: nil, subdirectory: "Assets"),
@@ -203,18 +174,11 @@ package struct ConsoleServer: Sendable {
     }
 }
 
-/// The console's server; a graceful shutdown ends the live lists first, which would hold it up.
-struct ConsoleService<App: Service>: Service {
-    let application: App
-    let feed: ConsoleFeed
+extension ConsoleServer: ServeEndpoint {
+    var role: EndpointRole { .console }
 
-    func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await application.run()
-        } onGracefulShutdown: {
-            feed.finish()
-        }
-    }
+    /// A graceful shutdown ends the live lists first, which would hold it up.
+    func finish() { feed.finish() }
 }
 
 extension HTTPField.Name {

@@ -20,8 +20,8 @@ struct RuntimeAPIRoutes: Sendable {
     /// Larger than any answer Lambda takes (6 MB); the runtime is the emulator's own child.
     static let bodyLimit = 64 << 20
 
-    var router: Router<RuntimeAPIRequestContext> {
-        let router = Router(context: RuntimeAPIRequestContext.self)
+    var router: Router<ServeRequestContext> {
+        let router = Router(context: ServeRequestContext.self)
         router.add(middleware: NotFoundAsJSON())
         let runtime = router.group("2018-06-01/runtime")
         runtime.get("invocation/next") { _, context in await next(context) }
@@ -45,7 +45,7 @@ struct RuntimeAPIRoutes: Sendable {
 
     /// The long poll: the next invocation, or a dropped connection when the server closes (or a
     /// test asked for one).
-    private func next(_ context: RuntimeAPIRequestContext) async -> Response {
+    private func next(_ context: ServeRequestContext) async -> Response {
         guard let next = await queue.next() else {
             context.channel.close(promise: nil)
             return Response(status: .serviceUnavailable)
@@ -60,7 +60,7 @@ struct RuntimeAPIRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: next.event)))
     }
 
-    private func complete(_ context: RuntimeAPIRequestContext, with outcome: RuntimeOutcome) async -> Response {
+    private func complete(_ context: ServeRequestContext, with outcome: RuntimeOutcome) async -> Response {
         guard let id = context.parameters.get("id"), await queue.complete(id, with: outcome) else {
             return Self.json(.badRequest, #"{"errorMessage":"Invalid request ID","errorType":"InvalidRequestID"}"#)
         }
@@ -83,27 +83,14 @@ struct RuntimeAPIRoutes: Sendable {
 /// with another method), in place of Hummingbird's own.
 struct NotFoundAsJSON: RouterMiddleware {
     func handle(
-        _ request: Request, context: RuntimeAPIRequestContext,
-        next: @concurrent (Request, RuntimeAPIRequestContext) async throws -> Response
+        _ request: Request, context: ServeRequestContext,
+        next: @concurrent (Request, ServeRequestContext) async throws -> Response
     ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed {
             return RuntimeAPIRoutes.json(.notFound, #"{"errorMessage":"Not found","errorType":"NotFound"}"#)
         }
-    }
-}
-
-/// The Runtime API's request context: Hummingbird's, and the connection, which a dropped long
-/// poll closes.
-struct RuntimeAPIRequestContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
-    /// The runtime's connection.
-    let channel: any Channel
-
-    init(source: ApplicationRequestContextSource) {
-        coreContext = CoreRequestContextStorage(source: source)
-        channel = source.channel
     }
 }
 

@@ -14,7 +14,8 @@ import Synchronization
 /// A Hummingbird application (``RuntimeAPIRoutes``) over EmulatorKit's queue of invocations; it
 /// listens once `init` returns, and until ``shutdown()``.
 package final class RuntimeAPIServer: RuntimeAPIEndpoint {
-    let queue: RuntimeQueue
+    /// The invocations, and the runtime's state (attached, failed, held while replaced).
+    package let queue: RuntimeQueue
     private let group: ServiceGroup
     private let running: Task<(any Error)?, Never>
     /// The function's ARN, as Lambda sends it.
@@ -25,13 +26,8 @@ package final class RuntimeAPIServer: RuntimeAPIEndpoint {
     /// The address to give the runtime as `AWS_LAMBDA_RUNTIME_API`.
     package var address: String { "127.0.0.1:\(port)" }
 
-    /// Starts the server.
-    /// - Parameters:
-    ///   - host: the address to bind (loopback by default).
-    ///   - port: the port; 0 picks a free one.
-    ///   - functionName: the function's name, for its ARN.
-    ///   - clock: the clock invocation deadlines are set by.
-    ///   - logger: the server's own logger (quiet, by default, but for errors).
+    /// Starts the server on `host:port` (0 picks a free port) for the function `functionName` (its
+    /// ARN), setting deadlines by `clock`; `logger` is quiet but for errors by default.
     /// - Throws: ``EmulatorError`` when the port cannot be bound.
     package init(
         host: String = "127.0.0.1", port: Int = 0, functionName: String = "function",
@@ -48,7 +44,7 @@ package final class RuntimeAPIServer: RuntimeAPIEndpoint {
         )
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [RuntimeAPIService(application: application, queue: queue)],
+                services: [application],
                 gracefulShutdownSignals: [], logger: logger))
         let running = Task { () -> (any Error)? in
             defer { announce.finish() }
@@ -96,40 +92,10 @@ package final class RuntimeAPIServer: RuntimeAPIEndpoint {
         await queue.runtimeEnded(reason)
     }
 
-    /// Whether the runtime failed to start or ended (``RuntimeQueue/hasFailed``).
-    package var hasFailed: Bool {
-        get async { await queue.hasFailed }
-    }
-
-    /// The start-up failure, if the runtime reported one.
-    package var initializationFailure: RuntimeOutcome? {
-        get async { await queue.initializationFailure }
-    }
-
-    /// Whether invocations go to the runtime (see ``RuntimeQueue/takesInvocations``).
-    package var takesInvocations: Bool { queue.takesInvocations.withLock { $0 } }
-
-    /// Says a runtime is on its way: invocations wait for it rather than run in-process.
-    package func expectRuntime() { queue.expectRuntime() }
-
-    /// Holds invocations back from the runtime while it is replaced (``RuntimeQueue/hold()``).
-    package func hold() async { await queue.hold() }
-
-    /// Waits until the runtime holds no invocation.
-    package func idle() async { await queue.idle() }
-
-    /// Drops the old runtime's polls and failure; the held invocations go to the next runtime.
-    package func finishReplacement() async { await queue.finishReplacement() }
-
     /// Records a start-up failure the server saw itself (a runtime that could not be started).
     package func failInitialization(type: String, message: String) async {
         let body = JSONValue.object(["errorType": .string(type), "errorMessage": .string(message)]).jsonBytes
         await queue.failInitialization(.initializationFailed(type: type, body: body))
-    }
-
-    /// Calls `observer` with a start-up failure or the runtime's end, when either comes.
-    package func observeFailures(_ observer: @escaping @Sendable (RuntimeOutcome) -> Void) async {
-        await queue.observeFailures(observer)
     }
 
     /// Whether a runtime is attached: polling for its next invocation, or working on one.
@@ -140,39 +106,12 @@ package final class RuntimeAPIServer: RuntimeAPIEndpoint {
         }
     }
 
-    /// How many times the runtime asked for the next invocation.
-    package var nextCalls: Int {
-        get async { await queue.nextCalls }
-    }
-
-    /// How many connections were dropped on purpose.
-    package var droppedConnections: Int {
-        get async { await queue.dropped }
-    }
-
-    /// Drops the connection of the next `next` request instead of answering it (tests).
-    package func dropNextConnection() async {
-        await queue.dropNext()
-    }
-
     /// Stops listening and closes the runtime's connections: a long poll under way is dropped
     /// unanswered, as the old sandbox's connection would be.
     package func shutdown() async {
+        // The long polls end first: they would hold the graceful shutdown up.
+        await queue.close()
         await group.triggerGracefulShutdown()
         _ = await running.value
-    }
-}
-
-/// The server as a service: a graceful shutdown first ends the long polls, which would hold it up.
-struct RuntimeAPIService<App: Service>: Service {
-    let application: App
-    let queue: RuntimeQueue
-
-    func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await application.run()
-        } onGracefulShutdown: {
-            Task { await queue.close() }
-        }
     }
 }
