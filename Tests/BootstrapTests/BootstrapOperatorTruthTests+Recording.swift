@@ -14,7 +14,7 @@ extension BootstrapOperatorTruthTests {
         "Under INKRA_LIMITS_PARAMETER the authorizer's recordings hold the claims it verified, before and after a refresh",
         .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func recordingUnderTheLimitsRefresh() async throws {
-        let endpoint = try await MotoEndpoint.url()
+        let endpoint = try await MotoEndpoint.quietURL()
         let name = "/inkra/recorded-" + UUID().uuidString.prefix(8)
         try await Self.put(name, Self.limits(monthly: 9), endpoint)
         var settings = BootstrapTokenRecordingTests.settings().merging(Self.aws(endpoint)) { _, new in new }

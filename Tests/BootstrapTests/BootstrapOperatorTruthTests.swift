@@ -57,7 +57,7 @@ struct BootstrapOperatorTruthTests {
         .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)),
         arguments: ["inkra-limits-", "/inkra/limits-"])
     func parameterNames(prefix: String) async throws {
-        let endpoint = try await MotoEndpoint.url()
+        let endpoint = try await MotoEndpoint.quietURL()
         let name = prefix + UUID().uuidString.prefix(8)
         try await Self.put(name, Self.limits(monthly: 9), endpoint)
         var settings = Self.aws(endpoint)
@@ -71,7 +71,7 @@ struct BootstrapOperatorTruthTests {
         "A hierarchy's name without its leading slash stops start-up, saying so (SSM would refuse it)",
         .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func nameWithoutLeadingSlash() async throws {
-        let endpoint = try await MotoEndpoint.url()
+        let endpoint = try await MotoEndpoint.quietURL()
         // moto keeps such a name; AWS's SSM does not: the runtime refuses it before asking.
         let name = "inkra/limits-" + UUID().uuidString.prefix(8)
         try await Self.put(name, Self.limits(monthly: 9), endpoint)
@@ -91,7 +91,7 @@ struct BootstrapOperatorTruthTests {
         "A limits change reaches a call whose authorizer answer API Gateway still caches",
         .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func limitsPastTheAuthorizerCache() async throws {
-        let endpoint = try await MotoEndpoint.url()
+        let endpoint = try await MotoEndpoint.quietURL()
         let name = "/inkra/cached-" + UUID().uuidString.prefix(8)
         try await Self.put(name, Self.limits(monthly: 3), endpoint)
         let start = 1_795_780_800
@@ -131,7 +131,7 @@ struct BootstrapOperatorTruthTests {
         "A warm sandbox reads the parameter again after INKRA_LIMITS_MAX_AGE; a broken value changes nothing",
         .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func limitsRefresh() async throws {
-        let endpoint = try await MotoEndpoint.url()
+        let endpoint = try await MotoEndpoint.quietURL()
         let name = "/inkra/refresh-" + UUID().uuidString.prefix(8)
         try await Self.put(name, Self.limits(monthly: 9), endpoint)
         var settings = Self.aws(endpoint)

@@ -60,7 +60,7 @@ struct BootstrapSettingsTests {
         "INKRA_LIMITS_PARAMETER reads the limits from SSM at start; a missing parameter stops start-up",
         .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func limitsFromSSM() async throws {
-        let endpoint = try await MotoEndpoint.url()
+        let endpoint = try await MotoEndpoint.quietURL()
         let aws = [
             "AWS_ENDPOINT_URL": endpoint.absoluteString, "AWS_REGION": "us-east-1",
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
@@ -91,7 +91,7 @@ struct BootstrapSettingsTests {
         "The model's key comes from Secrets Manager: the configuration holds only the secret's ARN",
         .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func keyFromSecretsManager() async throws {
-        let endpoint = try await MotoEndpoint.url()
+        let endpoint = try await MotoEndpoint.quietURL()
         let aws = [
             "AWS_ENDPOINT_URL": endpoint.absoluteString, "AWS_REGION": "us-east-1",
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",

@@ -47,7 +47,7 @@ struct ThrottledServicesTests {
 
     @Test("GetParameter throttled twice at start: bootstrap starts on the third attempt with the parameter's limits")
     func startsAfterThrottling() async throws {
-        let moto = try await MotoEndpoint.url()
+        let moto = try await MotoEndpoint.quietURL()
         let name = try await Self.limitsParameter(moto)
         let proxy = try await DynamoDBFaultProxy(upstream: moto) { operation, number in
             operation == "GetParameter" && number <= 2 ? Self.throttled : nil
@@ -68,7 +68,7 @@ struct ThrottledServicesTests {
 
     @Test("GetParameter throttled on every attempt: start-up stops after 5, naming the setting and the error")
     func stopsAfterTheBound() async throws {
-        let moto = try await MotoEndpoint.url()
+        let moto = try await MotoEndpoint.quietURL()
         let name = try await Self.limitsParameter(moto)
         let proxy = try await DynamoDBFaultProxy(upstream: moto) { operation, _ in
             operation == "GetParameter" ? Self.throttled : nil

@@ -61,6 +61,24 @@ package enum MotoEndpoint {
         }
     }
 
+    /// A moto_server of this test process's own, for the few tests whose subject has a real-time
+    /// budget against it: `bootstrap`'s start-up reads (the limits parameter, a secret) must answer
+    /// within 5 s, and the shared server queues a whole parallel run's requests (``patient`` says
+    /// why) for longer than that on a loaded machine. Few requests reach this one. Without
+    /// moto_server on PATH (a named endpoint only), the shared server.
+    package static func quietURL() async throws -> URL {
+        try await quiet.value.get()
+    }
+
+    private static let quiet = Task<Result<URL, MotoServer.StartFailure>, Never> {
+        guard let executable = MotoServer.executable() else { return await resolved.value }
+        let started = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: MotoServer.start(executable)) }
+        }
+        if case .success = started { setTestCredentials() }
+        return started
+    }
+
     /// The credentials and region moto accepts, for anything that signs from the environment
     /// (as the emulator and `bootstrap` do); values already set are kept.
     private static func setTestCredentials() {

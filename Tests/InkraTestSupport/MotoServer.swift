@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -19,9 +20,9 @@ enum MotoServer {
     /// How long moto_server may take to answer its first request (importing moto is slow).
     static let startTimeout: Duration = .seconds(60)
 
-    /// The shell, and the pipe it waits on; held for the life of the process. Set once, by the
-    /// start that `MotoEndpoint.url()` runs on a thread of its own.
-    nonisolated(unsafe) private static var running: (shell: Process, lifeline: Pipe)?
+    /// Each shell, and the pipe it waits on; held for the life of the process. Appended to by the
+    /// starts that `MotoEndpoint.url()` and `quietURL()` run, each once, on a thread of its own.
+    private static let running = Mutex<[(shell: Process, lifeline: Pipe)]>([])
 
     /// `moto_server` from `PATH`, when it is there.
     static func executable(path: String? = ProcessInfo.processInfo.environment["PATH"]) -> URL? {
@@ -36,7 +37,8 @@ enum MotoServer {
     /// A port taken between choosing and binding it is tried again with another.
     static func start(_ executable: URL) -> Result<URL, StartFailure> {
         let log = FileManager.default.temporaryDirectory
-            .appendingPathComponent("inkra-test-moto-\(ProcessInfo.processInfo.processIdentifier).log")
+            .appendingPathComponent(
+                "inkra-test-moto-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8)).log")
         var failure = StartFailure("moto_server could not be started (log: \(log.path))")
         for _ in 0..<3 {
             guard let port = freeLoopbackPort() else { return .failure(StartFailure("no free loopback port")) }
@@ -58,7 +60,7 @@ enum MotoServer {
             let deadline = ContinuousClock.now + startTimeout
             while process.isRunning, ContinuousClock.now < deadline {
                 if answersHTTP(port: port) {
-                    running = (process, lifeline)
+                    running.withLock { $0.append((process, lifeline)) }
                     return .success(URL(string: "http://127.0.0.1:\(port)")!)
                 }
                 usleep(100_000)
