@@ -86,4 +86,26 @@ struct StandingRefusalCostTests {
             Issue.record("a new month refused")
         }
     }
+
+    @Test("Limits lowered after an hour's refusal: the next refusal names the day, now full, not the hour")
+    func limitsLoweredAfterRefusal() async throws {
+        let (_, store) = Self.stack()
+        let generous = Limits(monthly: 3, daily: 2, hourly: 1)
+        _ = try await store.consume(Self.request(limits: generous))
+        guard case .refused(let first) = try await store.consume(Self.request(limits: generous)) else {
+            Issue.record("the hour's second call was admitted")
+            return
+        }
+        #expect(first.window == .hour)
+        // The operator lowers the day's limit to what was used: the day is full, and comes first.
+        guard
+            case .refused(let second) = try await store.consume(
+                Self.request(limits: Limits(monthly: 2, daily: 1, hourly: 1)))
+        else {
+            Issue.record("admitted under lowered limits")
+            return
+        }
+        #expect(second.window == .day, "the standing refusal of the hour answered for the day")
+        #expect(second.limit == 1 && second.used == 1)
+    }
 }

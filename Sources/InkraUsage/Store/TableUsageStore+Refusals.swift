@@ -13,8 +13,9 @@ import SingleTable
 /// the units used in it, when it starts again and the day its GSI1 mark was written. Every consume
 /// first reads that item (eventually consistent: half a read unit), with the call's idempotency
 /// record when it carries a key (one read unit for both), and answers the refusal again without
-/// any transaction while it stands: the window has not started again, the caller's limit for it
-/// is still at most the units used, the day's GSI1 mark is already written, and the key (if any)
+/// any transaction while it stands: the window has not started again, the caller's limits are the
+/// ones it was decided under (after a change another window may be the full one, or none), the
+/// day's GSI1 mark is already written, and the key (if any)
 /// names no earlier call, whose answer a retry must get. Anything else, or a stale read, goes on to
 /// the consume transaction, which decides as before. A refund or a reset deletes the item.
 extension TableUsageStore {
@@ -24,7 +25,11 @@ extension TableUsageStore {
         static let window = "refusedWindow"
         static let used = "refusedUsed"
         static let markedDay = "markedDay"
+        static let limits = "refusedLimits"
     }
+
+    /// The limits a refusal was decided under, as the item keeps them: `monthly/daily/hourly`.
+    static func limitsText(_ limits: Limits) -> String { "\(limits.monthly)/\(limits.daily)/\(limits.hourly)" }
 
     /// How long the read of a standing refusal may take, retries included: it saves a refused
     /// call's transaction, and must not cost a slow table's admitted call more than this.
@@ -47,7 +52,7 @@ extension TableUsageStore {
             let used = item[RefusalAttribute.used]?.intValue,
             item[RefusalAttribute.markedDay]?.stringValue == windows.day,
             Int(windows.instant.timeIntervalSince1970) < until,
-            request.limits.limit(for: window) <= used
+            item[RefusalAttribute.limits]?.stringValue == Self.limitsText(request.limits)
         else { return nil }
         return Refusal(
             window: window,
@@ -60,20 +65,25 @@ extension TableUsageStore {
     }
 
     /// The write of a standing refusal (a `SET` of every attribute, so sending it twice is harmless).
-    func standingRefusalUpdate(_ userID: String, _ refusal: Refusal, _ windows: UsageWindows) -> UpdateItemRequest {
+    func standingRefusalUpdate(_ consume: ConsumeRequest, _ refusal: Refusal, _ windows: UsageWindows)
+        -> UpdateItemRequest
+    {
         let until = Int(refusal.resetsAt.timeIntervalSince1970)
         return UpdateItemRequest(
             tableName: tableName,
-            key: key(user: userID, sort: UsageKeys.refused),
-            updateExpression: "SET #until = :until, #window = :window, #used = :used, #day = :day, expiresAt = :until",
+            key: key(user: consume.userID, sort: UsageKeys.refused),
+            updateExpression:
+                "SET #until = :until, #window = :window, #used = :used, #day = :day, #limits = :limits, "
+                + "expiresAt = :until",
             expressionAttributes: ExpressionAttributes(
                 names: [
                     "#until": RefusalAttribute.until, "#window": RefusalAttribute.window,
                     "#used": RefusalAttribute.used, "#day": RefusalAttribute.markedDay,
+                    "#limits": RefusalAttribute.limits,
                 ],
                 values: [
                     ":until": .n(until), ":window": .s(refusal.window.rawValue), ":used": .n(refusal.used),
-                    ":day": .s(windows.day),
+                    ":day": .s(windows.day), ":limits": .s(Self.limitsText(consume.limits)),
                 ]
             )
         )

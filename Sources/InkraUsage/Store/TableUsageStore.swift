@@ -366,7 +366,7 @@ package struct TableUsageStore: UsageStore, RequestBound {
             updateExpression: consume.tier == nil ? Expressions.markRefused : Expressions.markRefusedWithTier,
             expressionAttributes: ExpressionAttributes(values: values)
         )
-        let standing = standingRefusalUpdate(consume.userID, refusal, windows)
+        let standing = standingRefusalUpdate(consume, refusal, windows)
         let marking = bound(to: scope.cleaningUp(atMost: Self.refusalMarkBudget))
         // The day's mark first: a standing refusal answers the day's next refusals without
         // writing, so it is written only once the day's mark is.
