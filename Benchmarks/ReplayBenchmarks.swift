@@ -193,7 +193,7 @@ struct ReplayBenchmarks {
         var samples: [Double] = []
         var batch = 0
         for round in 0..<3 {
-            let stack = try EmulatorStack(options: options)
+            let stack = try await EmulatorStack(options: options)
             let started = ContinuousClock.now
             batch = try await body(round, stack)
             samples.append(Harness.nanoseconds(ContinuousClock.now - started) / Double(max(batch, 1)))

@@ -145,7 +145,7 @@ struct ServeBenchmarks {
     /// The local API Gateway's own work per request, without HTTP: event built from the request,
     /// cached authorizer answer, `generateQuestions` admitted, response read back.
     func inProcess() async throws {
-        let stack = try EmulatorStack(options: try options())
+        let stack = try await EmulatorStack(options: try options())
         var configuration = LocalAPIGateway.Configuration()
         configuration.payload = .v1
         let gateway = LocalAPIGateway(stack: stack, configuration: configuration)
