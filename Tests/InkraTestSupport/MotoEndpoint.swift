@@ -49,16 +49,23 @@ package enum MotoEndpoint {
             setTestCredentials()
             return .success(url)
         case .started(let executable):
-            let started = await withCheckedContinuation { continuation in
-                Thread.detachNewThread { continuation.resume(returning: MotoServer.start(executable)) }
-            }
+            let started = await start(executable)
             if case .success(let url) = started {
-                setTestCredentials()
                 FileHandle.standardError.write(
                     Data("DynamoDB suites: started moto_server at \(url.absoluteString)\n".utf8))
             }
             return started
         }
+    }
+
+    /// Starts a moto_server on a thread of its own (the start waits until it answers), and sets
+    /// the test credentials once it does.
+    private static func start(_ executable: URL) async -> Result<URL, MotoServer.StartFailure> {
+        let started = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: MotoServer.start(executable)) }
+        }
+        if case .success = started { setTestCredentials() }
+        return started
     }
 
     /// A moto_server of this test process's own, for the few tests whose subject has a real-time
@@ -72,11 +79,7 @@ package enum MotoEndpoint {
 
     private static let quiet = Task<Result<URL, MotoServer.StartFailure>, Never> {
         guard let executable = MotoServer.executable() else { return await resolved.value }
-        let started = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: MotoServer.start(executable)) }
-        }
-        if case .success = started { setTestCredentials() }
-        return started
+        return await start(executable)
     }
 
     /// The credentials and region moto accepts, for anything that signs from the environment
