@@ -45,6 +45,20 @@ package struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The key source could not answer (the JWKS unreachable, too slow, answering an HTTP error,
         /// or not a JWKS): the token was not checked, so it is not known to be bad.
         package static let keysUnavailable = Code(rawValue: "keysUnavailable")
+
+        // A key source's own failures, which the verifier turns into ``keysUnavailable`` (or, for
+        // ``unusableKey``, passes on).
+
+        /// The JWKS could not be fetched: no connection, no answer in time, an HTTP error status.
+        package static let jwksUnreachable = Code(rawValue: "jwksUnreachable")
+        /// A JWKS file cannot be read.
+        package static let jwksUnreadable = Code(rawValue: "jwksUnreadable")
+        /// The document read or fetched is not a JWKS (not JSON, or no `keys` array).
+        package static let notJWKS = Code(rawValue: "notJWKS")
+
+        /// A development token's claims do not fit Cognito's claim set for its token use (an email
+        /// or a custom attribute in an access token, a token use other than `id` or `access`).
+        package static let unsupportedClaim = Code(rawValue: "unsupportedClaim")
     }
 
     /// The reason.
@@ -73,6 +87,10 @@ package struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether the token could not be checked because the key source did not answer, rather than
     /// being bad: a failure to report, never a refusal.
     package var isKeySourceFailure: Bool { code == .keysUnavailable }
+
+    /// Whether a key source could not answer at all (``Code/jwksUnreachable``,
+    /// ``Code/jwksUnreadable``, ``Code/notJWKS``), as opposed to answering with an unusable key.
+    package var isUnavailable: Bool { [.jwksUnreachable, .jwksUnreadable, .notJWKS].contains(code) }
 
     /// "`<code>`: `<message>`".
     package var description: String { "\(code.rawValue): \(message)" }

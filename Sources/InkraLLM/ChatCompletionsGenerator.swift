@@ -102,21 +102,21 @@ package struct ChatCompletionsGenerator: RequestBound {
             } catch {
                 span.fault = true
                 span.cause = "the model endpoint did not answer"
-                throw GenerationFailure("the model endpoint did not answer: \(error)")
+                throw GenerationFailure(.unanswered, "the model endpoint did not answer: \(error)")
             }
         }
         guard response.status == 200 else {
-            throw GenerationFailure("the model endpoint answered HTTP \(response.status)")
+            throw GenerationFailure(.status, "the model endpoint answered HTTP \(response.status)")
         }
         guard let json = try? JSONParser.parse(response.body),
             let content = json["choices"]?.array?.first?["message"]?["content"]?.string
         else {
-            throw GenerationFailure("the model endpoint's answer has no choices[0].message.content")
+            throw GenerationFailure(.malformed, "the model endpoint's answer has no choices[0].message.content")
         }
         let questions = Self.questions(in: content, count: request.count)
         guard questions.count == request.count else {
             throw GenerationFailure(
-                "the model wrote \(questions.count) usable questions, \(request.count) were asked for")
+                .tooFew, "the model wrote \(questions.count) usable questions, \(request.count) were asked for")
         }
         return questions
     }
@@ -183,13 +183,35 @@ package struct ChatCompletionsGenerator: RequestBound {
     }
 }
 
-/// The model could not produce the questions.
+/// The model could not produce the questions, with a stable code.
 package struct GenerationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable reason code.
+    package struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        package var rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+        package var description: String { rawValue }
+
+        /// The endpoint could not be reached, or did not answer within the deadline.
+        package static let unanswered = Code(rawValue: "unanswered")
+        /// The endpoint answered a status other than 200.
+        package static let status = Code(rawValue: "status")
+        /// The answer is not a chat completion with a message's content.
+        package static let malformed = Code(rawValue: "malformed")
+        /// The model wrote fewer usable questions than were asked for.
+        package static let tooFew = Code(rawValue: "tooFew")
+    }
+
+    /// The reason.
+    package var code: Code
     /// What went wrong.
     package var message: String
 
     /// Creates a failure.
-    package init(_ message: String) { self.message = message }
+    package init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
 
-    package var description: String { message }
+    /// "`<code>`: `<message>`".
+    package var description: String { "\(code): \(message)" }
 }

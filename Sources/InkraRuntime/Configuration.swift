@@ -142,7 +142,8 @@ struct Configuration: Sendable, Hashable {
         insideLambda = value("AWS_LAMBDA_FUNCTION_NAME") != nil
         if insideLambda, let unknown = environment.keys.sorted().first(where: { Self.isUnknownSetting($0) }) {
             throw ConfigurationError(
-                unknown, "is not a setting of this runtime (known: \(Self.knownSettings.joined(separator: ", ")))")
+                .unknownSetting, unknown,
+                "is not a setting of this runtime (known: \(Self.knownSettings.joined(separator: ", ")))")
         }
         let settings = try Self.settings(environment)
         // The defaults come through `settings` too, so these fallbacks are never taken.
@@ -154,7 +155,7 @@ struct Configuration: Sendable, Hashable {
             store = kind
         } else if insideLambda {
             throw ConfigurationError(
-                RuntimeSetting.store.rawValue,
+                .missing, RuntimeSetting.store.rawValue,
                 "must be set inside Lambda (dynamodb, or memory to meter each sandbox on its own): "
                     + "without it every sandbox would count usage separately and hand out the quota many times"
             )
@@ -163,14 +164,15 @@ struct Configuration: Sendable, Hashable {
         do {
             aws = try AWSSettings(environment: environment)
         } catch {
-            throw ConfigurationError(error.variable ?? "AWS_ENDPOINT_URL", error.reason)
+            throw ConfigurationError(.invalid, error.variable ?? "AWS_ENDPOINT_URL", error.reason)
         }
         userPoolID = value("COGNITO_USER_POOL_ID")
         if let pool = userPoolID {
             guard let underscore = pool.firstIndex(of: "_"), underscore != pool.startIndex,
                 pool.index(after: underscore) != pool.endIndex
             else {
-                throw ConfigurationError("COGNITO_USER_POOL_ID", "must look like us-east-1_AbCdEf123, got \"\(pool)\"")
+                throw ConfigurationError(
+                    .invalid, "COGNITO_USER_POOL_ID", "must look like us-east-1_AbCdEf123, got \"\(pool)\"")
             }
         }
         cognitoRegion = value("COGNITO_REGION") ?? userPoolID.map { String($0.prefix { $0 != "_" }) } ?? aws.region
@@ -187,7 +189,7 @@ struct Configuration: Sendable, Hashable {
             do {
                 _ = try SSMParameterName(name)
             } catch {
-                throw ConfigurationError(RuntimeSetting.limitsParameter.rawValue, "\(error)")
+                throw ConfigurationError(.invalid, RuntimeSetting.limitsParameter.rawValue, "\(error)")
             }
         }
         limitsMaxAge = seconds(.limitsMaxAge)
@@ -205,14 +207,15 @@ struct Configuration: Sendable, Hashable {
         if let format = value("AWS_LAMBDA_LOG_FORMAT") {
             guard let parsed = LogFormat.allCases.first(where: { $0.rawValue.lowercased() == format.lowercased() })
             else {
-                throw ConfigurationError("AWS_LAMBDA_LOG_FORMAT", "must be Text or JSON, got \"\(format)\"")
+                throw ConfigurationError(.invalid, "AWS_LAMBDA_LOG_FORMAT", "must be Text or JSON, got \"\(format)\"")
             }
             logFormat = parsed
         }
         xrayDaemonAddress = value("AWS_XRAY_DAEMON_ADDRESS")
         if let address = xrayDaemonAddress, XRayDaemonClient.udpAddress(in: address) == nil {
             throw ConfigurationError(
-                "AWS_XRAY_DAEMON_ADDRESS", "must be host:port (or udp:host:port tcp:host:port), got \"\(address)\"")
+                .invalid, "AWS_XRAY_DAEMON_ADDRESS",
+                "must be host:port (or udp:host:port tcp:host:port), got \"\(address)\"")
         }
         logLevel = try Self.logLevel(
             own: value("LOG_LEVEL"), lambdas: value("AWS_LAMBDA_LOG_LEVEL"), json: logFormat == .json)
@@ -232,7 +235,7 @@ struct Configuration: Sendable, Hashable {
             guard let level = logLevels.first(where: { $0.name == own.lowercased() })?.level else {
                 let names = Logger.Level.allCases.map { $0 == .warning ? "warning (or warn)" : $0.rawValue }
                 throw ConfigurationError(
-                    "LOG_LEVEL", "must be one of \(names.joined(separator: ", ")) (any case), got \"\(own)\"")
+                    .invalid, "LOG_LEVEL", "must be one of \(names.joined(separator: ", ")) (any case), got \"\(own)\"")
             }
             ownLevel = level
         }
@@ -241,7 +244,7 @@ struct Configuration: Sendable, Hashable {
             guard let level = lambdaLogLevels.first(where: { $0.name == lambdas.uppercased() })?.level else {
                 let names = lambdaLogLevels.map(\.name)
                 throw ConfigurationError(
-                    "AWS_LAMBDA_LOG_LEVEL",
+                    .invalid, "AWS_LAMBDA_LOG_LEVEL",
                     "must be one of \(names.dropLast().joined(separator: ", ")) or \(names.last ?? "") (any case), "
                         + "got \"\(lambdas)\"")
             }
@@ -267,7 +270,7 @@ struct Configuration: Sendable, Hashable {
                 continue
             }
             guard let value = setting.value(of: text) else {
-                throw ConfigurationError(setting.rawValue, "must be \(setting.accepts), got \"\(text)\"")
+                throw ConfigurationError(.invalid, setting.rawValue, "must be \(setting.accepts), got \"\(text)\"")
             }
             values[setting] = value
         }
@@ -283,13 +286,13 @@ struct Configuration: Sendable, Hashable {
     func model(secretKey: String? = nil) throws(ConfigurationError) -> ChatCompletionsGenerator.Settings? {
         guard let modelBaseURL else { return nil }
         guard let modelName else {
-            throw ConfigurationError("INKRA_LLM_MODEL", "is required with INKRA_LLM_BASE_URL")
+            throw ConfigurationError(.missing, "INKRA_LLM_MODEL", "is required with INKRA_LLM_BASE_URL")
         }
         let settings = ChatCompletionsGenerator.Settings(
             baseURL: modelBaseURL, apiKey: secretKey ?? modelAPIKey, model: modelName, timeout: modelTimeout)
         guard !settings.sendsKeyInTheClear else {
             throw ConfigurationError(
-                secretKey == nil ? "INKRA_LLM_API_KEY" : "INKRA_LLM_API_KEY_SECRET_ARN",
+                .invalid, secretKey == nil ? "INKRA_LLM_API_KEY" : "INKRA_LLM_API_KEY_SECRET_ARN",
                 "is never sent over plain http except to this machine (127.0.0.1, ::1, localhost); "
                     + "INKRA_LLM_BASE_URL must be https, got \"\(modelBaseURL.absoluteString)\"")
         }
@@ -300,14 +303,14 @@ struct Configuration: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` when the pool or its region is missing.
     func cognito() throws(ConfigurationError) -> CognitoConfiguration {
         guard let userPoolID else {
-            throw ConfigurationError("COGNITO_USER_POOL_ID", "is required by the authorizer")
+            throw ConfigurationError(.missing, "COGNITO_USER_POOL_ID", "is required by the authorizer")
         }
         guard let cognitoRegion else {
-            throw ConfigurationError("COGNITO_REGION", "is required by the authorizer (or AWS_REGION)")
+            throw ConfigurationError(.missing, "COGNITO_REGION", "is required by the authorizer (or AWS_REGION)")
         }
         guard let issuerForm = issuerForm ?? (insideLambda ? nil : .original) else {
             throw ConfigurationError(
-                "INKRA_COGNITO_ISSUER",
+                .missing, "INKRA_COGNITO_ISSUER",
                 "is required by the authorizer inside Lambda: ORIGINAL or UPDATED, as the pool's "
                     + "IssuerConfiguration (template.yaml's CognitoIssuer sets both)")
         }
@@ -328,7 +331,7 @@ struct Configuration: Sendable, Hashable {
         guard let deleteCognitoUser else {
             guard !insideLambda else {
                 throw ConfigurationError(
-                    "INKRA_DELETE_COGNITO_USER",
+                    .missing, "INKRA_DELETE_COGNITO_USER",
                     "must be set for deleteAccount inside Lambda: true deletes the caller's Cognito user "
                         + "with their usage (as template.yaml deploys), false erases usage only")
             }
@@ -337,7 +340,7 @@ struct Configuration: Sendable, Hashable {
         guard deleteCognitoUser else { return nil }
         guard let userPoolID else {
             throw ConfigurationError(
-                "COGNITO_USER_POOL_ID", "is required by deleteAccount when INKRA_DELETE_COGNITO_USER is true")
+                .missing, "COGNITO_USER_POOL_ID", "is required by deleteAccount when INKRA_DELETE_COGNITO_USER is true")
         }
         return userPoolID
     }

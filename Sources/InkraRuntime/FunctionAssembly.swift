@@ -29,9 +29,9 @@ enum FunctionAssembly {
         shared: SharedDependencies? = nil
     ) async throws -> any EventHandler {
         guard let handler, !handler.isEmpty else {
-            throw ConfigurationError("_HANDLER", "is required: \(functions.nameList)")
+            throw ConfigurationError(.missing, "_HANDLER", "is required: \(functions.nameList)")
         }
-        let unlisted = ConfigurationError("_HANDLER", "must be \(functions.nameList), got \"\(handler)\"")
+        let unlisted = ConfigurationError(.invalid, "_HANDLER", "must be \(functions.nameList), got \"\(handler)\"")
         guard let name = functions.name(matching: handler) else { throw unlisted }
         let limits = try await tierLimits(configuration, clock: clock)
         let dependencies = FunctionList.Dependencies(
@@ -57,7 +57,7 @@ enum FunctionAssembly {
             do {
                 return .parameter(parameter, ssm: try AWSJSONService.ssm(configuration.aws, now: clock))
             } catch {
-                throw ConfigurationError("INKRA_LIMITS_PARAMETER", "\(error)")
+                throw ConfigurationError(.invalid, "INKRA_LIMITS_PARAMETER", "\(error)")
             }
         }
         guard configuration.limitsJSON == nil, let file = configuration.limitsFile else { return nil }
@@ -75,7 +75,8 @@ enum FunctionAssembly {
             do {
                 secretKey = try await AWSJSONService.secretsManager(configuration.aws, now: clock).secretString(id: arn)
             } catch {
-                throw ConfigurationError("INKRA_LLM_API_KEY_SECRET_ARN", "cannot read the secret: \(error)")
+                throw ConfigurationError(
+                    .unreadable, "INKRA_LLM_API_KEY_SECRET_ARN", "cannot read the secret: \(error)")
             }
         }
         guard let settings = try configuration.model(secretKey: secretKey) else { return TemplateQuestionGenerator() }
@@ -94,7 +95,8 @@ enum FunctionAssembly {
             do {
                 text = try await AWSJSONService.ssm(configuration.aws, now: clock).parameter(named: name)
             } catch {
-                throw ConfigurationError("INKRA_LIMITS_PARAMETER", "cannot read the parameter \"\(name)\": \(error)")
+                throw ConfigurationError(
+                    .unreadable, "INKRA_LIMITS_PARAMETER", "cannot read the parameter \"\(name)\": \(error)")
             }
             return try limits(json: text, setting: "INKRA_LIMITS_PARAMETER", source: "SSM parameter \(name)")
         }
@@ -105,7 +107,7 @@ enum FunctionAssembly {
         do {
             return try TierLimits(contentsOf: URL(fileURLWithPath: file))
         } catch {
-            throw ConfigurationError("INKRA_LIMITS_FILE", "\(error)")
+            throw ConfigurationError(.invalid, "INKRA_LIMITS_FILE", "\(error)")
         }
     }
 
@@ -115,7 +117,7 @@ enum FunctionAssembly {
         do {
             return try TierLimits(json: Data(json.utf8), source: source)
         } catch {
-            throw ConfigurationError(setting, "\(error)")
+            throw ConfigurationError(.invalid, setting, "\(error)")
         }
     }
 
@@ -126,7 +128,7 @@ enum FunctionAssembly {
             do {
                 return try JWKSKeySource(contentsOf: URL(fileURLWithPath: file))
             } catch {
-                throw ConfigurationError("INKRA_JWKS_FILE", "\(error)")
+                throw ConfigurationError(.invalid, "INKRA_JWKS_FILE", "\(error)")
             }
         }
         let url = try configuration.cognito().jwksURL
@@ -165,18 +167,22 @@ enum FunctionAssembly {
             do {
                 text = try await AWSJSONService.secretsManager(configuration.aws, now: clock).secretString(id: arn)
             } catch {
-                throw ConfigurationError("INKRA_SERVER_SECRET_ARN", "cannot read the secret: \(error)")
+                throw ConfigurationError(.unreadable, "INKRA_SERVER_SECRET_ARN", "cannot read the secret: \(error)")
             }
-            guard let secret = ServerSecret(text) else { throw ConfigurationError("INKRA_SERVER_SECRET_ARN", short) }
+            guard let secret = ServerSecret(text) else {
+                throw ConfigurationError(.invalid, "INKRA_SERVER_SECRET_ARN", short)
+            }
             return secret
         }
         if let text = configuration.serverSecret {
-            guard let secret = ServerSecret(text) else { throw ConfigurationError("INKRA_SERVER_SECRET", short) }
+            guard let secret = ServerSecret(text) else {
+                throw ConfigurationError(.invalid, "INKRA_SERVER_SECRET", short)
+            }
             return secret
         }
         guard !configuration.insideLambda else {
             throw ConfigurationError(
-                "INKRA_SERVER_SECRET_ARN",
+                .missing, "INKRA_SERVER_SECRET_ARN",
                 "is required inside Lambda by every function with a usage store, and by every function with "
                     + "INKRA_RECORD_EVENTS on: a Secrets Manager secret that keys sealed answers, deleted accounts' "
                     + "carried usage and recordings' pseudonyms (template.yaml's ServerSecret)")

@@ -16,7 +16,7 @@ enum HTTPSFetch {
         let response = try await OutboundHTTPClient.shared.execute(
             OutboundRequest(url: url), timeout: .seconds(3), maximumResponseBytes: 1024 * 1024)
         guard response.status == 200 else {
-            throw ConfigurationError("JWKS", "\(url.absoluteString) answered HTTP \(response.status)")
+            throw ConfigurationError(.unreadable, "JWKS", "\(url.absoluteString) answered HTTP \(response.status)")
         }
         return Data(response.body)
     }
@@ -30,7 +30,7 @@ enum DynamoDBStore {
         do {
             return try DynamoDBTable.client(configuration.aws, now: clock)
         } catch {
-            throw ConfigurationError("INKRA_STORE=dynamodb", "\(error)")
+            throw ConfigurationError(.invalid, "INKRA_STORE=dynamodb", "\(error)")
         }
     }
 }
@@ -49,7 +49,7 @@ struct CognitoUserDirectory: UserDirectory, RequestBound {
             return CognitoUserDirectory(
                 admin: try CognitoUserAdmin(userPoolID: pool, aws: configuration.aws, now: clock))
         } catch {
-            throw ConfigurationError("INKRA_DELETE_COGNITO_USER", "\(error)")
+            throw ConfigurationError(.invalid, "INKRA_DELETE_COGNITO_USER", "\(error)")
         }
     }
 

@@ -75,7 +75,7 @@ public struct TestUserPool: Sendable {
 
     private func developmentClaims(
         for caller: Caller, tokenUse: TokenUse, at instant: Date, lifetime: Duration
-    ) throws(DevelopmentClaims.UnsupportedClaim) -> DevelopmentClaims {
+    ) throws(AuthError) -> DevelopmentClaims {
         var claims = DevelopmentClaims(
             sub: caller.sub, tokenUse: tokenUse.rawValue, clientId: clientID, issuer: issuer, issuedAt: instant,
             expiresAt: instant.addingTimeInterval(TimeInterval(lifetime.components.seconds)))
@@ -87,16 +87,14 @@ public struct TestUserPool: Sendable {
             claims.monthlyQuota = caller.quota.map(String.init)
         case .access:
             if caller.quota != nil {
-                throw DevelopmentClaims.UnsupportedClaim(
-                    claim: "custom:monthly_quota", reason: DevelopmentClaims.UnsupportedClaim.noCustomAttributes)
+                throw DevelopmentClaims.unsupported("custom:monthly_quota", DevelopmentClaims.noCustomAttributes)
             }
             if let tier = caller.tier {
                 let group = tier == .premium ? Tier.premiumGroup : Tier.freeGroup
                 if !groups.contains(group) { groups.append(group) }
             }
         case .any:
-            throw DevelopmentClaims.UnsupportedClaim(
-                claim: "token_use", reason: "a token is either id or access, not any")
+            throw AuthError(.unsupportedClaim, "token_use: a token is either id or access, not any")
         }
         claims.groups = groups
         return claims

@@ -89,7 +89,7 @@ final class HTTPConnection {
             }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw RuntimeAPIError.connection("write failed: \(String(cString: strerror(errno)))")
+                throw RuntimeAPIError(.connection, "write failed: \(String(cString: strerror(errno)))")
             }
             offset += written
         }
@@ -107,9 +107,9 @@ final class HTTPConnection {
                 buffer.append(contentsOf: chunk[0..<count])
                 return
             }
-            if count == 0 { throw RuntimeAPIError.connection("the Runtime API closed the connection") }
+            if count == 0 { throw RuntimeAPIError(.connection, "the Runtime API closed the connection") }
             if errno == EINTR { continue }
-            throw RuntimeAPIError.connection("read failed: \(String(cString: strerror(errno)))")
+            throw RuntimeAPIError(.connection, "read failed: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -123,7 +123,7 @@ final class HTTPConnection {
                 return line
             }
             guard buffer.count - bufferStart < 64 * 1024 else {
-                throw RuntimeAPIError.protocolError("header line too long")
+                throw RuntimeAPIError(.protocolError, "header line too long")
             }
             try fill()
         }
@@ -140,14 +140,14 @@ final class HTTPConnection {
         let statusLine = try readLine()
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
-            throw RuntimeAPIError.protocolError("malformed status line \"\(statusLine)\"")
+            throw RuntimeAPIError(.protocolError, "malformed status line \"\(statusLine)\"")
         }
         var headers: [String: String] = [:]
         while true {
             let line = try readLine()
             if line.isEmpty { break }
             guard let colon = line.firstIndex(of: ":") else {
-                throw RuntimeAPIError.protocolError("malformed header \"\(line)\"")
+                throw RuntimeAPIError(.protocolError, "malformed header \"\(line)\"")
             }
             let name = line[..<colon].lowercased()
             let value = String(line[line.index(after: colon)...].trimmingSpacesAndTabs())
@@ -158,14 +158,14 @@ final class HTTPConnection {
             // Chunked must be the last coding (RFC 9112 §6.1); the Runtime API sends no other.
             let last = codings.split(separator: ",").last.map { $0.trimmingSpacesAndTabs().lowercased() }
             guard last == "chunked" else {
-                throw RuntimeAPIError.protocolError("unsupported Transfer-Encoding \"\(codings)\"")
+                throw RuntimeAPIError(.protocolError, "unsupported Transfer-Encoding \"\(codings)\"")
             }
             while true {
                 let sizeLine = try readLine()
                 let digits = sizeLine.split(separator: ";", omittingEmptySubsequences: false)[0].trimmingSpacesAndTabs()
                 guard !digits.isEmpty, digits.utf8.count <= 8, digits.utf8.allSatisfy(Self.isHexDigit),
                     let size = Int(digits, radix: 16)
-                else { throw RuntimeAPIError.protocolError("malformed chunk size \"\(sizeLine)\"") }
+                else { throw RuntimeAPIError(.protocolError, "malformed chunk size \"\(sizeLine)\"") }
                 if size == 0 {
                     while try !readLine().isEmpty {}
                     break
@@ -173,14 +173,15 @@ final class HTTPConnection {
                 body += try readBytes(size)
                 let rest = try readLine()
                 guard rest.isEmpty else {
-                    throw RuntimeAPIError.protocolError(
+                    throw RuntimeAPIError(
+                        .protocolError,
                         "malformed chunk: \(size) bytes followed by \"\(rest.prefix(32))\" instead of a line end")
                 }
             }
         } else if let length = headers["content-length"] {
             guard !length.isEmpty, length.utf8.count <= 10, length.utf8.allSatisfy(Self.isDigit),
                 let count = Int(length)
-            else { throw RuntimeAPIError.protocolError("malformed Content-Length \"\(length)\"") }
+            else { throw RuntimeAPIError(.protocolError, "malformed Content-Length \"\(length)\"") }
             body = try readBytes(count)
         }
         if headers["connection"]?.lowercased() == "close" { close() }
@@ -196,8 +197,8 @@ final class HTTPConnection {
 
 /// A socket connected to `host:port`: the first of the addresses `getaddrinfo` gives that accepts,
 /// a stream (TCP) or a datagram (UDP) socket.
-/// - Throws: ``RuntimeAPIError/connection(_:)`` naming the host when it cannot be resolved, and the
-///   last error when no address accepts.
+/// - Throws: ``RuntimeAPIError`` (``RuntimeAPIError/Code/connection``) naming the host when it
+///   cannot be resolved, and the last error when no address accepts.
 func connectedSocket(host: String, port: String, datagram: Bool) throws(RuntimeAPIError) -> Int32 {
     var hints = addrinfo()
     hints.ai_family = AF_UNSPEC
@@ -209,7 +210,7 @@ func connectedSocket(host: String, port: String, datagram: Bool) throws(RuntimeA
     var list: UnsafeMutablePointer<addrinfo>?
     let status = getaddrinfo(host, port, &hints, &list)
     guard status == 0, let first = list else {
-        throw RuntimeAPIError.connection("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+        throw RuntimeAPIError(.connection, "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
     }
     defer { freeaddrinfo(list) }
     var lastError = "no address"
@@ -226,7 +227,7 @@ func connectedSocket(host: String, port: String, datagram: Bool) throws(RuntimeA
         }
         entry = address.pointee.ai_next
     }
-    throw RuntimeAPIError.connection("cannot connect to \(host):\(port): \(lastError)")
+    throw RuntimeAPIError(.connection, "cannot connect to \(host):\(port): \(lastError)")
 }
 
 func systemClose(_ descriptor: Int32) -> Int32 {

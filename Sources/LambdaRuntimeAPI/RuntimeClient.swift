@@ -18,12 +18,12 @@ package final class RuntimeClient: @unchecked Sendable {
     ///   - address: `host:port`.
     ///   - now: the clock a missing `Lambda-Runtime-Deadline-Ms` is counted from (Lambda's
     ///     default timeout, 3 s, after the invocation arrives).
-    /// - Throws: ``RuntimeAPIError/configuration(_:)`` when the address is malformed.
+    /// - Throws: ``RuntimeAPIError`` (``RuntimeAPIError/Code/configuration``) when the address is malformed.
     package init(address: String, now: @escaping @Sendable () -> Date) throws {
         self.now = now
         let trimmed = address.hasPrefix("http://") ? String(address.dropFirst(7)) : address
         guard let colon = trimmed.lastIndex(of: ":"), let port = UInt16(trimmed[trimmed.index(after: colon)...]) else {
-            throw RuntimeAPIError.configuration("AWS_LAMBDA_RUNTIME_API must be host:port, got \"\(address)\"")
+            throw RuntimeAPIError(.configuration, "AWS_LAMBDA_RUNTIME_API must be host:port, got \"\(address)\"")
         }
         var host = String(trimmed[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -34,10 +34,10 @@ package final class RuntimeClient: @unchecked Sendable {
     package func next() throws -> (InvocationContext, [UInt8]) {
         let response = try connection.send(method: "GET", path: "\(base)/invocation/next")
         guard response.status == 200 else {
-            throw RuntimeAPIError.status(response.status, String(decoding: response.body, as: UTF8.self))
+            throw RuntimeAPIError.status(response.status, response.body)
         }
         guard let requestID = response.headers["lambda-runtime-aws-request-id"], !requestID.isEmpty else {
-            throw RuntimeAPIError.protocolError("next invocation has no Lambda-Runtime-Aws-Request-Id")
+            throw RuntimeAPIError(.protocolError, "next invocation has no Lambda-Runtime-Aws-Request-Id")
         }
         let deadline =
             response.headers["lambda-runtime-deadline-ms"].flatMap(Double.init)
@@ -92,7 +92,7 @@ package final class RuntimeClient: @unchecked Sendable {
 
     private func expectAccepted(_ response: HTTPConnection.Response) throws {
         guard (200..<300).contains(response.status) else {
-            throw RuntimeAPIError.status(response.status, String(decoding: response.body, as: UTF8.self))
+            throw RuntimeAPIError.status(response.status, response.body)
         }
     }
 }

@@ -77,7 +77,8 @@ package struct RuntimeLoop: Sendable {
     private func respond(to requestID: String, with body: [UInt8]) async throws {
         do {
             try await blocking { try retrying("response") { try client.respond(to: requestID, with: body) } }
-        } catch RuntimeAPIError.status(let status, _) where Self.refusesOneInvocation(status) {
+        } catch let error as RuntimeAPIError where Self.refusesOneInvocation(error) {
+            let status = error.status ?? 0
             log(
                 "the Runtime API refused the response of invocation \(requestID) (\(body.count) bytes) with HTTP "
                     + "\(status); reporting the invocation as failed")
@@ -92,17 +93,19 @@ package struct RuntimeLoop: Sendable {
     private func report(_ failure: InvocationFailure, for requestID: String) async throws {
         do {
             try await blocking { try retrying("error report") { try client.fail(requestID, with: failure) } }
-        } catch RuntimeAPIError.status(let status, _) where Self.refusesOneInvocation(status) {
+        } catch let error as RuntimeAPIError where Self.refusesOneInvocation(error) {
             log(
                 "the Runtime API refused the error report of invocation \(requestID) (\(failure.errorType)) with "
-                    + "HTTP \(status); going on to the next invocation")
+                    + "HTTP \(error.status ?? 0); going on to the next invocation")
         }
     }
 
-    /// Whether a status refuses one call about one invocation (400, 403, 413: the runtime goes on),
-    /// rather than saying the environment is broken (500: "Non-recoverable state. Runtime should exit
-    /// promptly", and anything the Runtime API does not document).
-    static func refusesOneInvocation(_ status: Int) -> Bool { (400..<500).contains(status) }
+    /// Whether an error is a status that refuses one call about one invocation (400, 403, 413: the
+    /// runtime goes on), rather than saying the environment is broken (500: "Non-recoverable state.
+    /// Runtime should exit promptly", and anything the Runtime API does not document).
+    static func refusesOneInvocation(_ error: RuntimeAPIError) -> Bool {
+        error.code == .status && (400..<500).contains(error.status ?? 0)
+    }
 
     /// The failure reported for a response the Runtime API refused.
     static func refusedResponse(status: Int, size: Int) -> InvocationFailure {
@@ -141,8 +144,8 @@ package struct RuntimeLoop: Sendable {
         while true {
             do {
                 return try body()
-            } catch RuntimeAPIError.connection(let message) where attempt < maximumAttempts {
-                log("\(what): \(message); reconnecting (attempt \(attempt + 1) of \(maximumAttempts))")
+            } catch let error as RuntimeAPIError where error.code == .connection && attempt < maximumAttempts {
+                log("\(what): \(error.message); reconnecting (attempt \(attempt + 1) of \(maximumAttempts))")
                 client.reconnect()
                 let wait = Self.reconnection.delay(after: attempt).components
                 usleep(UInt32(wait.seconds * 1_000_000 + wait.attoseconds / 1_000_000_000_000))

@@ -24,22 +24,18 @@ package final class XRayDaemonClient: @unchecked Sendable {
 
     /// A client of the daemon at `address`: `host:port`, or the SDKs' `udp:host:port tcp:host:port`
     /// form, of which the UDP address is used.
-    /// - Throws: ``RuntimeAPIError/configuration(_:)`` naming the address when it is malformed or
-    ///   cannot be resolved.
+    /// - Throws: ``RuntimeAPIError`` (``RuntimeAPIError/Code/configuration``) naming the address when
+    ///   it is malformed or cannot be resolved.
     package init(address: String) throws(RuntimeAPIError) {
         guard let (host, port) = Self.udpAddress(in: address) else {
-            throw .configuration(
+            throw RuntimeAPIError(
+                .configuration,
                 "AWS_XRAY_DAEMON_ADDRESS is \"\(address)\", not host:port or udp:host:port tcp:host:port")
         }
         do {
             descriptor = try connectedSocket(host: host, port: port, datagram: true)
         } catch {
-            let reason =
-                switch error {
-                case .connection(let message), .protocolError(let message): message
-                default: "\(error)"
-                }
-            throw .configuration("AWS_XRAY_DAEMON_ADDRESS \(address): \(reason)")
+            throw RuntimeAPIError(.configuration, "AWS_XRAY_DAEMON_ADDRESS \(address): \(error.message)")
         }
         self.address = "\(host):\(port)"
     }

@@ -58,6 +58,7 @@ struct ConfigurationErrorTests {
             try Configuration(environment: [bad.variable: bad.value])
         }
         #expect(error?.setting == bad.variable, "\(String(describing: error))")
+        #expect(error?.code == .invalid)
         for accepted in bad.accepts {
             #expect(error?.reason.contains(accepted) == true, "\(String(describing: error))")
         }
@@ -98,6 +99,7 @@ struct ConfigurationErrorTests {
         let error = #expect(throws: ConfigurationError.self) { try configuration.model() }
         #expect(error?.setting == "INKRA_LLM_MODEL")
         #expect(error?.reason == "is required with INKRA_LLM_BASE_URL")
+        #expect(error?.code == .missing)
     }
 
     @Test("A key bound for plain http to another machine names where the key came from")

@@ -38,6 +38,7 @@ struct FunctionListTests {
                 logger: Logger(label: "test"))
         }
         #expect(error?.setting == "_HANDLER")
+        #expect(error?.code == .invalid)
         #expect(
             error?.reason
                 == "must be authorizer, checkUsage, generateQuestions, deleteAccount or repairCharges, "

@@ -84,6 +84,7 @@ struct RuntimeSettingTests {
         ]
         let error = #expect(throws: ConfigurationError.self) { try Configuration(environment: environment) }
         #expect(error?.setting == "INKRA_LLM_MODLE")
+        #expect(error?.code == .unknownSetting)
         #expect(error?.reason.contains("is not a setting of this runtime") == true)
         #expect(error?.reason.contains("INKRA_LLM_MODEL") == true, "the known settings are listed")
     }

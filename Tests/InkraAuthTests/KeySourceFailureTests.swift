@@ -39,24 +39,24 @@ struct KeySourceFailureTests {
         RemoteKeySource(url: url, fetch: fetch, now: { now }, timeout: timeout)
     }
 
-    static func keySourceError(_ source: RemoteKeySource, kid: String = "key-1") async -> KeySourceError? {
+    static func keySourceError(_ source: RemoteKeySource, kid: String = "key-1") async -> AuthError? {
         do {
             _ = try await source.key(withID: kid)
             return nil
         } catch {
-            return error as? KeySourceError
+            return error as? AuthError
         }
     }
 
     @Test(
         "Unreachable, answering 503, or answering what is not a JWKS: the source cannot answer, naming the URL",
         arguments: [
-            ("unreachable", KeySourceError.Code.unreachable, "Connection refused"),
-            ("503", .unreachable, "answered HTTP 503"),
+            ("unreachable", AuthError.Code.jwksUnreachable, "Connection refused"),
+            ("503", .jwksUnreachable, "answered HTTP 503"),
             ("html", .notJWKS, "is not valid JSON"),
             ("no keys", .notJWKS, "has no \"keys\" array"),
         ])
-    func cannotAnswer(failure: String, code: KeySourceError.Code, detail: String) async throws {
+    func cannotAnswer(failure: String, code: AuthError.Code, detail: String) async throws {
         let source = Self.source { url in
             switch failure {
             case "unreachable": throw ConnectionRefused()
@@ -92,7 +92,7 @@ struct KeySourceFailureTests {
             return testSigner.jwks
         }
         let error = try #require(await Self.keySourceError(source))
-        #expect(error.code == .unreachable)
+        #expect(error.code == .jwksUnreachable)
         #expect(error.message == "\(Self.url.absoluteString) did not answer within \(Duration.milliseconds(50))")
         #expect(cancelled.isSet)
     }

@@ -45,14 +45,16 @@ struct ChatCompletionsGeneratorTests {
 
     @Test("Too few questions, an error status, a malformed answer or a timeout are failures", .timeLimit(.minutes(10)))
     func failures() async throws {
-        let cases: [(Int, String)] = [
-            (200, Self.reply("Only one question?")), (500, "{}"), (200, #"{"choices":[]}"#), (429, "{}"),
+        let cases: [(Int, String, GenerationFailure.Code)] = [
+            (200, Self.reply("Only one question?"), .tooFew), (500, "{}", .status),
+            (200, #"{"choices":[]}"#, .malformed), (429, "{}", .status),
         ]
-        for (status, body) in cases {
+        for (status, body, code) in cases {
             let server = try await StubHTTPServer { _ in .json(status, body) }
-            await #expect(throws: GenerationFailure.self) {
+            let failure = await #expect(throws: GenerationFailure.self) {
                 try await generator(server).questions(about: "x", count: 3, length: "medium")
             }
+            #expect(failure?.code == code, "HTTP \(status) \(body)")
             server.shutdown()
         }
         // A model that answers only after the call has ended: the failure can only be the timeout's,
@@ -64,9 +66,10 @@ struct ChatCompletionsGeneratorTests {
         }
         defer { slow.shutdown() }
         defer { held.open() }
-        await #expect(throws: GenerationFailure.self) {
+        let late = await #expect(throws: GenerationFailure.self) {
             try await generator(slow, timeout: 0.3).questions(about: "x", count: 1, length: "medium")
         }
+        #expect(late?.code == .unanswered)
     }
 
     @Test(

@@ -202,9 +202,10 @@ struct TableUsageStoreTests {
         #expect(monthly.used == 1)
         #expect(try await item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(1))
         // The first attempt, come back late, can neither answer nor give the unit back.
-        await #expect(throws: UsageStoreError.self) {
+        let late = await #expect(throws: UsageStoreError.self) {
             try await store.complete(first, with: StoredResponse(statusCode: 200, body: "{}"))
         }
+        #expect(late?.code == .takenOver)
         try await store.release(first)
         #expect(try await item(userPartition("u1"), "USAGE#2026-03")?["interviewCount"] == .n(1))
         // The one that took over answers, once.

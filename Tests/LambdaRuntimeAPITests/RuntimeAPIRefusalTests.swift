@@ -153,7 +153,7 @@ extension RuntimeLoopTests {
                 return event
             }
         }
-        guard case .status(500, _)? = error else {
+        guard let error, error.code == .status, error.status == 500 else {
             Issue.record("expected the 500, got \(String(describing: error))")
             return
         }

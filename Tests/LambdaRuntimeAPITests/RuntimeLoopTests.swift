@@ -211,7 +211,9 @@ struct RuntimeLoopTests {
         let server = try await RawAnswerServer(answer: answer, closeAfterAnswer: true)
         defer { server.shutdown() }
         let client = try RuntimeClient(address: "127.0.0.1:\(server.port)", now: { Date() })
-        await #expect(throws: RuntimeAPIError.protocolError(message)) { try await Self.blocking { try client.next() } }
+        await #expect(throws: RuntimeAPIError(.protocolError, message)) {
+            try await Self.blocking { try client.next() }
+        }
     }
 
     @Test("A chunked answer is read whole, whatever the case of its coding and its hex digits")

@@ -58,7 +58,7 @@ package enum DevelopmentTokens {
                 if quota != nil {
                     throw EmulatorError(
                         "--quota cannot go in an access token: custom:monthly_quota is a custom attribute; "
-                            + DevelopmentClaims.UnsupportedClaim.noCustomAttributes
+                            + DevelopmentClaims.noCustomAttributes
                             + ". Mint an id token (--token-use id)")
                 }
                 if email != nil {
@@ -69,7 +69,7 @@ package enum DevelopmentTokens {
                 if let tier, Tier(rawValue: tier.lowercased()) == nil {
                     throw EmulatorError(
                         "--tier \(tier) cannot go in an access token: there the tier is the premium_tier or "
-                            + "free_tier group (" + DevelopmentClaims.UnsupportedClaim.noCustomAttributes
+                            + "free_tier group (" + DevelopmentClaims.noCustomAttributes
                             + "), so it must be premium or free")
                 }
             default:

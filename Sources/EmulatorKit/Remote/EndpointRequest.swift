@@ -32,13 +32,13 @@ package struct EndpointRequest: Sendable {
     ///   - endpoint: the stage's URL (`https://ID.execute-api.REGION.amazonaws.com/prod`).
     ///   - token: the token sent in place of the one an event carried, under the same scheme
     ///     (`Bearer TOKEN`, or the bare token when the event had it bare); `nil` sends none.
-    package static func make(_ event: JSONValue, endpoint: URL, token: String?) -> Result<Self, Problem> {
+    package static func make(_ event: JSONValue, endpoint: URL, token: String?) -> Result<Self, EmulatorError> {
         let isV2 = event["version"]?.string == "2.0"
         guard let method = (isV2 ? event["requestContext"]?["http"]?["method"] : event["httpMethod"])?.string,
             let path = (isV2 ? event["rawPath"] : event["path"])?.string
         else {
             return .failure(
-                Problem(
+                EmulatorError(
                     "not an API Gateway proxy event (no \(isV2 ? "requestContext.http.method or rawPath" : "httpMethod or path")): "
                         + "no HTTP request to send"))
         }
@@ -48,7 +48,7 @@ package struct EndpointRequest: Sendable {
         let query = isV2 ? event["rawQueryString"]?.string ?? "" : Self.queryString(event)
         if !query.isEmpty { url += "?" + query }
         guard let target = URL(string: url) else {
-            return .failure(Problem("its path and query do not make a URL with the endpoint"))
+            return .failure(EmulatorError("its path and query do not make a URL with the endpoint"))
         }
         var headers: [(String, String)] = []
         var hadAuthorization = false
@@ -71,7 +71,7 @@ package struct EndpointRequest: Sendable {
         if let text = event["body"]?.string {
             if event["isBase64Encoded"]?.bool == true {
                 guard let data = Data(base64Encoded: text) else {
-                    return .failure(Problem("isBase64Encoded is true but its body is not base64"))
+                    return .failure(EmulatorError("isBase64Encoded is true but its body is not base64"))
                 }
                 body = Array(data)
             } else {
@@ -83,13 +83,6 @@ package struct EndpointRequest: Sendable {
                 request: OutboundRequest(
                     method: HTTPMethod(rawValue: method.uppercased()), url: target, headers: headers, body: body),
                 hadAuthorization: hadAuthorization))
-    }
-
-    /// Why an event makes no request.
-    package struct Problem: Error, Sendable, Hashable {
-        /// What is wrong.
-        package var message: String
-        init(_ message: String) { self.message = message }
     }
 
     /// `path` without a leading `/STAGE` segment.

@@ -95,9 +95,9 @@ package struct DevelopmentClaims: Sendable, Hashable {
     }
 
     /// The payload: Cognito's claim set for ``tokenUse``.
-    /// - Throws: ``UnsupportedClaim`` when `tokenUse` is neither `id` nor `access`, or when an access token
-    ///   is given an email or a custom attribute, which Cognito never puts there.
-    package func payload() throws(UnsupportedClaim) -> JSONValue {
+    /// - Throws: ``AuthError/Code/unsupportedClaim`` when `tokenUse` is neither `id` nor `access`, or
+    ///   when an access token is given an email or a custom attribute, which Cognito never puts there.
+    package func payload() throws(AuthError) -> JSONValue {
         let issued = JSONValue.number(Int(issuedAt.timeIntervalSince1970))
         var payload: JSONObject = ["sub": .string(sub), "iss": .string(issuer)]
         switch tokenUse {
@@ -106,19 +106,19 @@ package struct DevelopmentClaims: Sendable, Hashable {
             payload["token_use"] = "id"
         case TokenUse.access.rawValue:
             if email != nil {
-                throw UnsupportedClaim(claim: "email", reason: "Cognito puts the email in the ID token only")
+                throw Self.unsupported("email", "Cognito puts the email in the ID token only")
             }
             for (claim, value) in [
                 ("custom:subscription_tier", subscriptionTier), ("custom:tier", customTier),
                 ("custom:monthly_quota", monthlyQuota),
             ] where value != nil {
-                throw UnsupportedClaim(claim: claim, reason: UnsupportedClaim.noCustomAttributes)
+                throw Self.unsupported(claim, Self.noCustomAttributes)
             }
             payload["client_id"] = .string(clientId)
             payload["token_use"] = "access"
             payload["scope"] = .string(Self.signInScope)
         default:
-            throw UnsupportedClaim(claim: "token_use", reason: "it must be id or access, not \"\(tokenUse)\"")
+            throw AuthError(.unsupportedClaim, "token_use: it must be id or access, not \"\(tokenUse)\"")
         }
         payload["auth_time"] = issued
         payload["exp"] = .number(Int(expiresAt.timeIntervalSince1970))
@@ -159,27 +159,13 @@ package struct DevelopmentClaims: Sendable, Hashable {
 }
 
 extension DevelopmentClaims {
-    /// A claim asked of a token whose Cognito claim set has no room for it.
-    package struct UnsupportedClaim: Error, Sendable, Hashable, CustomStringConvertible {
-        /// The claim, e.g. `custom:monthly_quota`.
-        package var claim: String
-        /// Why it cannot be there.
-        package var reason: String
+    /// Why an access token carries no custom attribute.
+    package static let noCustomAttributes =
+        "Cognito's access tokens carry no custom attributes unless a pre token generation trigger adds them, "
+        + "and template.yaml's user pool has none"
 
-        /// Creates the error.
-        package init(claim: String, reason: String) {
-            self.claim = claim
-            self.reason = reason
-        }
-
-        /// Why an access token carries no custom attribute.
-        package static let noCustomAttributes =
-            "Cognito's access tokens carry no custom attributes unless a pre token generation trigger adds them, "
-            + "and template.yaml's user pool has none"
-
-        /// "`<claim>` cannot be in an access token: `<reason>`".
-        package var description: String {
-            claim == "token_use" ? "token_use: \(reason)" : "\(claim) cannot be in an access token: \(reason)"
-        }
+    /// An ``AuthError/Code/unsupportedClaim``: "`<claim>` cannot be in an access token: `<reason>`".
+    package static func unsupported(_ claim: String, _ reason: String) -> AuthError {
+        AuthError(.unsupportedClaim, "\(claim) cannot be in an access token: \(reason)")
     }
 }

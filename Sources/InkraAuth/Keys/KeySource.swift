@@ -12,7 +12,7 @@ import Synchronization
 package protocol KeySource: Sendable {
     /// The key with this id, or `nil` when the source does not have it (the token is then bad).
     /// - Throws: when the source cannot answer (a failed or timed-out fetch, a document that is not
-    ///   a JWKS): the token cannot be checked. ``KeySourceError`` with ``KeySourceError/Code/unusableKey``
+    ///   a JWKS): the token cannot be checked. ``AuthError`` with ``AuthError/Code/unusableKey``
     ///   when the source has the key but it cannot verify anything.
     /// - Parameters:
     ///   - kid: the key's id.
@@ -33,19 +33,19 @@ package final class JWKSKeySource: KeySource {
     private let built = Mutex<[String: VerificationKey]>([:])
 
     /// Keys from a JWKS document.
-    /// - Throws: ``KeySourceError`` when it is not a JWKS.
+    /// - Throws: ``AuthError`` when it is not a JWKS.
     package init(jwks: Data) throws {
         entries = Dictionary(try JWKEntry.parse(jwks, source: "JWKS").map { ($0.kid, $0) }) { first, _ in first }
     }
 
     /// Keys from a JWKS file.
-    /// - Throws: ``KeySourceError`` naming the file when it cannot be read or is not a JWKS.
+    /// - Throws: ``AuthError`` naming the file when it cannot be read or is not a JWKS.
     package init(contentsOf url: URL) throws {
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw KeySourceError(.unreadable, "JWKS file \(url.path) cannot be read: \(error)")
+            throw AuthError(.jwksUnreadable, "JWKS file \(url.path) cannot be read: \(error)")
         }
         entries = Dictionary(try JWKEntry.parse(data, source: "JWKS file \(url.path)").map { ($0.kid, $0) }) { a, _ in a
         }
@@ -68,7 +68,7 @@ package final class JWKSKeySource: KeySource {
 /// fetching for `penalty` seconds, so a flood of forged tokens cannot turn into a flood of fetches.
 ///
 /// A fetch that fails, takes longer than `timeout`, or brings back something that is not a JWKS
-/// throws ``KeySourceError`` (``KeySourceError/Code/unreachable`` or ``KeySourceError/Code/notJWKS``):
+/// throws ``AuthError`` (``AuthError/Code/jwksUnreachable`` or ``AuthError/Code/notJWKS``):
 /// the source could not answer, so the token is not known to be bad. A `kid` missing from a JWKS
 /// that was fetched is answered `nil`: that token is bad.
 package actor RemoteKeySource: KeySource {
@@ -143,7 +143,7 @@ package actor RemoteKeySource: KeySource {
         let task = Task { () async throws -> [String: JWKEntry] in
             // A span of the request's trace: the pool's public URL, the time.
             let data = try await scope.span("JWKS", namespace: .remote) {
-                (span, _) async throws(KeySourceError) -> Data in
+                (span, _) async throws(AuthError) -> Data in
                 span.method = "GET"
                 span.url = TraceSpan.plainURL(url)
                 return try await Self.fetch(url, with: fetch, within: timeout)
@@ -159,20 +159,20 @@ package actor RemoteKeySource: KeySource {
         loaded = true
     }
 
-    /// The JWKS's bytes, or ``KeySourceError/Code/unreachable`` naming the URL when the fetch fails
+    /// The JWKS's bytes, or ``AuthError/Code/jwksUnreachable`` naming the URL when the fetch fails
     /// or has not answered within `timeout` (`withDeadline`: the fetch is then cancelled, and left
     /// behind if it does not stop).
     private static func fetch(
         _ url: URL, with fetch: @escaping @Sendable (URL) async throws -> Data, within timeout: Duration
-    ) async throws(KeySourceError) -> Data {
+    ) async throws(AuthError) -> Data {
         do {
             return try await withDeadline(.now.advanced(by: timeout)) { try await fetch(url) }
         } catch is DeadlinePassed {
-            throw KeySourceError(.unreachable, "\(url.absoluteString) did not answer within \(timeout)")
-        } catch let error as KeySourceError {
+            throw AuthError(.jwksUnreachable, "\(url.absoluteString) did not answer within \(timeout)")
+        } catch let error as AuthError {
             throw error
         } catch {
-            throw KeySourceError(.unreachable, "cannot fetch \(url.absoluteString): \(error)")
+            throw AuthError(.jwksUnreachable, "cannot fetch \(url.absoluteString): \(error)")
         }
     }
 }

@@ -74,16 +74,16 @@ struct JWKEntry: Sendable {
 
     /// Parses a JWKS document. Entries that cannot verify tokens (symmetric `oct` keys, unknown
     /// types or curves, private-use-only keys, entries without a `kid`) are skipped.
-    /// - Throws: ``KeySourceError`` when the document is not a JWKS.
-    static func parse(_ data: some Collection<UInt8>, source: String) throws(KeySourceError) -> [JWKEntry] {
+    /// - Throws: ``AuthError`` when the document is not a JWKS.
+    static func parse(_ data: some Collection<UInt8>, source: String) throws(AuthError) -> [JWKEntry] {
         let root: JSONValue
         do {
             root = try JSONParser.parse(data, maximumDepth: 16)
         } catch {
-            throw KeySourceError(.notJWKS, "\(source) is not valid JSON: \(error)")
+            throw AuthError(.notJWKS, "\(source) is not valid JSON: \(error)")
         }
         guard let keys = root["keys"]?.array else {
-            throw KeySourceError(.notJWKS, "\(source) is not a JWKS: it has no \"keys\" array")
+            throw AuthError(.notJWKS, "\(source) is not a JWKS: it has no \"keys\" array")
         }
         return keys.compactMap { key in
             guard let kid = key["kid"]?.string, !kid.isEmpty else { return nil }
@@ -107,66 +107,29 @@ struct JWKEntry: Sendable {
     }
 
     /// Builds the key from its JWK parameters.
-    /// - Throws: ``KeySourceError`` when the parameters are not base64url or do not make a key
+    /// - Throws: ``AuthError`` when the parameters are not base64url or do not make a key
     ///   (an RSA modulus under 2048 bits, a point not on P-256).
-    func makeKey() throws(KeySourceError) -> VerificationKey {
+    func makeKey() throws(AuthError) -> VerificationKey {
         switch material {
         case .rsa(let modulus, let exponent):
             guard let n = CompactToken.decode(modulus.utf8), let e = CompactToken.decode(exponent.utf8)
-            else { throw KeySourceError(.unusableKey, "key \(kid): n or e is not base64url") }
+            else { throw AuthError(.unusableKey, "key \(kid): n or e is not base64url") }
             do {
                 let key = try _RSA.Signing.PublicKey(n: n, e: e)
                 return VerificationKey(kid: kid, algorithm: algorithm, keyType: "RSA", material: .rsa(key))
             } catch {
-                throw KeySourceError(.unusableKey, "key \(kid) is not a usable RSA key (2048 bits or more): \(error)")
+                throw AuthError(.unusableKey, "key \(kid) is not a usable RSA key (2048 bits or more): \(error)")
             }
         case .p256(let x, let y):
             guard let x = CompactToken.decode(x.utf8), let y = CompactToken.decode(y.utf8),
                 x.count == 32, y.count == 32
-            else { throw KeySourceError(.unusableKey, "key \(kid): x and y must be 32 bytes of base64url") }
+            else { throw AuthError(.unusableKey, "key \(kid): x and y must be 32 bytes of base64url") }
             do {
                 let key = try P256.Signing.PublicKey(rawRepresentation: x + y)
                 return VerificationKey(kid: kid, algorithm: algorithm, keyType: "EC", material: .p256(key))
             } catch {
-                throw KeySourceError(.unusableKey, "key \(kid) is not a point on P-256: \(error)")
+                throw AuthError(.unusableKey, "key \(kid) is not a point on P-256: \(error)")
             }
         }
     }
-}
-
-/// Why a key source could not give a key: it could not answer (a file that cannot be read, a fetch
-/// that failed or timed out, a document that is not a JWKS), or it answered with a key that cannot
-/// be used.
-package struct KeySourceError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A stable reason code.
-    package struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        package var rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
-        package var description: String { rawValue }
-
-        /// The JWKS could not be fetched: no connection, no answer in time, an HTTP error status.
-        package static let unreachable = Code(rawValue: "unreachable")
-        /// A JWKS file cannot be read.
-        package static let unreadable = Code(rawValue: "unreadable")
-        /// The document read or fetched is not a JWKS (not JSON, or no `keys` array).
-        package static let notJWKS = Code(rawValue: "notJWKS")
-        /// One key's parameters do not make a usable key; the rest of the JWKS is fine.
-        package static let unusableKey = Code(rawValue: "unusableKey")
-    }
-
-    /// The reason.
-    package var code: Code
-    /// What went wrong, naming the file, URL or key.
-    package var message: String
-
-    /// Creates an error.
-    package init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// Whether the source could not answer at all, as opposed to answering with an unusable key.
-    package var isUnavailable: Bool { code != .unusableKey }
-
-    package var description: String { message }
 }

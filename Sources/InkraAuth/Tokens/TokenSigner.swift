@@ -56,7 +56,7 @@ package struct TokenSigner: Sendable {
     }
 
     /// Signs claims with RS256.
-    /// - Throws: ``DevelopmentClaims/UnsupportedClaim`` when the claims do not fit their token use's claim set.
+    /// - Throws: ``AuthError/Code/unsupportedClaim`` when the claims do not fit their token use's claim set.
     package func sign(_ claims: DevelopmentClaims) throws -> String {
         try sign(payload: claims.payload())
     }

@@ -81,7 +81,7 @@ public struct TokenVerifier: Sendable {
         let key: VerificationKey?
         do {
             key = try await keys.key(withID: kid, in: scope)
-        } catch let error as KeySourceError where !error.isUnavailable {
+        } catch let error as AuthError where error.code == .unusableKey {
             throw AuthError(.unusableKey, error.message)
         } catch {
             // The source did not answer: the token is not known to be bad.

@@ -83,9 +83,8 @@ extension TableUsageStore {
             return refund
         }
         throw UsageStoreError(
-            operation: "refund",
-            underlying: AdministrationError(
-                "the counters of \(userID) kept changing during \(Self.refundAttempts) attempts; try again"))
+            .contended, operation: "refund",
+            "the counters of \(userID) kept changing during \(Self.refundAttempts) attempts; try again")
     }
 
     package func reset(_ window: UsageWindow, of userID: String, at instant: Date) async throws -> WindowChange {
@@ -148,9 +147,8 @@ extension TableUsageStore {
             if found == 0 { return erasure }
         }
         throw UsageStoreError(
-            operation: "erase",
-            underlying: AdministrationError(
-                "items kept appearing under \(partition(of: userID)) during \(Self.erasePasses) passes; try again"))
+            .contended, operation: "erase",
+            "items kept appearing under \(partition(of: userID)) during \(Self.erasePasses) passes; try again")
     }
 
     /// An item's kind, from its sort key: `month`, `day`, `hour`, `idempotency`, `refund`, or the
@@ -203,10 +201,4 @@ struct Slot {
     func change(before: Int, after: Int) -> WindowChange {
         WindowChange(window: window, period: period, before: before, after: after)
     }
-}
-
-/// A support operation that could not finish, with why.
-struct AdministrationError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

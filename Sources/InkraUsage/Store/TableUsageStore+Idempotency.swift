@@ -188,8 +188,7 @@ extension TableUsageStore {
             {
                 return
             }
-            throw UsageStoreError(
-                operation: "complete", underlying: IdempotencyError("another request took this call over"))
+            throw UsageStoreError(.takenOver, operation: "complete", "another request took this call over")
         } catch {
             throw UsageStoreError(operation: "complete", underlying: error)
         }
@@ -351,10 +350,4 @@ enum Attribute {
 enum IdempotencyStatus {
     static let inProgress = "INPROGRESS"
     static let completed = "COMPLETED"
-}
-
-/// Why an idempotency record could not be completed.
-struct IdempotencyError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -76,8 +76,7 @@ package struct TableUsageStore: UsageStore, RequestBound {
             if try await !openMonth(request, windows) { request.email = nil }
         }
         guard let outcome = try await charge(request, windows) else {
-            throw UsageStoreError(
-                operation: "consume", underlying: AdministrationError("the month could not be opened; try again"))
+            throw UsageStoreError(.contended, operation: "consume", "the month could not be opened; try again")
         }
         return outcome
     }
