@@ -76,7 +76,11 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .target(name: "LambdaRuntimeAPI", dependencies: ["HTTPText", "InkraTime"], swiftSettings: strictSettings),
+        .target(
+            name: "LambdaRuntimeAPI",
+            dependencies: ["HTTPText", "InkraJSON", "InkraTime"],
+            swiftSettings: strictSettings
+        ),
         // What a package's own tests of the functions need (events, a clock, a seeded store, a scripted
         // generator, tokens, results); nothing of the emulator.
         .target(
@@ -231,6 +235,7 @@ let package = Package(
                 "InkraHandlers",
                 "InkraJSON",
                 "InkraAuth",
+                "InkraTime",
                 "InkraUsage",
                 "LocalUserPool",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -3,23 +3,24 @@ import EmulatorKit
 import Foundation
 import InkraAuth
 import InkraHandlers
+import InkraTime
 
 // The values the command line's options take, as types: ArgumentParser parses each once, where it
 // reads the option, and refuses a bad one with a message that names the option and, for a fixed
 // set, every value it accepts (exit 2). No command parses an option's string again.
 
-/// An instant given as an option (`--now`, `--at`): ISO-8601 as ``ISO8601/parse(_:)`` reads it,
+/// An instant given as an option (`--now`, `--at`): ISO-8601 as `CivilTime.instant(iso8601:allowingDate:)` reads it,
 /// `2026-11-17T12:00:00Z`, with a fraction and `Z` or an offset, or a date as midnight UTC.
 struct Instant: ExpressibleByArgument, Sendable, Hashable {
     /// The instant.
     let date: Date
 
     init?(argument: String) {
-        guard let date = ISO8601.parse(argument) else { return nil }
+        guard let date = CivilTime.instant(iso8601: argument, allowingDate: true) else { return nil }
         self.date = date
     }
 
-    var defaultValueDescription: String { ISO8601.format(date) }
+    var defaultValueDescription: String { CivilTime.iso8601(date) }
 
     /// The value name in usage lines and errors: the form an instant is written in.
     static let valueName = "yyyy-mm-ddThh:mm:ssZ"
@@ -32,7 +33,9 @@ struct UTCDate: ExpressibleByArgument, Sendable, Hashable, CustomStringConvertib
 
     init?(argument: String) {
         // A date alone, as the one ISO-8601 reader takes it (a real day of a real month).
-        guard argument.utf8.count == 10, ISO8601.parse(argument) != nil else { return nil }
+        guard argument.utf8.count == 10, CivilTime.instant(iso8601: argument, allowingDate: true) != nil else {
+            return nil
+        }
         text = argument
     }
 

@@ -75,11 +75,6 @@ extension DynamoDBTable {
         }
     }
 
-    /// Deletes a table.
-    package func deleteTable(named name: String) async throws {
-        _ = try await call("DeleteTable", ["TableName": .string(name)])
-    }
-
     /// The table's description (`DescribeTable`'s `Table`).
     package func describeTable(named name: String) async throws -> JSONValue {
         try await call("DescribeTable", ["TableName": .string(name)])["Table"] ?? .null

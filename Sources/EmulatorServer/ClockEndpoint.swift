@@ -1,6 +1,7 @@
 import EmulatorKit
 import Foundation
 import InkraJSON
+import InkraTime
 
 /// `/_inkra/clock` on `serve`'s API port: reads the stack's clock (`GET`) and, under
 /// `--clock virtual`, moves it (`POST {"advance": "PT1H"}` or `{"set": "2026-12-01T00:00:00Z"}`).
@@ -34,7 +35,7 @@ package struct ClockEndpoint: Sendable {
                     return Self.json(200, state(try clock.advance(by: seconds)))
                 }
                 if let text = body["set"]?.string, body["advance"] == nil {
-                    guard let instant = ISO8601.parse(text) else {
+                    guard let instant = CivilTime.instant(iso8601: text, allowingDate: true) else {
                         return Self.error(
                             400, "set takes an ISO-8601 instant such as 2026-12-01T00:00:00Z, not \(text.prefix(40))")
                     }
@@ -50,7 +51,7 @@ package struct ClockEndpoint: Sendable {
     }
 
     private func state(_ time: Date) -> JSONValue {
-        ["now": .string(ISO8601.format(time)), "virtual": .bool(clock != nil)]
+        ["now": .string(CivilTime.iso8601(time)), "virtual": .bool(clock != nil)]
     }
 
     private static func json(_ status: Int, _ body: JSONValue) -> LocalHTTPResponse {

@@ -117,7 +117,7 @@ public enum ProxyEvent {
         context["resourcePath"] = .string(path)
         context["httpMethod"] = .string(method)
         context["extendedRequestId"] = "Bq3Xr5fKoAMEb4w="
-        context["requestTime"] = .string(requestTime(time))
+        context["requestTime"] = .string(CivilTime.apiGatewayTime(time))
         context["path"] = .string("/\(restStage)\(path)")
         context["accountId"] = .string(accountID)
         context["protocol"] = "HTTP/1.1"
@@ -162,7 +162,7 @@ public enum ProxyEvent {
         context["requestId"] = .string(requestID(method, path, time))
         context["routeKey"] = .string("\(method) \(path)")
         context["stage"] = .string(httpStage)
-        context["time"] = .string(requestTime(time))
+        context["time"] = .string(CivilTime.apiGatewayTime(time))
         context["timeEpoch"] = .number(milliseconds(time))
 
         var event = JSONObject()
@@ -214,10 +214,5 @@ public enum ProxyEvent {
         let digits = String(repeating: "0", count: 16 - hex.count) + hex
         let bytes = Array(digits + String(digits.reversed()))
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(bytes[$0]) }.joined(separator: "-")
-    }
-
-    /// `10/Mar/2026:10:00:00 +0000`, API Gateway's `requestTime` and `time`.
-    static func requestTime(_ time: Date) -> String {
-        CivilTime.apiGatewayTime(time)
     }
 }

@@ -1,3 +1,5 @@
+import InkraJSON
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -58,24 +60,6 @@ package struct InvocationFailure: Error, Sendable, Hashable {
 
     /// `{"errorMessage":…,"errorType":…}`.
     var json: [UInt8] {
-        Array("{\"errorMessage\":\(Self.quote(errorMessage)),\"errorType\":\(Self.quote(errorType))}".utf8)
-    }
-
-    static func quote(_ text: String) -> String {
-        var output = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{0}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output + "\""
+        JSONValue.object(["errorMessage": .string(errorMessage), "errorType": .string(errorType)]).jsonBytes
     }
 }

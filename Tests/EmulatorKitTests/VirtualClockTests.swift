@@ -1,6 +1,7 @@
 import EmulatorKit
 import Foundation
 import InkraTestSupport
+import InkraTime
 import Testing
 
 /// `serve --clock virtual`: a clock a developer moves, which everything in the stack reads.
@@ -71,7 +72,8 @@ struct VirtualClockTests {
         #expect(Array(lines.prefix(3)) == ["200", "200", "429"], "\(result.standardOutput)")
         // `clock advance` and `clock show` print the instant alone, as `token --now` takes it.
         #expect(lines.dropFirst(3).first?.hasPrefix("2026-06-01T11:00:0") == true)
-        #expect(lines.dropFirst(3).first.flatMap(ISO8601.parse) != nil, "\(lines)")
+        #expect(
+            lines.dropFirst(3).first.flatMap { CivilTime.instant(iso8601: $0, allowingDate: true) } != nil, "\(lines)")
         #expect(lines.dropFirst(4).first == "200")
         #expect(lines.dropFirst(5).first == "401")
         #expect(lines.dropFirst(6).first?.hasPrefix("2026-06-01T11:00:") == true, "\(lines)")
@@ -88,7 +90,7 @@ struct VirtualClockTests {
         ])
         #expect(result.status == 2, "\(result.standardOutput)\n\(result.standardError)")
         let shown = result.standardOutput.trimmingCharacters(in: .newlines)
-        #expect(ISO8601.parse(shown) != nil, "\(result.standardOutput)")
+        #expect(CivilTime.instant(iso8601: shown, allowingDate: true) != nil, "\(result.standardOutput)")
         #expect(result.standardError.contains("serve runs on the real time; start it with --clock virtual"))
         #expect(
             result.standardError.contains("answered 409: serve runs on the real time; start it with --clock virtual"))

@@ -20,24 +20,13 @@ package enum ErrorMapping {
             return TableError(.transactionCanceled, message, cancellationReasons: reasons)
         case "ValidationException", "SerializationException":
             return TableError(.validation, message)
-        case "ResourceNotFoundException":
-            return TableError(.resourceNotFound, message)
-        case "ProvisionedThroughputExceededException":
-            return TableError(.provisionedThroughputExceeded, message)
-        case "ThrottlingException":
-            return TableError(.throttling, message)
-        case "RequestLimitExceeded":
-            return TableError(.requestLimitExceeded, message)
-        case "TransactionConflictException":
-            return TableError(.transactionConflict, message)
-        case "TransactionInProgressException":
-            return TableError(.transactionInProgress, message)
-        case "IdempotentParameterMismatchException":
-            return TableError(.idempotentParameterMismatch, message)
+        case "ResourceNotFoundException", "ProvisionedThroughputExceededException", "ThrottlingException",
+            "RequestLimitExceeded", "TransactionConflictException", "TransactionInProgressException",
+            "IdempotentParameterMismatchException", "ServiceUnavailable":
+            // DynamoDB's name is the code's.
+            return TableError(TableError.Code(rawValue: type), message)
         case "InternalServerError", "InternalFailure":
             return TableError(.internalServerError, message)
-        case "ServiceUnavailable":
-            return TableError(.serviceUnavailable, message)
         case "":
             return status >= 500
                 ? TableError(.internalServerError, "DynamoDB answered HTTP \(status)")

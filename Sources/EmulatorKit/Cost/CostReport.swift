@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 
 /// What replayed traffic costs on AWS (`replay bill`): its usage priced for the
@@ -251,10 +252,10 @@ extension CostReport {
     /// The heading's period: "recorded from A to B (3 days)".
     static func recorded(_ period: ClosedRange<Date>?) -> String {
         guard let period else { return "recorded at no instant the events name" }
-        let from = ISO8601.format(period.lowerBound)
+        let from = CivilTime.iso8601(period.lowerBound)
         guard period.upperBound > period.lowerBound else { return "all recorded at \(from)" }
         let span = period.upperBound.timeIntervalSince(period.lowerBound)
-        return "recorded from \(from) to \(ISO8601.format(period.upperBound)) (\(duration(span)))"
+        return "recorded from \(from) to \(CivilTime.iso8601(period.upperBound)) (\(duration(span)))"
     }
 
     /// A span in words, rounded: "45 seconds", "20 minutes", "5 hours", "3 days".
@@ -340,8 +341,8 @@ extension CostReport {
             "users": .number(users),
             "period": period.map { period in
                 [
-                    "from": .string(ISO8601.format(period.lowerBound)),
-                    "to": .string(ISO8601.format(period.upperBound)),
+                    "from": .string(CivilTime.iso8601(period.lowerBound)),
+                    "to": .string(CivilTime.iso8601(period.upperBound)),
                     "seconds": .number(Int(period.upperBound.timeIntervalSince(period.lowerBound).rounded())),
                 ]
             } ?? .null,

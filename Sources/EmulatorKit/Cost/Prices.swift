@@ -1,5 +1,6 @@
 import Foundation
 import InkraJSON
+import InkraTime
 
 /// AWS's on-demand prices the cost report applies, read from a dated prices file
 /// (`pricing/us-east-1.json` in the repository; `replay bill --prices FILE` names another).
@@ -169,7 +170,7 @@ package struct Prices: Sendable, Hashable {
                 fields[field] = value
             }
             let read = fields["read"] ?? ""
-            guard ISO8601.parse(read + "T00:00:00Z") != nil, read.count == 10 else {
+            guard CivilTime.instant(iso8601: read + "T00:00:00Z", allowingDate: true) != nil, read.count == 10 else {
                 throw EmulatorError(
                     "prices file \(file): \"\(member).read\" must be the date the price was read, YYYY-MM-DD, not \"\(read)\""
                 )

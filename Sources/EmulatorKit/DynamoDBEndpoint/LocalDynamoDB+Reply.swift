@@ -1,3 +1,4 @@
+import CZlib
 import DynamoDBTable
 import Foundation
 import InkraJSON
@@ -21,7 +22,8 @@ extension LocalDynamoDB {
             status: code,
             headers: [
                 ("Content-Type", "application/x-amz-json-1.0"), ("x-amzn-RequestId", requestID()),
-                ("x-amz-crc32", String(CRC32.checksum(bytes))),
+                // CRC-32 (IEEE 802.3), which DynamoDB sends and botocore checks: zlib's.
+                ("x-amz-crc32", String(bytes.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) })),
             ],
             body: bytes)
     }

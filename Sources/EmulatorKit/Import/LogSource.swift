@@ -1,6 +1,7 @@
 import CZlib
 import Foundation
 import InkraJSON
+import InkraTime
 
 /// One log message from a source, with where it was.
 package struct LogMessage: Sendable, Hashable {
@@ -48,7 +49,9 @@ package enum LogSource {
 
     /// An S3 export line's message: the line less its leading ISO-8601 timestamp.
     static func withoutTimestamp(_ line: Substring) -> Substring {
-        guard let space = line.firstIndex(of: " "), ISO8601.parse(String(line[..<space])) != nil else { return line }
+        guard let space = line.firstIndex(of: " "),
+            CivilTime.instant(iso8601: String(line[..<space]), allowingDate: true) != nil
+        else { return line }
         return line[line.index(after: space)...]
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 
 /// Replays recorded events through the stack, in name order (JSON-lines files in line order), with
 /// state shared across them.
@@ -204,7 +205,9 @@ package struct Replayer: Sendable {
     /// (ISO-8601), the field the emulator reads for authorizer events, which carry no time.
     static func recordedTime(_ event: JSONValue) -> Date? {
         if let time = RequestTime.received(in: event) { return time }
-        if let text = event["x-inkra-recorded-at"]?.string { return ISO8601.parse(text) }
+        if let text = event["x-inkra-recorded-at"]?.string {
+            return CivilTime.instant(iso8601: text, allowingDate: true)
+        }
         return nil
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 
 /// Sample events of every kind the functions accept, shaped as API Gateway sends them.
 package enum SampleEvents {
@@ -63,7 +64,7 @@ package enum SampleEvents {
                 "type": "TOKEN",
                 "authorizationToken": bearer.map(JSONValue.string) ?? "",
                 "methodArn": .string("arn:aws:execute-api:\(region):\(account):\(apiID)/prod/POST/questions"),
-                "x-inkra-recorded-at": .string(ISO8601.format(time)),
+                "x-inkra-recorded-at": .string(CivilTime.iso8601(time)),
             ]
         case .requestAuthorizer:
             var headers: JSONValue = [
@@ -128,7 +129,7 @@ package enum SampleEvents {
             "pathParameters": nil, "stageVariables": nil,
             "requestContext": [
                 "resourceId": "q1w2e3", "resourcePath": .string(path), "httpMethod": .string(method),
-                "extendedRequestId": "AbCdEfGhIjKlMnO=", "requestTime": .string(APIGatewayTime.format(time)),
+                "extendedRequestId": "AbCdEfGhIjKlMnO=", "requestTime": .string(CivilTime.apiGatewayTime(time)),
                 "path": .string("/prod\(path)"), "accountId": .string(account), "protocol": "HTTP/1.1", "stage": "prod",
                 "domainPrefix": .string(apiID), "requestTimeEpoch": .number(epoch), "requestId": .string(requestID),
                 "identity": ["sourceIp": "203.0.113.7", "userAgent": "Inkra/1.0 (iOS)"],
@@ -154,7 +155,7 @@ package enum SampleEvents {
                     "userAgent": "Inkra/1.0 (iOS)",
                 ],
                 "requestId": .string(requestID), "routeKey": .string("\(method) \(path)"), "stage": "$default",
-                "time": .string(APIGatewayTime.format(time)), "timeEpoch": .number(epoch),
+                "time": .string(CivilTime.apiGatewayTime(time)), "timeEpoch": .number(epoch),
             ],
             "isBase64Encoded": false,
         ]

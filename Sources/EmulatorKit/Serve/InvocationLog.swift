@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import Logging
 import Synchronization
 
@@ -81,7 +82,7 @@ package struct InvocationLogHandler: LogHandler {
         guard let log = captured else { return }
         let details = merged.sorted { $0.key < $1.key }.map { " \($0)=\($1)" }.joined()
         log.append(
-            "\(ISO8601.format(now()))\t\(log.requestID)\t\(event.level.rawValue.uppercased())\t\(event.message)\(details)"
+            "\(CivilTime.iso8601(now()))\t\(log.requestID)\t\(event.level.rawValue.uppercased())\t\(event.message)\(details)"
         )
     }
 }

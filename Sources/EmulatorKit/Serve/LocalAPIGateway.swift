@@ -251,7 +251,7 @@ package struct ServedRequest: Sendable {
         let milliseconds = duration.milliseconds
         // The client's address is left out ("-"), as every log of the stack leaves it out.
         return
-            "- [\(APIGatewayTime.format(time))] \"\(request.method) \(target) \(request.httpVersion)\" "
+            "- [\(CivilTime.apiGatewayTime(time))] \"\(request.method) \(target) \(request.httpVersion)\" "
             + "\(response.status) \(response.body.count) \(function?.rawValue ?? "-") authorizer=\(authorizer.rawValue) "
             + (refusal.map { "refused=\($0) " } ?? "")
             + (bodyRefused ? "validation=refused " : "")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPText
 import InkraHandlers
 import InkraJSON
+import InkraTime
 
 /// Builds the proxy event API Gateway sends a function from a real HTTP request: REST API
 /// (payload 1.0) or HTTP API (payload 2.0).
@@ -60,7 +61,7 @@ struct ProxyEventBuilder: Sendable {
             ("resourcePath", .string(resource)),
             ("httpMethod", .string(request.method)),
             ("extendedRequestId", .string(RequestID.extended(requestID))),
-            ("requestTime", .string(APIGatewayTime.format(time))),
+            ("requestTime", .string(CivilTime.apiGatewayTime(time))),
             ("path", .string(stage.isEmpty ? path : "/\(stage)\(path)")),
             ("accountId", .string(accountID)),
             ("protocol", .string(request.httpVersion)),
@@ -141,7 +142,7 @@ struct ProxyEventBuilder: Sendable {
                 "requestId": .string(requestID),
                 "routeKey": .string(routeKey),
                 "stage": .string(stage),
-                "time": .string(APIGatewayTime.format(time)),
+                "time": .string(CivilTime.apiGatewayTime(time)),
                 "timeEpoch": .number(epoch),
             ],
             at: ["requestContext"]

@@ -40,7 +40,7 @@ package final class VirtualClock: Sendable {
         let current = now()
         guard instant >= current else {
             throw EmulatorError(
-                "the clock only moves forward: \(ISO8601.format(instant)) is before its time, \(ISO8601.format(current))"
+                "the clock only moves forward: \(CivilTime.iso8601(instant)) is before its time, \(CivilTime.iso8601(current))"
             )
         }
         return try advance(by: instant.timeIntervalSince(current))

@@ -1,4 +1,5 @@
 import InkraJSON
+import InkraTime
 import InkraUsage
 
 extension WhatIfReport {
@@ -71,7 +72,7 @@ extension WhatIfReport {
         [
             "requestId": call.requestID.map(JSONValue.string) ?? .null,
             "userId": call.userID.map(JSONValue.string) ?? .null,
-            "recordedAt": call.recordedAt.map { .string(ISO8601.format($0)) } ?? .null,
+            "recordedAt": call.recordedAt.map { .string(CivilTime.iso8601($0)) } ?? .null,
             "file": .string(call.file),
             "recorded": .string(call.recorded.description),
             "replayed": .string(call.replayed.description),

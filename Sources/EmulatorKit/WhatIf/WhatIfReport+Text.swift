@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import InkraUsage
 
 extension WhatIfReport {
@@ -89,7 +90,7 @@ extension WhatIfReport {
     private static func example(_ call: MeteredCall) -> String {
         var text = call.reference
         if let user = call.userID { text += "  user \(user)" }
-        if let time = call.recordedAt { text += "  at \(ISO8601.format(time))" }
+        if let time = call.recordedAt { text += "  at \(CivilTime.iso8601(time))" }
         return text + "  \(call.recorded.description) → \(call.replayed.description)"
     }
 

@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 
 /// A generated replay workload whose outcome depends on order: a dozen users (three premium) whose
 /// calls interleave at random (seeded), enough `generateQuestions` calls that free users run into
@@ -53,7 +54,7 @@ struct InterleavedWorkload {
             let kind = kinds[Int(random.next() % UInt64(kinds.count))]
             var event = SampleEvents.event(kind, token: tokens[user], at: time, requestID: requestID)
             if kind.function == .authorizer {
-                event.set(.string(ISO8601.format(time)), at: ["x-inkra-recorded-at"])
+                event.set(.string(CivilTime.iso8601(time)), at: ["x-inkra-recorded-at"])
             }
             if kind == .restGenerate, index % 5 == 0 {
                 let key = Self.idempotencyKeys[Int(random.next() % 4)]
