@@ -63,6 +63,9 @@ bash scripts/package-bootstrap.sh "$zip" > /dev/null 2> /tmp/inkra-ci-package.lo
     { cat /tmp/inkra-ci-package.log >&2; exit 1; }
 size=$(stat -c %s "$zip")
 echo "bootstrap.zip: $size bytes (budget: under $budget)"
+# What the binary is made of, by module, so a change shows what it costs (the debug file has the
+# symbols the packaged binary lost).
+python3 scripts/size-report.py "$(dirname "$zip")/bootstrap.debug"
 if [ "$size" -ge "$budget" ]; then
     echo "error: bootstrap.zip is $size bytes, over the budget of $budget; see BENCHMARKS.md for what it holds" >&2
     exit 1
