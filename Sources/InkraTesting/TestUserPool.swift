@@ -69,7 +69,7 @@ public struct TestUserPool: Sendable {
         do {
             return try developmentClaims(for: caller, tokenUse: tokenUse, at: instant, lifetime: lifetime).payload()
         } catch {
-            throw TestFailure(error.description)
+            throw TestFailure(error.message)
         }
     }
 
