@@ -4,17 +4,11 @@ import Logging
 
 /// Sends the functions' logs to standard error at the chosen level.
 enum LogSetup {
-    static func bootstrap(level: Logger.Level) {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-    }
-
-    /// As ``bootstrap(level:)``, and also keeps each invocation's log lines (info and above) for
-    /// the Invoke API's log tail.
-    static func bootstrapCapturing(level: Logger.Level, now: @escaping @Sendable () -> Date) {
+    /// Lines at `level` or above go to standard error. The logger's metadata (each invocation's
+    /// request id) is held by ``InvocationLogHandler`` and formatted only for a line that is
+    /// written; `serve` also keeps each invocation's lines (info and above) for the Invoke API's
+    /// log tail, stamped by `now`.
+    static func bootstrap(level: Logger.Level, now: @escaping @Sendable () -> Date = { Date() }) {
         LoggingSystem.bootstrap { label in
             var stream = StreamLogHandler.standardError(label: label)
             stream.logLevel = level

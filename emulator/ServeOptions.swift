@@ -229,7 +229,7 @@ struct ServeOptions: ParsableArguments {
         return try await LocalServer.start(
             options: try common.emulatorOptions(), configuration: configuration, virtualClock: clock.value == .virtual,
             seed: stateFromScan.map { URL(fileURLWithPath: $0) }, record: record.map { URL(fileURLWithPath: $0) },
-            logging: { LogSetup.bootstrapCapturing(level: level, now: $0) }, accessLog: log)
+            logging: { LogSetup.bootstrap(level: level, now: $0) }, accessLog: log)
     }
 }
 

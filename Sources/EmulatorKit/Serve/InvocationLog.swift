@@ -35,7 +35,7 @@ package final class InvocationLog: Sendable {
 
 /// A log handler that passes lines on at its own level and also writes every line at
 /// `captureLevel` or above, in Lambda's text format (`time<TAB>request-id<TAB>LEVEL<TAB>message`),
-/// to the current ``InvocationLog``.
+/// to the current ``InvocationLog`` (when there is none, outside `serve`, it only passes lines on).
 ///
 /// The logger's metadata is kept here and handed on with each line that is written, not set on
 /// the upstream handler: a server sets a request id on its logger for every request, and a

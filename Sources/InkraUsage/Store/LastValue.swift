@@ -1,25 +1,18 @@
 import Synchronization
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-/// A value that depends only on an instant's whole second, kept for the last second asked for,
-/// so the requests of one second share it (calendar windows, API Gateway's request time). Safe
-/// to use from any thread.
-package final class LastSecond<Value: Sendable>: Sendable {
-    private let last = Mutex<(second: Int, value: Value)?>(nil)
+/// A value computed from a key, kept for the last key asked for, so the requests that ask again
+/// share it: the calendar windows of one second, the pseudonym of the user a request is for
+/// (asked for each item it reads or writes). Safe to use from any thread.
+package final class LastValue<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private let last = Mutex<(key: Key, value: Value)?>(nil)
 
     package init() {}
 
-    /// The value for the instant's second: the kept one, or `make`'s, which is then kept.
-    package func value(at instant: Date, _ make: (Date) -> Value) -> Value {
-        let second = Int(instant.timeIntervalSince1970.rounded(.down))
-        if let last = last.withLock({ $0 }), last.second == second { return last.value }
-        let value = make(instant)
-        last.withLock { $0 = (second, value) }
+    /// The value for `key`: the kept one, or `make`'s, which is then kept.
+    package func value(for key: Key, _ make: () -> Value) -> Value {
+        if let last = last.withLock({ $0 }), last.key == key { return last.value }
+        let value = make()
+        last.withLock { $0 = (key, value) }
         return value
     }
 }

@@ -19,6 +19,8 @@ package struct ServerSecret: Sendable {
     private let key: SymmetricKey
     /// The key of ``userKey(_:)``, derived once: every call computes a user's partition.
     private let userIDKey: SymmetricKey
+    /// The last user's pseudonym: a call asks for it for each item of the user it reads or writes.
+    private let lastUser = LastValue<String, String>()
 
     /// The fewest bytes a secret may have.
     package static let minimumBytes = 32
@@ -65,7 +67,9 @@ package struct ServerSecret: Sendable {
     /// The keyed pseudonym that stands for a user id (a token's `sub`) in the table's partition keys
     /// and in recordings, the same in both so support can match them; only whoever holds the
     /// secret can compute it from an id (`inkra-emulator usage --user ID` does).
-    package func userKey(_ userID: String) -> String { Self.pseudonym(of: userID, using: userIDKey) }
+    package func userKey(_ userID: String) -> String {
+        lastUser.value(for: userID) { Self.pseudonym(of: userID, using: userIDKey) }
+    }
 
     /// The keyed hash that stands for an email address in the table: the address trimmed and
     /// lowercased (Cognito compares addresses without case), so `Ada@Example.com` and

@@ -39,11 +39,13 @@ package struct UsageWindows: Sendable, Hashable {
 
     /// The windows of an instant.
     package init(at instant: Date) {
-        self = Self.lastSecond.value(at: instant, Self.init(computing:))
+        self = Self.lastSecond.value(for: Int(instant.timeIntervalSince1970.rounded(.down))) {
+            Self(computing: instant)
+        }
     }
 
     /// Every request of one second has the same windows: the last second's are kept.
-    private static let lastSecond = LastSecond<UsageWindows>()
+    private static let lastSecond = LastValue<Int, UsageWindows>()
 
     private init(computing instant: Date) {
         let civil = CivilTime(instant)
