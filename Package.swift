@@ -44,9 +44,17 @@ let package = Package(
         // The text rules of HTTP fields (ASCII case-insensitive names, optional whitespace), for this
         // package's modules only (`package` access).
         .target(name: "HTTPText", swiftSettings: strictSettings),
+        // The cryptography the shipped modules need (SHA-2, HMAC, HKDF, AES-GCM, RSA and P-256
+        // signatures) over swift-nio-ssl's BoringSSL, which TLS links anyway, so that `bootstrap` links one
+        // BoringSSL: its `CNIOBoringSSL` module comes with the NIOSSL product.
+        .target(
+            name: "InkraCrypto",
+            dependencies: [.product(name: "NIOSSL", package: "swift-nio-ssl")],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "InkraUsage",
-            dependencies: ["InkraTime", "InkraJSON", "SingleTable", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["InkraTime", "InkraJSON", "SingleTable", "InkraCrypto"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -56,8 +64,7 @@ let package = Package(
                 "InkraTracing",
                 "InkraJSON",
                 "HTTPText",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
+                "InkraCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -121,7 +128,7 @@ let package = Package(
                 "InkraJSON",
                 "HTTPText",
                 "OutboundHTTP",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "InkraCrypto",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
@@ -306,6 +313,15 @@ let package = Package(
         .testTarget(
             name: "InkraTracingTests", dependencies: ["InkraTracing", "InkraTime"], swiftSettings: strictSettings),
         .testTarget(name: "InkraJSONTests", dependencies: ["InkraJSON"], swiftSettings: strictSettings),
+        .testTarget(
+            // Known-answer vectors, and cross-checks against swift-crypto (which only tests may use).
+            name: "InkraCryptoTests",
+            dependencies: [
+                "InkraCrypto", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "InkraAuthTests",
             dependencies: [

@@ -1,5 +1,5 @@
-import Crypto
 import HTTPText
+import InkraCrypto
 import InkraJSON
 
 #if canImport(FoundationEssentials)
@@ -82,14 +82,14 @@ package struct SigV4Signer: Sendable {
             Self.canonicalQuery(url),
             canonicalHeaders.map { "\($0.0):\($0.1)\n" }.joined(),
             signedHeaders,
-            Self.hex(SHA256.hash(data: body)),
+            Self.hex(SHA2.sha256.hash(body)),
         ].joined(separator: "\n")
         let scope = "\(day)/\(region)/\(service)/aws4_request"
         let stringToSign = [
-            "AWS4-HMAC-SHA256", amzDate, scope, Self.hex(SHA256.hash(data: Array(canonicalRequest.utf8))),
+            "AWS4-HMAC-SHA256", amzDate, scope, Self.hex(SHA2.sha256.hash(canonicalRequest.utf8)),
         ].joined(separator: "\n")
         let key = signingKey(day: day)
-        let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: Array(stringToSign.utf8), using: key))
+        let signature = Self.hex(HMACSHA256.authenticationCode(for: stringToSign.utf8, key: key))
         let authorization =
             "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope), SignedHeaders=\(signedHeaders), Signature=\(signature)"
         return Signature(
@@ -114,12 +114,12 @@ package struct SigV4Signer: Sendable {
         return "\(host):\(port)"
     }
 
-    /// The derived signing key for a day (`yyyyMMdd`).
-    package func signingKey(day: String) -> SymmetricKey {
-        func mac(_ key: SymmetricKey, _ text: String) -> SymmetricKey {
-            SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: key)))
+    /// The derived signing key for a day (`yyyyMMdd`): 32 bytes.
+    package func signingKey(day: String) -> [UInt8] {
+        func mac(_ key: [UInt8], _ text: String) -> [UInt8] {
+            HMACSHA256.authenticationCode(for: text.utf8, key: key)
         }
-        let secret = SymmetricKey(data: Array("AWS4\(credentials.secretAccessKey)".utf8))
+        let secret = Array("AWS4\(credentials.secretAccessKey)".utf8)
         return mac(mac(mac(mac(secret, day), region), service), "aws4_request")
     }
 

@@ -1,5 +1,4 @@
-import Crypto
-import CryptoExtras
+import InkraCrypto
 import InkraJSON
 
 /// A public key from a JWKS, ready to check signatures for one `kid`.
@@ -13,8 +12,8 @@ package struct VerificationKey: Sendable {
     let material: Material
 
     enum Material: Sendable {
-        case rsa(_RSA.Signing.PublicKey)
-        case p256(P256.Signing.PublicKey)
+        case rsa(RSAPublicKey)
+        case p256(P256PublicKey)
     }
 
     /// The check of a signature for a token's `alg`, or `nil` when the key may not be used with it.
@@ -32,32 +31,22 @@ package struct VerificationKey: Sendable {
 
 /// One JWS algorithm bound to one key (RFC 7518 §3.3 and §3.4).
 enum SignatureCheck: Sendable {
-    case rs256(_RSA.Signing.PublicKey)
-    case rs384(_RSA.Signing.PublicKey)
-    case rs512(_RSA.Signing.PublicKey)
-    case es256(P256.Signing.PublicKey)
+    case rs256(RSAPublicKey)
+    case rs384(RSAPublicKey)
+    case rs512(RSAPublicKey)
+    case es256(P256PublicKey)
 
     /// Whether `signature` is this key's signature of `input`. A signature of the wrong length
     /// or form is simply not valid.
     func verify(_ signature: [UInt8], signs input: [UInt8]) -> Bool {
         switch self {
-        case .rs256(let key): rsa(key, signature, SHA256.hash(data: input))
-        case .rs384(let key): rsa(key, signature, SHA384.hash(data: input))
-        case .rs512(let key): rsa(key, signature, SHA512.hash(data: input))
-        case .es256(let key):
-            // JWS carries R and S as two 32-byte big-endian integers, not DER.
-            signature.count == 64
-                && (try? P256.Signing.ECDSASignature(rawRepresentation: signature)).map {
-                    key.isValidSignature($0, for: SHA256.hash(data: input))
-                } == true
-        }
-    }
-
-    private func rsa(_ key: _RSA.Signing.PublicKey, _ signature: [UInt8], _ digest: some Digest) -> Bool {
         // RSASSA-PKCS1-v1_5; the signature is as long as the modulus.
-        guard signature.count * 8 == key.keySizeInBits else { return false }
-        return key.isValidSignature(
-            _RSA.Signing.RSASignature(rawRepresentation: signature), for: digest, padding: .insecurePKCS1v1_5)
+        case .rs256(let key): key.isValidSignature(signature, for: input, hash: .sha256)
+        case .rs384(let key): key.isValidSignature(signature, for: input, hash: .sha384)
+        case .rs512(let key): key.isValidSignature(signature, for: input, hash: .sha512)
+        // JWS carries R and S as two 32-byte big-endian integers, not DER.
+        case .es256(let key): key.isValidSignature(signature, for: input)
+        }
     }
 }
 
@@ -115,7 +104,7 @@ struct JWKEntry: Sendable {
             guard let n = CompactToken.decode(modulus.utf8), let e = CompactToken.decode(exponent.utf8)
             else { throw AuthError(.unusableKey, "key \(kid): n or e is not base64url") }
             do {
-                let key = try _RSA.Signing.PublicKey(n: n, e: e)
+                let key = try RSAPublicKey(modulus: n, exponent: e)
                 return VerificationKey(kid: kid, algorithm: algorithm, keyType: "RSA", material: .rsa(key))
             } catch {
                 throw AuthError(.unusableKey, "key \(kid) is not a usable RSA key (2048 bits or more): \(error)")
@@ -125,7 +114,7 @@ struct JWKEntry: Sendable {
                 x.count == 32, y.count == 32
             else { throw AuthError(.unusableKey, "key \(kid): x and y must be 32 bytes of base64url") }
             do {
-                let key = try P256.Signing.PublicKey(rawRepresentation: x + y)
+                let key = try P256PublicKey(x: x, y: y)
                 return VerificationKey(kid: kid, algorithm: algorithm, keyType: "EC", material: .p256(key))
             } catch {
                 throw AuthError(.unusableKey, "key \(kid) is not a point on P-256: \(error)")

@@ -1,5 +1,4 @@
-import Crypto
-import CryptoExtras
+import InkraCrypto
 import InkraJSON
 
 #if canImport(FoundationEssentials)
@@ -13,43 +12,33 @@ import InkraJSON
 package struct TokenSigner: Sendable {
     /// The key id tokens and the JWKS carry.
     package let kid: String
-    private let key: _RSA.Signing.PrivateKey
+    private let key: RSAPrivateKey
 
     /// A signer from a PEM private key (PKCS#1 or PKCS#8).
     package init(privateKeyPEM: String, kid: String) throws {
-        key = try _RSA.Signing.PrivateKey(pemRepresentation: privateKeyPEM)
+        key = try RSAPrivateKey(pem: privateKeyPEM)
         self.kid = kid
     }
 
-    private init(key: _RSA.Signing.PrivateKey, kid: String) {
+    private init(key: RSAPrivateKey, kid: String) {
         self.key = key
         self.kid = kid
     }
 
-    /// A signer with a freshly generated RSA key.
+    /// A signer with a freshly generated RSA key of `bits` bits: 3072 or 4096, else 2048.
     package static func generate(kid: String, bits: Int = 2048) throws -> TokenSigner {
-        let size: _RSA.Signing.KeySize
-        switch bits {
-        case 3072: size = .bits3072
-        case 4096: size = .bits4096
-        default: size = .bits2048
-        }
-        return TokenSigner(key: try _RSA.Signing.PrivateKey(keySize: size), kid: kid)
+        TokenSigner(key: try RSAPrivateKey.generate(bits: [3072, 4096].contains(bits) ? bits : 2048), kid: kid)
     }
-
-    /// The private key as PEM.
-    package var privateKeyPEM: String { key.pemRepresentation }
 
     /// The public JWKS: `{"keys":[{"kty":"RSA","kid":…,"alg":"RS256","use":"sig","n":…,"e":…}]}`.
     package var jwks: Data {
-        let primitives = try? key.publicKey.getKeyPrimitives()
         let entry: JSONValue = [
             "kty": "RSA",
             "kid": .string(kid),
             "alg": "RS256",
             "use": "sig",
-            "n": .string(CompactToken.encode(primitives?.modulus ?? Data())),
-            "e": .string(CompactToken.encode(primitives?.publicExponent ?? Data())),
+            "n": .string(CompactToken.encode(key.modulus)),
+            "e": .string(CompactToken.encode(key.publicExponent)),
         ]
         let document: JSONValue = ["keys": [entry]]
         return Data(document.jsonString.utf8)
@@ -68,7 +57,7 @@ package struct TokenSigner: Sendable {
         let input =
             CompactToken.encode(Array(JSONValue.object(header).jsonString.utf8)) + "."
             + CompactToken.encode(Array(payload.jsonString.utf8))
-        let signature = try key.signature(for: SHA256.hash(data: Array(input.utf8)), padding: .insecurePKCS1v1_5)
-        return input + "." + CompactToken.encode(signature.rawRepresentation)
+        let signature = try key.signature(for: input.utf8, hash: .sha256)
+        return input + "." + CompactToken.encode(signature)
     }
 }

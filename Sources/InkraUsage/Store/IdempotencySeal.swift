@@ -1,4 +1,4 @@
-import Crypto
+import InkraCrypto
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -20,42 +20,36 @@ import Crypto
 struct IdempotencySeal {
     /// The digest that names the record (`IDEMPOTENCY#<id>`), in lowercase hex.
     let recordID: String
-    private let sealingKey: SymmetricKey
-    private let fingerprintKey: SymmetricKey
+    private let sealingKey: [UInt8]
+    private let fingerprintKey: [UInt8]
 
     init(key: String, userID: String, secret server: ServerSecret) {
-        let secret = SymmetricKey(
-            data: Array(HMAC<SHA256>.authenticationCode(for: Array(key.utf8), using: server.key(for: "idempotency"))))
+        let secret = HMACSHA256.authenticationCode(for: key.utf8, key: server.key(for: "idempotency"))
         let salt = Array("inkra idempotency \(userID)".utf8)
-        func derive(_ purpose: String) -> SymmetricKey {
-            HKDF<SHA256>.deriveKey(
-                inputKeyMaterial: secret, salt: salt, info: Array(purpose.utf8), outputByteCount: 32)
+        func derive(_ purpose: String) -> [UInt8] {
+            HKDFSHA256.deriveKey(inputKeyMaterial: secret, salt: salt, info: purpose.utf8, outputByteCount: 32)
         }
-        recordID = derive("record id").withUnsafeBytes { Hex.lowercase($0) }
+        recordID = Hex.lowercase(derive("record id"))
         sealingKey = derive("response")
         fingerprintKey = derive("request body")
     }
 
     /// The body's keyed digest, in lowercase hex.
     func fingerprint(of body: [UInt8]) -> String {
-        Hex.lowercase(HMAC<SHA256>.authenticationCode(for: body, using: fingerprintKey))
+        Hex.lowercase(HMACSHA256.authenticationCode(for: body, key: fingerprintKey))
     }
 
     /// The response sealed for storage: base64 of AES-GCM's nonce, ciphertext and tag over
     /// `<status> <body>`.
     func seal(_ response: StoredResponse) throws -> String {
         let plain = Array("\(response.statusCode) \(response.body)".utf8)
-        guard let combined = try AES.GCM.seal(plain, using: sealingKey).combined else {
-            throw CryptoKitError.incorrectParameterSize
-        }
-        return combined.base64EncodedString()
+        return Data(try AES256GCM.seal(plain, key: sealingKey)).base64EncodedString()
     }
 
     /// The stored response, or `nil` when the text was not sealed under this key.
     func open(_ sealed: String) -> StoredResponse? {
         guard let combined = Data(base64Encoded: sealed),
-            let box = try? AES.GCM.SealedBox(combined: combined),
-            let plain = try? AES.GCM.open(box, using: sealingKey),
+            let plain = AES256GCM.open(combined, key: sealingKey),
             let text = String(bytes: plain, encoding: .utf8),
             let space = text.firstIndex(of: " "),
             let status = Int(text[..<space])

@@ -1,4 +1,4 @@
-import Crypto
+import InkraCrypto
 
 /// A secret only the server holds (a Secrets Manager secret in production,
 /// `INKRA_SERVER_SECRET_ARN`), which keys everything the table and the logs keep of a caller's
@@ -16,9 +16,10 @@ import Crypto
 /// change runs as a new call), every carried usage unfindable and every user's partition another:
 /// it is for the life of the table.
 package struct ServerSecret: Sendable {
-    private let key: SymmetricKey
+    /// The secret's bytes (its text's UTF-8).
+    private let key: [UInt8]
     /// The key of ``userKey(_:)``, derived once: every call computes a user's partition.
-    private let userIDKey: SymmetricKey
+    private let userIDKey: [UInt8]
     /// The last user's pseudonym: a call asks for it for each item of the user it reads or writes.
     private let lastUser = LastValue<String, String>()
 
@@ -29,7 +30,7 @@ package struct ServerSecret: Sendable {
     /// - Returns: `nil` when the text has fewer than ``minimumBytes`` bytes of UTF-8.
     package init?(_ text: String) {
         guard text.utf8.count >= Self.minimumBytes else { return nil }
-        key = SymmetricKey(data: Array(text.utf8))
+        key = Array(text.utf8)
         userIDKey = Self.derive(key, for: "user id")
     }
 
@@ -42,12 +43,11 @@ package struct ServerSecret: Sendable {
     package static let development = ServerSecret(developmentText)!
 
     /// A key for one purpose, derived from the secret (HKDF-SHA256).
-    func key(for purpose: String) -> SymmetricKey { Self.derive(key, for: purpose) }
+    func key(for purpose: String) -> [UInt8] { Self.derive(key, for: purpose) }
 
-    private static func derive(_ key: SymmetricKey, for purpose: String) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: key, salt: Array("inkra server secret".utf8), info: Array(purpose.utf8),
-            outputByteCount: 32)
+    private static func derive(_ key: [UInt8], for purpose: String) -> [UInt8] {
+        HKDFSHA256.deriveKey(
+            inputKeyMaterial: key, salt: "inkra server secret".utf8, info: purpose.utf8, outputByteCount: 32)
     }
 
     /// A keyed pseudonym of `value` for one purpose: the same value gives the same pseudonym under
@@ -59,8 +59,8 @@ package struct ServerSecret: Sendable {
         Self.pseudonym(of: value, using: key(for: purpose))
     }
 
-    private static func pseudonym(of value: String, using key: SymmetricKey) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: Array(value.utf8), using: key)
+    private static func pseudonym(of value: String, using key: [UInt8]) -> String {
+        let code = HMACSHA256.authenticationCode(for: value.utf8, key: key)
         return String(Hex.lowercase(code).prefix(32))
     }
 
