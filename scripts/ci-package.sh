@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 endpoint=$1
-budget=9000000 # bytes: the zip must stay under 9 MB
+budget=8000000 # bytes: the zip must stay under 8 MB (7,598,043 on 2026-11-29, plus 5%)
 export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-testing} AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-testing}
 export AWS_REGION=${AWS_REGION:-us-east-1} AWS_DEFAULT_REGION=${AWS_DEFAULT_REGION:-us-east-1}
 
@@ -64,8 +64,8 @@ bash scripts/package-bootstrap.sh "$zip" > /dev/null 2> /tmp/inkra-ci-package.lo
 size=$(stat -c %s "$zip")
 echo "bootstrap.zip: $size bytes (budget: under $budget)"
 # What the binary is made of, by module, so a change shows what it costs (the debug file has the
-# symbols the packaged binary lost).
-python3 scripts/size-report.py "$(dirname "$zip")/bootstrap.debug"
+# symbols the packaged binary lost); and one BoringSSL, swift-nio-ssl's: nothing of swift-crypto.
+python3 scripts/size-report.py --check-one-boringssl "$(dirname "$zip")/bootstrap.debug"
 if [ "$size" -ge "$budget" ]; then
     echo "error: bootstrap.zip is $size bytes, over the budget of $budget; see BENCHMARKS.md for what it holds" >&2
     exit 1

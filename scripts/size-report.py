@@ -18,8 +18,8 @@ count towards the first module they name. The figures are the symbols' sizes in 
 zero-filled at load (`.bss`) is left out, and so are section padding, relocations and the ELF
 headers.
 
-With --check-one-boringssl, exits 1 when both BoringSSL copies (swift-nio-ssl's `CNIOBoringSSL_`
-and swift-crypto's `CCryptoBoringSSL_`) are linked.
+With --check-one-boringssl, exits 1 when anything of swift-crypto is linked (its BoringSSL,
+`CCryptoBoringSSL_`, or its Swift modules): what ships uses swift-nio-ssl's BoringSSL only.
 """
 import argparse
 import os
@@ -53,6 +53,9 @@ PARTS = [
     ),
 ]
 OTHER = "C and C++ without a module prefix"
+
+# swift-crypto's BoringSSL and Swift modules.
+SWIFT_CRYPTO = ["CCryptoBoringSSL", "Crypto", "CryptoExtras", "_CryptoExtras", "SwiftASN1", "CryptoBoringWrapper"]
 
 MODULE = re.compile(r"(\d+)([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -110,7 +113,7 @@ def main():
     parser.add_argument("binary", help="the unstripped binary or its debug file (bootstrap.debug)")
     parser.add_argument("--modules", type=int, default=25, help="how many of the largest modules to list")
     parser.add_argument(
-        "--check-one-boringssl", action="store_true", help="fail when both BoringSSL copies are linked"
+        "--check-one-boringssl", action="store_true", help="fail when anything of swift-crypto is linked"
     )
     args = parser.parse_args()
     if not os.path.isfile(args.binary):
@@ -156,12 +159,16 @@ def main():
     for module, size in sorted(modules.items(), key=lambda item: -item[1])[: args.modules]:
         print(row(module, size))
 
-    if args.check_one_boringssl and modules.get("CNIOBoringSSL") and modules.get("CCryptoBoringSSL"):
-        print(
-            "error: two BoringSSL copies are linked (CNIOBoringSSL and CCryptoBoringSSL); what ships must use one",
-            file=sys.stderr,
-        )
-        sys.exit(1)
+    if args.check_one_boringssl:
+        crypto = [name for name in SWIFT_CRYPTO if modules.get(name)]
+        if crypto:
+            print(
+                f"error: {', '.join(crypto)} of swift-crypto linked: what ships must use only swift-nio-ssl's "
+                "BoringSSL (CNIOBoringSSL, through Sources/InkraCrypto)",
+                file=sys.stderr,
+            )
+            sys.exit(1)
+        print("one BoringSSL: swift-nio-ssl's; nothing of swift-crypto")
 
 
 if __name__ == "__main__":
