@@ -37,12 +37,13 @@ package struct RSAPublicKey: Sendable {
     }
 
     /// Whether `signature` is this key's RSASSA-PKCS1-v1_5 signature of `message` hashed with
-    /// `hash`. A signature that is not exactly as long as the modulus is not valid.
+    /// `hash`. A signature that is not exactly as many bytes as the modulus is not valid (a
+    /// modulus of 2,049 bits signs in 257 bytes).
     package func isValidSignature(
         _ signature: some Collection<UInt8>, for message: some Collection<UInt8>, hash: SHA2
     ) -> Bool {
         let signature = Array(signature)
-        guard signature.count * 8 == bitCount else { return false }
+        guard signature.count == Int(RSA_size(key.pointer)) else { return false }
         let digest = hash.hash(message)
         guard RSA_verify(hash.nid, digest, digest.count, signature, signature.count, key.pointer) == 1 else {
             BoringSSL.clearErrors()

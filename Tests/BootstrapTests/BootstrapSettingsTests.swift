@@ -19,7 +19,7 @@ struct BootstrapSettingsTests {
     static func run(_ function: String, _ settings: [String: String], event: JSONValue) async throws -> (
         RuntimeOutcome, String
     ) {
-        let (outcome, result) = try await BuiltBootstrap.invoke(function, settings, event: event)
+        let (outcome, result) = try await BuiltBootstrap.invokeAsLambda(function, settings, event: event)
         return (outcome, result.standardError)
     }
 

@@ -109,4 +109,27 @@ struct KnownAnswerTests {
         }
         #expect(throws: RSAPrivateKey.Failure.unsupportedSize(bits: 1024)) { try RSAPrivateKey.generate(bits: 1024) }
     }
+
+    @Test("RSA: a modulus of 2,052 bits signs in 257 bytes, and such a signature verifies (Python's cryptography)")
+    func modulusNotWholeBytes() throws {
+        let modulus = bytes(
+            "0c9c526df897702011d68f7dce670f24dbf2f0cb644c8c04f946cd0369a9b25620231b1cf87bd5e30c5d45c0954289d0"
+                + "a63a670a24971cac15c3ae4c1956763d1aa5d3a4d916f4bd5e508af60b56f7c7870d7155f002f6d0e89a8f6726fec500"
+                + "54d78f16ac9a2944b7a7b5b5db62bca4d4438bdab33b2727dcdf15938a5b970fd67c8bbaf48ca4407994eb321f2d078a"
+                + "583d9984f39b51347437b7e0d3a03add12275e80daa91c98152bff86512d1c9dae1999421522cfce7a0c08c8cf28a422"
+                + "32b78ac9823a1a6fc2b447aaa894da9a2807db4c2f8fe36441ad8efb94eb45639a6e4147bfad775c7cdbe358d3fe6a73"
+                + "ec3ecd01a4c3e8bcb2adf7ae9bae524895")
+        let signature = bytes(
+            "0086d6b9f48df29b20f51a03990af38c6ad8e984376f418870e69859b9327048bcce9726803c2927ca556aef50810a47"
+                + "e3c2034d69d851d8077d40f6bcf6e39642f30a869239a7bc162628424f26e739021f2fe98a92f19af1c3abb0d69c459e"
+                + "5c7b940f44c02c159a67c8b94d67aa30dcd185fcf8845e13b2b4e6c6d4b0b40e47d25187625ab8a358f0c8b2ab669808"
+                + "17c240e83f24aac183ee8ec3c92c8f60a3ecb1f9fe90346589c0bebb40b2bc96ce27ebc34fe8025e6533dc7675f6dbaf"
+                + "e46e5661decfd3ecea96a8a7c5dbb337ece3cc5148fa249107cf4eacae35a9be064d6b3705b44cb556e7443c2cd39d5c"
+                + "9d82bc220a544022b6d42f17bf4ad3744c")
+        let key = try RSAPublicKey(modulus: modulus, exponent: [0x01, 0x00, 0x01])
+        #expect(key.bitCount == 2052)
+        #expect(key.isValidSignature(signature, for: "inkra".utf8, hash: .sha256))
+        #expect(!key.isValidSignature(signature, for: "inkrA".utf8, hash: .sha256))
+        #expect(!key.isValidSignature(signature.dropLast(), for: "inkra".utf8, hash: .sha256))
+    }
 }
