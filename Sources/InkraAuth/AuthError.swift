@@ -88,10 +88,6 @@ package struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// being bad: a failure to report, never a refusal.
     package var isKeySourceFailure: Bool { code == .keysUnavailable }
 
-    /// Whether a key source could not answer at all (``Code/jwksUnreachable``,
-    /// ``Code/jwksUnreadable``, ``Code/notJWKS``), as opposed to answering with an unusable key.
-    package var isUnavailable: Bool { [.jwksUnreachable, .jwksUnreadable, .notJWKS].contains(code) }
-
     /// "`<code>`: `<message>`".
     package var description: String { "\(code.rawValue): \(message)" }
 }

@@ -186,19 +186,17 @@ package struct ChatCompletionsGenerator: RequestBound {
 /// The model could not produce the questions, with a stable code.
 package struct GenerationFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable reason code.
-    package struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        package var rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
+    package enum Code: String, Sendable, CustomStringConvertible {
         package var description: String { rawValue }
 
         /// The endpoint could not be reached, or did not answer within the deadline.
-        package static let unanswered = Code(rawValue: "unanswered")
+        case unanswered
         /// The endpoint answered a status other than 200.
-        package static let status = Code(rawValue: "status")
+        case status
         /// The answer is not a chat completion with a message's content.
-        package static let malformed = Code(rawValue: "malformed")
+        case malformed
         /// The model wrote fewer usable questions than were asked for.
-        package static let tooFew = Code(rawValue: "tooFew")
+        case tooFew
     }
 
     /// The reason.

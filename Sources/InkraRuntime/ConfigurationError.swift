@@ -2,19 +2,17 @@
 /// the setting.
 struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable reason code.
-    struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        var rawValue: String
-        init(rawValue: String) { self.rawValue = rawValue }
+    enum Code: String, Sendable, CustomStringConvertible {
         var description: String { rawValue }
 
         /// An `INKRA_*` variable this runtime does not know (a misspelling fails closed).
-        static let unknownSetting = Code(rawValue: "unknownSetting")
+        case unknownSetting
         /// A setting the configuration needs is not set.
-        static let missing = Code(rawValue: "missing")
+        case missing
         /// A setting's value is not one the runtime accepts.
-        static let invalid = Code(rawValue: "invalid")
+        case invalid
         /// What a setting names (an SSM parameter, a secret, the pool's JWKS) could not be read.
-        static let unreadable = Code(rawValue: "unreadable")
+        case unreadable
     }
 
     /// The reason.

@@ -1,19 +1,17 @@
 /// A failure talking to the Lambda Runtime API or the X-Ray daemon, with a stable code.
 package struct RuntimeAPIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable reason code.
-    package struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        package var rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
+    package enum Code: String, Sendable, CustomStringConvertible {
         package var description: String { rawValue }
 
         /// The connection failed or closed; retrying may help.
-        package static let connection = Code(rawValue: "connection")
+        case connection
         /// The Runtime API answered something that is not HTTP as expected.
-        package static let protocolError = Code(rawValue: "protocolError")
+        case protocolError
         /// The Runtime API answered with an unexpected status (``RuntimeAPIError/status``).
-        package static let status = Code(rawValue: "status")
+        case status
         /// A setting (`AWS_LAMBDA_RUNTIME_API`, `AWS_XRAY_DAEMON_ADDRESS`) is missing or malformed.
-        package static let configuration = Code(rawValue: "configuration")
+        case configuration
     }
 
     /// The reason.
@@ -40,7 +38,7 @@ package struct RuntimeAPIError: Error, Sendable, Hashable, CustomStringConvertib
         case .connection: "Runtime API connection failed: \(message)"
         case .protocolError: "Runtime API protocol error: \(message)"
         case .status: "Runtime API answered HTTP \(status ?? 0): \(message)"
-        default: message
+        case .configuration: message
         }
     }
 }

@@ -2,18 +2,16 @@
 /// reached, or the items kept changing under it.
 package struct UsageStoreError: Error, Sendable, CustomStringConvertible {
     /// A stable reason code.
-    package struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        package var rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
+    package enum Code: String, Sendable, CustomStringConvertible {
         package var description: String { rawValue }
 
         /// The table failed or could not be reached (``UsageStoreError/underlying`` says how).
-        package static let tableFailed = Code(rawValue: "tableFailed")
+        case tableFailed
         /// Other requests kept changing the items the operation reads, past its attempts; trying
         /// again later may go through.
-        package static let contended = Code(rawValue: "contended")
+        case contended
         /// Another request took the call over (its idempotency record is no longer this call's).
-        package static let takenOver = Code(rawValue: "takenOver")
+        case takenOver
     }
 
     /// The reason.
