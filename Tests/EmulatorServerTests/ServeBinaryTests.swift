@@ -14,7 +14,7 @@ import Testing
 struct ServeBinaryTests {
     @Test(
         "500 concurrent POST /questions for one free user: 2 answered 200, the rest 429; SIGTERM writes the state",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.minutes(10)))
     func concurrentFreeUser() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "inkra-serve-binary-\(UUID().uuidString)")
