@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "InkraTracing", dependencies: ["InkraJSON"], swiftSettings: strictSettings),
         // The app's client (iOS, macOS, Linux): URLSession, the API's rules, its own types.
         .target(name: "InkraClient", swiftSettings: strictSettings),
-        .target(name: "SingleTable", dependencies: ["InkraTime"], swiftSettings: strictSettings),
+        .target(name: "SingleTable", dependencies: ["InkraTime", "InkraJSON"], swiftSettings: strictSettings),
         .target(name: "InkraJSON", swiftSettings: strictSettings),
         // The text rules of HTTP fields (ASCII case-insensitive names, optional whitespace), for this
         // package's modules only (`package` access).
@@ -54,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "InkraUsage",
-            dependencies: ["InkraTime", "InkraJSON", "SingleTable", "InkraCrypto"],
+            dependencies: ["InkraTime", "InkraJSON", "SingleTable", "InkraCrypto", "HTTPText"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -79,7 +79,7 @@ let package = Package(
                 "InkraTracing",
                 "InkraUsage",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
@@ -98,6 +98,7 @@ let package = Package(
         .target(
             name: "OutboundHTTP",
             dependencies: [
+                "HTTPText",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -136,7 +137,9 @@ let package = Package(
         // The DynamoDB client, over AWSServices' credentials and signed-request transport.
         .target(
             name: "DynamoDBTable",
-            dependencies: ["AWSServices", "InkraTime", "InkraTracing", "SingleTable", "InkraJSON"],
+            dependencies: [
+                "AWSServices", "InkraTime", "InkraTracing", "SingleTable", "InkraJSON", "HTTPText", "InkraCrypto",
+            ],
             swiftSettings: strictSettings
         ),
         // The local Cognito user pool `serve` runs: users, SRP-6a, tokens.
@@ -145,6 +148,7 @@ let package = Package(
             dependencies: [
                 "InkraJSON",
                 "InkraAuth",
+                "InkraTime",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -180,6 +184,7 @@ let package = Package(
             name: "EmulatorServer",
             dependencies: [
                 "DynamoDBTable",
+                "HTTPText",
                 "EmulatorKit",
                 "LocalUserPool",
                 "InkraJSON",
@@ -221,13 +226,13 @@ let package = Package(
                 "DynamoDBTable",
                 "OutboundHTTP",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "Bootstrap",
-            dependencies: ["GlibcCompat", "InkraRuntime"],
+            dependencies: ["GlibcCompat", "InkraRuntime", "InkraTime"],
             path: "bootstrap",
             swiftSettings: strictSettings
         ),
@@ -238,6 +243,7 @@ let package = Package(
                 "EmulatorServer",
                 "AWSServices",
                 "DynamoDBTable",
+                "HTTPText",
                 "SingleTable",
                 "InkraHandlers",
                 "InkraJSON",
@@ -255,7 +261,7 @@ let package = Package(
         .target(
             name: "InkraTestSupport",
             dependencies: [
-                "AWSServices", "DynamoDBTable", "InkraJSON", "InkraUsage", "OutboundHTTP", "SingleTable",
+                "AWSServices", "DynamoDBTable", "HTTPText", "InkraJSON", "InkraUsage", "OutboundHTTP", "SingleTable",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -313,6 +319,7 @@ let package = Package(
         .testTarget(
             name: "InkraTracingTests", dependencies: ["InkraTracing", "InkraTime"], swiftSettings: strictSettings),
         .testTarget(name: "InkraJSONTests", dependencies: ["InkraJSON"], swiftSettings: strictSettings),
+        .testTarget(name: "HTTPTextTests", dependencies: ["HTTPText"], swiftSettings: strictSettings),
         .testTarget(
             // Known-answer vectors, and cross-checks against swift-crypto (which only tests may use).
             name: "InkraCryptoTests",
@@ -432,7 +439,7 @@ if Context.environment["INKRA_DEVELOPMENT"] == "1" {
         .target(
             name: "InkraFuzzTargets",
             dependencies: [
-                "InkraJSON", "InkraAuth", "InkraHandlers", "InkraUsage", "SingleTable",
+                "InkraJSON", "InkraAuth", "InkraHandlers", "InkraTime", "InkraUsage", "SingleTable",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

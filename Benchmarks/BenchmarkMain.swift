@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import InkraTime
 import Logging
 
 /// `inkra-benchmarks [--quick | --scale X] [--events N] [--only handlers,replay,runtime,serve] [--output FILE]`
@@ -151,8 +152,7 @@ enum BenchmarkMain {
     static func header() -> String {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let memory = Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824
-        let formatter = ISO8601DateFormatter()
-        return "Measured \(formatter.string(from: Date())) on \(cores) cores, "
+        return "Measured \(CivilTime.iso8601(Timestamp.now)) on \(cores) cores, "
             + String(format: "%.0f GiB", memory) + ", \(ProcessInfo.processInfo.operatingSystemVersionString)."
     }
 }

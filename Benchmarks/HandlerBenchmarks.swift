@@ -3,6 +3,7 @@ import Foundation
 import InkraAuth
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 import SingleTable
 import _CryptoExtras
@@ -51,21 +52,22 @@ struct HandlerBenchmarks {
     }
 
     func authorizer() async throws {
-        let now = Date()
+        let now = Timestamp.now
         let token = try DevelopmentTokens.mint(with: key, claims: .init(sub: "bench-user", tier: "premium"), at: now)
         let event = tokenEvent(token)
         let configuration = CognitoConfiguration(issuer: DevelopmentKey.issuer, clientIds: [DevelopmentKey.clientID])
-        let clock: @Sendable () -> Date = { now }
+        let clock: @Sendable () -> Timestamp = { now }
         let context = InvocationContext(time: now)
+        let jwks = Array(key.jwks)
         report.add(
             try await Harness.measure("authorizer, first call (JWKS and key parse)", batch: 10, samples: iterations(30))
             {
                 let verifier = TokenVerifier(
-                    configuration: configuration, keys: try JWKSKeySource(jwks: key.jwks), now: clock)
+                    configuration: configuration, keys: try JWKSKeySource(jwks: jwks), now: clock)
                 let authorizer = Authorizer(verifier: verifier)
                 _ = try await authorizer.handle(event, context: context)
             })
-        let verifier = TokenVerifier(configuration: configuration, keys: try JWKSKeySource(jwks: key.jwks), now: clock)
+        let verifier = TokenVerifier(configuration: configuration, keys: try JWKSKeySource(jwks: jwks), now: clock)
         let authorizer = Authorizer(verifier: verifier)
         report.add(
             try await Harness.measure("authorizer, warm (TOKEN event)", batch: 50, samples: iterations(60)) {
@@ -74,7 +76,7 @@ struct HandlerBenchmarks {
     }
 
     /// A REST proxy event as API Gateway passes it on after the authorizer allowed it.
-    static func authorizedEvent(_ kind: SampleEvents.Kind, user: String, at time: Date) -> JSONValue {
+    static func authorizedEvent(_ kind: SampleEvents.Kind, user: String, at time: Timestamp) -> JSONValue {
         let event = SampleEvents.event(kind, token: nil, at: time)
         guard var object = event.object, var context = object["requestContext"]?.object else { return event }
         context["authorizer"] = [
@@ -86,8 +88,8 @@ struct HandlerBenchmarks {
     }
 
     func proxyFunctions() async throws {
-        let now = Date()
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+        let now = Timestamp.now
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
         let store = TableUsageStore(table: table, tableName: "inkra-usage")
         let context = InvocationContext(time: now)
         let check = CheckUsage(store: store, limits: Self.roomy)
@@ -112,8 +114,8 @@ struct HandlerBenchmarks {
     }
 
     func consumeTransaction() async throws {
-        let now = Date()
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+        let now = Timestamp.now
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
         let store = TableUsageStore(table: table, tableName: "inkra-usage")
         let limits = Limits(monthly: 900_000_000, daily: 900_000_000, hourly: 900_000_000)
         let request = ConsumeRequest(userID: "bench-user", instant: now, limits: limits)

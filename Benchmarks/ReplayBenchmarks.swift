@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 
 /// `replay` over a generated workload — many users, every event through the authorizer chain —
 /// against the same events handed to the handlers directly.
@@ -30,7 +31,7 @@ struct ReplayBenchmarks {
         }
     }
 
-    static let start = Date(timeIntervalSince1970: 1_795_000_000)
+    static let start = Timestamp(timeIntervalSince1970: 1_795_000_000)
 
     /// Event `index` of the workload, `x-inkra-function` naming its function.
     func event(_ index: Int, tokens: [String]) -> (FunctionName, JSONValue) {
@@ -82,7 +83,7 @@ struct ReplayBenchmarks {
         FileHandle.standardError.write(
             Data("  writing \(eventCount) events for \(users) users to \(folder.path)\n".utf8))
         let events = try writeWorkload(to: folder)
-        var options = EmulatorOptions(clock: { Date() })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = key
 
         // In-process replay: files read, parsed, run through the chain, checked, reported.

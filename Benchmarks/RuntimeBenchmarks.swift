@@ -2,6 +2,7 @@ import EmulatorKit
 import EmulatorServer
 import Foundation
 import InkraJSON
+import InkraTime
 import LambdaRuntimeAPI
 import MinimalRuntimeAPI
 
@@ -38,8 +39,8 @@ struct RuntimeBenchmarks {
     /// TCP round trip, measured in the same run.
     func loopOverhead() async throws {
         let count = max(200, Int(5_000 * scale))
-        let server = try await RuntimeAPIServer(functionName: "echo", clock: { Date() })
-        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Date() }))
+        let server = try await RuntimeAPIServer(functionName: "echo", clock: { Timestamp.now })
+        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Timestamp.now }))
         let running = Task { try await loop.run(limit: count + 100) { _, event in event } }
         let event = Array(#"{"type":"TOKEN","authorizationToken":"Bearer x"}"#.utf8)
         for _ in 0..<100 { _ = await server.invoke(event, timeout: 30) }
@@ -69,7 +70,7 @@ struct RuntimeBenchmarks {
             return
         }
         defer { minimal_runtime_api_stop(server) }
-        let client = try RuntimeClient(address: "127.0.0.1:\(minimal_runtime_api_port(server))", now: { Date() })
+        let client = try RuntimeClient(address: "127.0.0.1:\(minimal_runtime_api_port(server))", now: { Timestamp.now })
         let loop = RuntimeLoop(client: client)
         try await loop.run(limit: 100) { _, event in event }
         var samples: [Double] = []
@@ -128,7 +129,7 @@ struct RuntimeBenchmarks {
     /// Peak resident memory of `bootstrap` serving checkUsage after many invocations, and the time
     /// each invocation takes through the local Runtime API (the runtime's own client included).
     func memory(_ bootstrap: URL) async throws {
-        let server = try await RuntimeAPIServer(functionName: "checkUsage", clock: { Date() })
+        let server = try await RuntimeAPIServer(functionName: "checkUsage", clock: { Timestamp.now })
         let child = try Child.spawn(bootstrap.path, [], environment: environment("checkUsage", server.address))
         let count = max(200, Int(2_000 * scale))
         var ok = 0
@@ -137,7 +138,7 @@ struct RuntimeBenchmarks {
         for batch in 0..<20 {
             let events = (0..<perSample).map {
                 HandlerBenchmarks.authorizedEvent(
-                    .restUsage, user: "user-\((batch * perSample + $0) % 100)", at: Date()
+                    .restUsage, user: "user-\((batch * perSample + $0) % 100)", at: Timestamp.now
                 )
                 .jsonBytes
             }

@@ -3,6 +3,7 @@ import EmulatorServer
 import Foundation
 import Hummingbird
 import InkraHandlers
+import InkraTime
 import Logging
 import ServiceLifecycle
 
@@ -128,7 +129,7 @@ struct ServeBenchmarks {
                 ],
                 environment: ProcessInfo.processInfo.environment)
             token = try DevelopmentTokens.mint(
-                with: key, claims: .init(sub: "load-user", tier: "premium"), at: Date())
+                with: key, claims: .init(sub: "load-user", tier: "premium"), at: Timestamp.now)
         }
         defer { child.stop() }
         try await Loopback.waitForListener(child, port: port, seconds: 30)
@@ -149,7 +150,8 @@ struct ServeBenchmarks {
         var configuration = LocalAPIGateway.Configuration()
         configuration.payload = .v1
         let gateway = LocalAPIGateway(stack: stack, configuration: configuration)
-        let token = try DevelopmentTokens.mint(with: key, claims: .init(sub: "load-user", tier: "premium"), at: Date())
+        let token = try DevelopmentTokens.mint(
+            with: key, claims: .init(sub: "load-user", tier: "premium"), at: Timestamp.now)
         let request = LocalHTTPRequest(
             method: "POST", path: "/questions",
             headers: [
@@ -168,7 +170,7 @@ struct ServeBenchmarks {
     }
 
     func options() throws -> EmulatorOptions {
-        var options = EmulatorOptions(clock: { Date() })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = key
         options.limitsFile = try limitsFile()
         return options

@@ -1,10 +1,5 @@
 import InkraRuntime
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraTime
 
 /// `bootstrap`: the Lambda custom runtime (`provided.al2023`) serving the function `_HANDLER`
 /// names, from the Inkra API's list of functions.
@@ -12,6 +7,6 @@ import InkraRuntime
 enum Bootstrap {
     static func main() async {
         // The composition root: the one place the runtime's real time is read.
-        await LambdaRuntime.run(.standard, clock: { Date() })
+        await LambdaRuntime.run(.standard, clock: { Timestamp.now })
     }
 }

@@ -2,6 +2,8 @@ import AWSServices
 import ArgumentParser
 import EmulatorKit
 import Foundation
+import HTTPText
+import InkraTime
 import InkraUsage
 
 /// `admin`: support's tools on the usage table, a state file or DynamoDB alike, through the same
@@ -54,9 +56,9 @@ struct AdminCommand: AsyncParsableCommand {
                     "admin \(command) writes to the table \(location.table) at \(dynamoDBEndpoint): "
                         + "add --yes to go ahead (nothing was changed)")
             }
-            var options = EmulatorOptions(clock: { Date() })
+            var options = EmulatorOptions(clock: { Timestamp.now })
             options.stateFile = location.state.map { URL(fileURLWithPath: $0) }
-            options.dynamoDBEndpoint = location.dynamoDBEndpoint.flatMap(URL.init(string:))
+            options.dynamoDBEndpoint = location.dynamoDBEndpoint.flatMap(HTTPURL.init(string:))
             options.tableName = location.table
             options.developmentKey = try DevelopmentKeyLocator.load()
             return try await EmulatorStack(options: options)
@@ -64,8 +66,8 @@ struct AdminCommand: AsyncParsableCommand {
     }
 
     /// `--at`, or now.
-    static func instant(_ at: Instant?) -> Date {
-        at?.date ?? Date()
+    static func instant(_ at: Instant?) -> Timestamp {
+        at?.date ?? Timestamp.now
     }
 
     static func validateUser(_ user: String) throws {
@@ -267,10 +269,10 @@ struct AdminCommand: AsyncParsableCommand {
                 // The shell's AWS settings (credentials, region), with --cognito-endpoint (checked in
                 // validate()) in place of the shell's Cognito endpoint.
                 var aws = try AWSSettings(environment: ProcessInfo.processInfo.environment)
-                if let endpoint = cognitoEndpoint.flatMap(URL.init(string:)) {
+                if let endpoint = cognitoEndpoint.flatMap(HTTPURL.init(string:)) {
                     aws.serviceEndpoints[.cognitoIdentityProvider] = endpoint
                 }
-                return try CognitoUserAdmin(userPoolID: userPoolID, aws: aws, now: { Date() })
+                return try CognitoUserAdmin(userPoolID: userPoolID, aws: aws, now: { Timestamp.now })
             } catch {
                 throw UsageFailure("admin erase --user-pool-id \(userPoolID): \(error)")
             }

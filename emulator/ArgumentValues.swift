@@ -13,7 +13,7 @@ import InkraTime
 /// `2026-11-17T12:00:00Z`, with a fraction and `Z` or an offset, or a date as midnight UTC.
 struct Instant: ExpressibleByArgument, Sendable, Hashable {
     /// The instant.
-    let date: Date
+    let date: Timestamp
 
     init?(argument: String) {
         guard let date = CivilTime.instant(iso8601: argument, allowingDate: true) else { return nil }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraJSON
 
 /// `inkra-emulator clock`: a running `serve --clock virtual`'s clock, read or moved.
@@ -61,7 +62,7 @@ struct ClockCommand: AsyncParsableCommand {
                 throw ValidationError("set takes an ISO-8601 instant such as 2026-12-01T00:00:00Z")
             }
         }
-        guard URL(string: serve)?.host != nil else { throw ValidationError("--serve must be a URL, not \(serve)") }
+        guard HTTPURL(string: serve)?.host != nil else { throw ValidationError("--serve must be a URL, not \(serve)") }
     }
 
     func run() async throws {
@@ -71,7 +72,7 @@ struct ClockCommand: AsyncParsableCommand {
             case .advance: ["advance": .string(value ?? "")]
             case .set: ["set": .string(value ?? "")]
             }
-        let state = try await ClockClient.send(body, to: URL(string: serve)!)
+        let state = try await ClockClient.send(body, to: HTTPURL(string: serve)!)
         // The instant alone, so `token --now "$(inkra-emulator clock show)"` mints at the stack's time.
         Output.out(state["now"]?.string ?? "?")
         if state["virtual"]?.bool != true {

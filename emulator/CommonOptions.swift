@@ -1,7 +1,9 @@
 import ArgumentParser
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraAuth
+import InkraTime
 import Logging
 
 /// The flags every command that runs the functions shares (docs/emulator.md).
@@ -49,7 +51,7 @@ struct CommonOptions: ParsableArguments {
 
     /// The emulator's options from the flags.
     func emulatorOptions() throws -> EmulatorOptions {
-        var options = EmulatorOptions(clock: { Date() })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.jwksFile = jwks.map { URL(fileURLWithPath: $0) }
         options.issuer = issuer
         options.userPoolID = pool.userPoolID
@@ -62,7 +64,7 @@ struct CommonOptions: ParsableArguments {
         options.limitsFile = limits.map { URL(fileURLWithPath: $0) }
         options.now = now?.date
         options.seed = seed
-        options.dynamoDBEndpoint = store.dynamoDBEndpoint.flatMap(URL.init(string:))
+        options.dynamoDBEndpoint = store.dynamoDBEndpoint.flatMap(HTTPURL.init(string:))
         if options.trustsDevelopmentKey { options.developmentKey = try DevelopmentKeyLocator.load() }
         return options
     }

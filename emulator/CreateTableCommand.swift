@@ -2,6 +2,8 @@ import ArgumentParser
 import DynamoDBTable
 import EmulatorKit
 import Foundation
+import HTTPText
+import InkraTime
 import SingleTable
 
 struct CreateTableCommand: AsyncParsableCommand {
@@ -29,11 +31,11 @@ struct CreateTableCommand: AsyncParsableCommand {
     var ifNotExists = false
 
     func run() async throws {
-        guard let url = URL(string: dynamoDBEndpoint), url.scheme == "http" || url.scheme == "https" else {
+        guard let url = HTTPURL(string: dynamoDBEndpoint), url.scheme == "http" || url.scheme == "https" else {
             throw ValidationError("--dynamodb-endpoint must be an http or https URL")
         }
         do {
-            try await EmulatorStack.dynamoDB(url, now: { Date() }).createTable(
+            try await EmulatorStack.dynamoDB(url, now: { Timestamp.now }).createTable(
                 .singleTable(named: table), ifNotExists: ifNotExists)
         } catch {
             throw UsageFailure("cannot create table \(table) at \(dynamoDBEndpoint): \(error)")

@@ -2,6 +2,8 @@ import AWSServices
 import ArgumentParser
 import EmulatorKit
 import Foundation
+import HTTPText
+import InkraTime
 
 /// `replay endpoint`'s options: the test user's token or how to get one, the storm bound.
 struct EndpointOptions: ParsableArguments {
@@ -92,15 +94,15 @@ struct EndpointOptions: ParsableArguments {
         } catch {
             throw EmulatorError(error.message)
         }
-        let endpoint: URL
+        let endpoint: HTTPURL
         if let cognitoEndpoint {
-            guard let url = URL(string: cognitoEndpoint) else {
+            guard let url = HTTPURL(string: cognitoEndpoint) else {
                 throw EmulatorError("--cognito-endpoint \(cognitoEndpoint) is not a URL")
             }
             endpoint = url
         } else if let url = aws.serviceEndpoints[.cognitoIdentityProvider] ?? aws.endpoint {
             endpoint = url
-        } else if let region, let url = URL(string: "https://cognito-idp.\(region).amazonaws.com/") {
+        } else if let region, let url = HTTPURL(string: "https://cognito-idp.\(region).amazonaws.com/") {
             endpoint = url
         } else if let url = CognitoSignIn.endpoint(forPoolID: poolID) {
             endpoint = url
@@ -108,7 +110,7 @@ struct EndpointOptions: ParsableArguments {
             throw EmulatorError("--user-pool-id \(poolID) names no region; give --region")
         }
         do {
-            var signIn = CognitoSignIn(endpoint: endpoint, poolID: poolID, clientID: clientID, now: { Date() })
+            var signIn = CognitoSignIn(endpoint: endpoint, poolID: poolID, clientID: clientID, now: { Timestamp.now })
             signIn.timeout = .milliseconds(Int64(endpointTimeout * 1000))
             return try await signIn.idToken(username: user, password: password)
         } catch {

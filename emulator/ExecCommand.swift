@@ -2,6 +2,7 @@ import ArgumentParser
 import EmulatorKit
 import EmulatorServer
 import Foundation
+import HTTPText
 import LocalUserPool
 import Synchronization
 

@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import InkraTime
 import Logging
 
 /// Sends the functions' logs to standard error at the chosen level.
@@ -8,7 +9,7 @@ enum LogSetup {
     /// request id) is held by ``InvocationLogHandler`` and formatted only for a line that is
     /// written; `serve` also keeps each invocation's lines (info and above) for the Invoke API's
     /// log tail, stamped by `now`.
-    static func bootstrap(level: Logger.Level, now: @escaping @Sendable () -> Date = { Date() }) {
+    static func bootstrap(level: Logger.Level, now: @escaping @Sendable () -> Timestamp = { Timestamp.now }) {
         LoggingSystem.bootstrap { label in
             var stream = StreamLogHandler.standardError(label: label)
             stream.logLevel = level

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EmulatorKit
 import Foundation
+import HTTPText
 import Logging
 
 extension ReplayCommand {
@@ -43,7 +44,7 @@ extension ReplayCommand {
         @OptionGroup var pool: UserPoolOptions
 
         func validate() throws {
-            guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+            guard let url = HTTPURL(string: endpoint), ["http", "https"].contains(url.scheme),
                 url.host != nil
             else {
                 throw ValidationError(
@@ -56,7 +57,7 @@ extension ReplayCommand {
         func run() async throws {
             LogSetup.bootstrap(level: .warning)
             let targets = try events.targets()
-            guard let endpoint = URL(string: endpoint) else { throw ExitCode(2) }
+            guard let endpoint = HTTPURL(string: endpoint) else { throw ExitCode(2) }
             var replayer = EndpointReplayer(
                 endpoint: endpoint,
                 token: try await remote.resolveToken(

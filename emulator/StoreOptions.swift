@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPText
 
 /// Where the usage table is kept: a state file, or DynamoDB with the table's name (docs/emulator.md).
 struct StoreOptions: ParsableArguments {
@@ -16,7 +17,7 @@ struct StoreOptions: ParsableArguments {
 
     func validate() throws {
         guard let dynamoDBEndpoint else { return }
-        guard let url = URL(string: dynamoDBEndpoint), url.scheme == "http" || url.scheme == "https", url.host != nil
+        guard let url = HTTPURL(string: dynamoDBEndpoint), url.scheme == "http" || url.scheme == "https"
         else {
             throw ValidationError("--dynamodb-endpoint must be an http or https URL, not \"\(dynamoDBEndpoint)\"")
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import EmulatorKit
 import Foundation
 import InkraAuth
+import InkraTime
 
 struct TokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -66,7 +67,7 @@ struct TokenClaimOptions: ParsableArguments {
     }
 
     /// `--now`, or the real time.
-    var instant: Date { now?.date ?? Date() }
+    var instant: Timestamp { now?.date ?? Timestamp.now }
 
     /// The claims the flags describe.
     var developmentClaims: DevelopmentTokens.Claims {
@@ -83,7 +84,7 @@ struct TokenClaimOptions: ParsableArguments {
         )
     }
 
-    func mint(with key: DevelopmentKey, at instant: Date) throws -> String {
+    func mint(with key: DevelopmentKey, at instant: Timestamp) throws -> String {
         try DevelopmentTokens.mint(with: key, claims: developmentClaims, at: instant)
     }
 }

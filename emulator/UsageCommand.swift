@@ -3,6 +3,7 @@ import EmulatorKit
 import Foundation
 import InkraAuth
 import InkraJSON
+import InkraTime
 import InkraUsage
 
 struct UsageCommand: AsyncParsableCommand {
@@ -51,10 +52,10 @@ struct UsageCommand: AsyncParsableCommand {
             return
         }
         guard let sub else { return }
-        let limits = (options.limitsFile.map { try? TierLimits(contentsOf: $0) } ?? nil) ?? TierLimits()
+        let limits = (options.limitsFile.map { try? TierLimits(contentsOfFile: $0.path) } ?? nil) ?? TierLimits()
         let report = try await stack.store.usage(
             for: sub,
-            at: options.now ?? Date(),
+            at: options.now ?? Timestamp.now,
             limits: limits.limits(forTier: tier.value.rawValue)
         )
         Output.out(JSONValueBuilder.usage(user: sub, report: report))

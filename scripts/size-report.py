@@ -2,7 +2,7 @@
 """What the packaged `bootstrap` is made of: the size of its symbols, grouped by the Swift module or
 C library they come from, so a change shows what it costs.
 
-    python3 scripts/size-report.py .build/lambda/bootstrap.debug [--modules N] [--check-one-boringssl]
+    python3 scripts/size-report.py .build/lambda/bootstrap.debug [--modules N] [--check]
 
 Reads `nm --size-sort -S --defined-only` of the file (the debug file `scripts/package-bootstrap.sh`
 keeps beside the zip has every symbol the stripped binary lost) and prints a Markdown table:
@@ -18,8 +18,13 @@ count towards the first module they name. The figures are the symbols' sizes in 
 zero-filled at load (`.bss`) is left out, and so are section padding, relocations and the ELF
 headers.
 
-With --check-one-boringssl, exits 1 when anything of swift-crypto is linked (its BoringSSL,
-`CCryptoBoringSSL_`, or its Swift modules): what ships uses swift-nio-ssl's BoringSSL only.
+With --check, exits 1 when the binary links what must not ship (CI's package stage runs it):
+anything of swift-crypto (its BoringSSL, `CCryptoBoringSSL_`, or its Swift modules), since what
+ships uses swift-nio-ssl's BoringSSL only; anything of Foundation (FoundationEssentials,
+_FoundationCollections, CoreFoundation: 2.7 MB of symbols, for `Date`, `Data` and `URL`, which the
+shipped modules have as `Timestamp`, `[UInt8]` and `HTTPURL`); or Regex (`_RegexParser`,
+`_StringProcessing`: 0.8 MB, which one call of `contains(_:)` or `firstRange(of:)` on a string
+brings in).
 """
 import argparse
 import os
@@ -54,8 +59,19 @@ PARTS = [
 ]
 OTHER = "C and C++ without a module prefix"
 
-# swift-crypto's BoringSSL and Swift modules.
-SWIFT_CRYPTO = ["CCryptoBoringSSL", "Crypto", "CryptoExtras", "_CryptoExtras", "SwiftASN1", "CryptoBoringWrapper"]
+# What must not ship, by why: swift-crypto's BoringSSL and Swift modules, Foundation, Regex.
+FORBIDDEN = {
+    "of swift-crypto (what ships uses swift-nio-ssl's BoringSSL, through Sources/InkraCrypto)": [
+        "CCryptoBoringSSL", "Crypto", "CryptoExtras", "_CryptoExtras", "SwiftASN1", "CryptoBoringWrapper",
+    ],
+    "of Foundation (the shipped modules use Timestamp, [UInt8] and HTTPURL)": [
+        "FoundationEssentials", "_FoundationCollections", "FoundationInternationalization", "Foundation",
+        "CoreFoundation",
+    ],
+    "of Regex (a string's contains(_:) or firstRange(of:) brings it; search the UTF-8 view)": [
+        "_RegexParser", "_StringProcessing",
+    ],
+}
 
 MODULE = re.compile(r"(\d+)([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -113,7 +129,7 @@ def main():
     parser.add_argument("binary", help="the unstripped binary or its debug file (bootstrap.debug)")
     parser.add_argument("--modules", type=int, default=25, help="how many of the largest modules to list")
     parser.add_argument(
-        "--check-one-boringssl", action="store_true", help="fail when anything of swift-crypto is linked"
+        "--check", action="store_true", help="fail when swift-crypto, Foundation or Regex is linked"
     )
     args = parser.parse_args()
     if not os.path.isfile(args.binary):
@@ -159,16 +175,16 @@ def main():
     for module, size in sorted(modules.items(), key=lambda item: -item[1])[: args.modules]:
         print(row(module, size))
 
-    if args.check_one_boringssl:
-        crypto = [name for name in SWIFT_CRYPTO if modules.get(name)]
-        if crypto:
-            print(
-                f"error: {', '.join(crypto)} of swift-crypto linked: what ships must use only swift-nio-ssl's "
-                "BoringSSL (CNIOBoringSSL, through Sources/InkraCrypto)",
-                file=sys.stderr,
-            )
+    if args.check:
+        failed = False
+        for why, names in FORBIDDEN.items():
+            linked = [f"{name} ({modules[name] / 1_000_000:.2f} MB)" for name in names if modules.get(name)]
+            if linked:
+                print(f"error: {', '.join(linked)} linked: nothing {why} may ship", file=sys.stderr)
+                failed = True
+        if failed:
             sys.exit(1)
-        print("one BoringSSL: swift-nio-ssl's; nothing of swift-crypto")
+        print("what ships links one BoringSSL (swift-nio-ssl's), no swift-crypto, no Foundation, no Regex")
 
 
 if __name__ == "__main__":

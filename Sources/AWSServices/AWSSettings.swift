@@ -1,11 +1,5 @@
 import HTTPText
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Where and as whom to call AWS services, as a value: the region, the credentials, and the
 /// endpoints (a service's own, else one for every service, else AWS's
 /// `https://<service>.<region>.<suffix>`, the suffix the region's partition's: `amazonaws.com`,
@@ -52,14 +46,14 @@ package struct AWSSettings: Sendable, Hashable {
     /// `AWS_SESSION_TOKEN`.
     package var sessionToken: String?
     /// `AWS_ENDPOINT_URL`: every service's endpoint unless the service has its own.
-    package var endpoint: URL?
+    package var endpoint: HTTPURL?
     /// Each service's own endpoint (`AWS_ENDPOINT_URL_SSM`, …).
-    package var serviceEndpoints: [Service: URL]
+    package var serviceEndpoints: [Service: HTTPURL]
 
     /// Creates settings.
     package init(
         region: String? = nil, accessKeyID: String? = nil, secretAccessKey: String? = nil,
-        sessionToken: String? = nil, endpoint: URL? = nil, serviceEndpoints: [Service: URL] = [:]
+        sessionToken: String? = nil, endpoint: HTTPURL? = nil, serviceEndpoints: [Service: HTTPURL] = [:]
     ) {
         self.region = region
         self.accessKeyID = accessKeyID
@@ -79,17 +73,14 @@ package struct AWSSettings: Sendable, Hashable {
             guard let raw = environment[key]?.trimmingSpacesAndTabs(), !raw.isEmpty else { return nil }
             return String(raw)
         }
-        func url(_ variable: String) throws(AWSServiceError) -> URL? {
+        func url(_ variable: String) throws(AWSServiceError) -> HTTPURL? {
             guard let text = value(variable) else { return nil }
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                scheme == "http" || scheme == "https",
-                url.host != nil
-            else {
+            guard let url = HTTPURL(string: text), url.scheme == "http" || url.scheme == "https" else {
                 throw .configuration(variable: variable, "must be an http or https URL, got \"\(text)\"")
             }
             return url
         }
-        var serviceEndpoints: [Service: URL] = [:]
+        var serviceEndpoints: [Service: HTTPURL] = [:]
         for service in Service.all {
             serviceEndpoints[service] = try url(service.endpointVariable)
         }
@@ -105,7 +96,7 @@ package struct AWSSettings: Sendable, Hashable {
     ///   - region: the region to use instead of ``region`` (a Cognito pool's own).
     /// - Throws: ``AWSServiceError/invalidConfiguration`` naming the variable that is missing.
     package func client(for service: Service, region: String? = nil) throws(AWSServiceError) -> (
-        region: String, credentials: AWSCredentials, endpoint: URL
+        region: String, credentials: AWSCredentials, endpoint: HTTPURL
     ) {
         guard let region = region ?? self.region else {
             throw .configuration(variable: "AWS_REGION", "is required to reach \(service)")
@@ -120,7 +111,7 @@ package struct AWSSettings: Sendable, Hashable {
         }
         let endpoint =
             serviceEndpoints[service] ?? endpoint
-            ?? URL(string: "https://\(AWSPartition.host(service.name, region: region))")!
+            ?? HTTPURL(string: "https://\(AWSPartition.host(service.name, region: region))")!
         return (
             region,
             AWSCredentials(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey, sessionToken: sessionToken),

@@ -1,12 +1,6 @@
 import InkraJSON
 import SingleTable
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 extension DynamoDBTable {
     /// Creates a table (PAY_PER_REQUEST, String keys, global secondary indexes projecting all
     /// attributes), waits until it is active, and turns on TTL.

@@ -1,14 +1,10 @@
 import AWSServices
+import HTTPText
+import InkraCrypto
 import InkraJSON
 import InkraTime
 import InkraTracing
 import SingleTable
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The `Table` protocol over DynamoDB's JSON protocol (`POST /`, `X-Amz-Target`), signed with
 /// SigV4. DynamoDB's errors become the same `TableError` values the in-memory table throws;
@@ -21,32 +17,32 @@ package struct DynamoDBTable: Table {
     /// Timeouts and retries.
     package struct Options: Sendable {
         /// How long one attempt may take.
-        package var requestTimeout: TimeInterval = 3
+        package var requestTimeout: Double = 3
         /// The most attempts per call: 9, the first and 8 retries, as the AWS SDK for Java's
         /// legacy retry mode gives DynamoDB (`RetryMode.LEGACY`: "up to 3 retries, or more for
         /// services like DynamoDB (which has up to 8)"). Their backoffs add up to 3.6 s at most
         /// (1.8 s on average), so a request's deadline, or a clean-up's 2 s, usually ends them first.
         package var maximumAttempts = 9
         /// The first retry's backoff cap; doubles each retry.
-        package var baseDelay: TimeInterval = 0.025
+        package var baseDelay: Double = 0.025
         /// The largest backoff cap.
-        package var maximumDelay: TimeInterval = 1
+        package var maximumDelay: Double = 1
         /// The most time a call may take, all attempts included; never past the deadline of the
         /// request the client is bound to, when it has one.
-        package var deadline: TimeInterval = 10
+        package var deadline: Double = 10
 
         /// The defaults.
         package init() {}
     }
 
     /// Where requests go.
-    package let endpoint: URL
+    package let endpoint: HTTPURL
     let signer: SigV4Signer
     let transport: any DynamoDBTransport
     let options: Options
-    let sleep: @Sendable (TimeInterval) async throws -> Void
+    let sleep: @Sendable (Double) async throws -> Void
     let jitter: @Sendable () -> Double
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> Timestamp
     /// The request the calls are made for: its deadline and its trace; none by default.
     var scope = RequestScope()
 
@@ -61,14 +57,14 @@ package struct DynamoDBTable: Table {
     ///   - jitter: a random fraction in 0..<1 for the backoff.
     ///   - now: the clock requests are signed with and a call's ``Options/deadline`` is counted on.
     package init(
-        endpoint: URL,
+        endpoint: HTTPURL,
         region: String,
         credentials: AWSCredentials,
         transport: any DynamoDBTransport = HTTPClientTransport(),
         options: Options = Options(),
-        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        now: @escaping @Sendable () -> Date
+        now: @escaping @Sendable () -> Timestamp
     ) {
         self.endpoint = endpoint
         signer = SigV4Signer(credentials: credentials, region: region, service: "dynamodb")
@@ -86,7 +82,7 @@ package struct DynamoDBTable: Table {
         _ aws: AWSSettings,
         transport: any DynamoDBTransport = HTTPClientTransport(),
         options: Options = Options(),
-        now: @escaping @Sendable () -> Date
+        now: @escaping @Sendable () -> Timestamp
     ) throws(AWSServiceError) -> DynamoDBTable {
         let client = try aws.client(for: .dynamoDB)
         return DynamoDBTable(
@@ -144,7 +140,7 @@ package struct DynamoDBTable: Table {
     }
 
     package func transactWriteItems(_ request: TransactWriteItemsRequest) async throws {
-        let token = request.clientRequestToken ?? UUID().uuidString
+        let token = request.clientRequestToken ?? RandomUUID.string()
         _ = try await call("TransactWriteItems", RequestEncoding.transact(request, token: token))
     }
 
@@ -271,7 +267,7 @@ package struct DynamoDBTable: Table {
         }
     }
 
-    private func send(_ operation: String, _ body: [UInt8], timeout: TimeInterval) async throws(TableError)
+    private func send(_ operation: String, _ body: [UInt8], timeout: Double) async throws(TableError)
         -> JSONValue
     {
         let headers = [

@@ -13,7 +13,7 @@ package struct ClockEndpoint: Sendable {
     /// The virtual clock, or `nil` when the stack runs on the real time.
     let clock: VirtualClock?
     /// The stack's time now, whichever clock it runs on.
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> Timestamp
 
     /// The answer to a request on ``path``.
     package func respond(_ request: LocalHTTPRequest) -> LocalHTTPResponse {
@@ -50,7 +50,7 @@ package struct ClockEndpoint: Sendable {
         }
     }
 
-    private func state(_ time: Date) -> JSONValue {
+    private func state(_ time: Timestamp) -> JSONValue {
         ["now": .string(CivilTime.iso8601(time)), "virtual": .bool(clock != nil)]
     }
 

@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import InkraTime
 import Logging
 
 extension LocalServer {
@@ -10,7 +11,7 @@ extension LocalServer {
     /// - Throws: ``EmulatorError`` and the stack's errors, naming the file or port that is wrong.
     package static func start(
         options: EmulatorOptions, configuration: ServeConfiguration, virtualClock: Bool = false, seed: URL? = nil,
-        record: URL? = nil, logging: (@escaping @Sendable () -> Date) -> Void = { _ in },
+        record: URL? = nil, logging: (@escaping @Sendable () -> Timestamp) -> Void = { _ in },
         accessLog: @escaping @Sendable (String) -> Void
     ) async throws -> LocalServer {
         var options = options

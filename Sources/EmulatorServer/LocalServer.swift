@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import HTTPText
 import Hummingbird
 import InkraJSON
 import LocalUserPool
@@ -157,8 +158,8 @@ package final class LocalServer: Sendable {
                 if ports.count == count { break }
             }
             guard ports.count == count else { return }
-            func url(_ role: EndpointRole, _ path: String = "") -> URL? {
-                ports[role].map { URL(string: "http://\(host):\($0)\(path)")! }
+            func url(_ role: EndpointRole, _ path: String = "") -> HTTPURL? {
+                ports[role].map { HTTPURL(string: "http://\(host):\($0)\(path)")! }
             }
             let endpoints = ServeEndpoints(
                 api: url(.api)!, lambda: url(.lambda)!, runtimeAPI: runtimeAddress, dynamoDB: url(.dynamoDB),

@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraHandlers
 import LocalUserPool
 
@@ -53,20 +54,20 @@ package struct ServeConfiguration: Sendable {
 /// Where a running `serve` listens.
 package struct ServeEndpoints: Sendable, Hashable {
     /// The local API Gateway.
-    package var api: URL
+    package var api: HTTPURL
     /// The Lambda Invoke API (`aws lambda invoke --endpoint-url`).
-    package var lambda: URL
+    package var lambda: HTTPURL
     /// The Lambda Runtime API, as `AWS_LAMBDA_RUNTIME_API` takes it (`host:port`).
     package var runtimeAPI: String
     /// The DynamoDB-compatible endpoint, when it is on.
-    package var dynamoDB: URL?
+    package var dynamoDB: HTTPURL?
     /// The console in the browser, when it is on.
-    package var console: URL? = nil
+    package var console: HTTPURL? = nil
     /// The local Cognito user pool's endpoint, when it is on.
-    package var cognito: URL? = nil
+    package var cognito: HTTPURL? = nil
 
     /// The start-up banner: every endpoint and how to use it.
-    package func banner(configuration: ServeConfiguration, stateFile: URL?, dynamoDBEndpoint: URL?) -> String {
+    package func banner(configuration: ServeConfiguration, stateFile: URL?, dynamoDBEndpoint: HTTPURL?) -> String {
         let payload = configuration.gateway.payload == .v1 ? "REST API, payload 1.0" : "HTTP API, payload 2.0"
         let prefix = configuration.gateway.stage.map { "/\($0)" } ?? ""
         let cache =

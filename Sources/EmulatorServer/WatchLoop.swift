@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import InkraTime
 
 /// `serve --watch` and `run-runtime --watch`: rebuilds the runtime when a watched file changes and
 /// then takes the new build (``rebuilt``): `serve` swaps it in between invocations, keeping the

@@ -1,11 +1,5 @@
 import HTTPText
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Which tokens the authorizer accepts. template.yaml deploys `id` (`INKRA_TOKEN_USE`): the app sends
 /// its ID token, the one that carries `custom:subscription_tier` and `custom:monthly_quota`.
 public enum TokenUse: String, Sendable, Hashable, CaseIterable {
@@ -38,7 +32,7 @@ public enum IssuerForm: String, Sendable, Hashable, CaseIterable {
 
     /// The form of a Cognito issuer URL, or `nil` for any other issuer (a local pool's).
     package init?(issuer: String) {
-        guard let host = URL(string: issuer)?.host?.lowercased(),
+        guard let host = HTTPURL(string: issuer)?.host,
             AWSPartition.allSuffixes.contains(where: { host.hasSuffix(".\($0)") })
         else { return nil }
         if host.hasPrefix("cognito-idp.") {
@@ -61,7 +55,7 @@ package struct CognitoConfiguration: Sendable, Hashable {
     /// Accepted token use; ``TokenUse/id`` unless another is given, as template.yaml deploys.
     package var tokenUse: TokenUse
     /// Seconds of tolerance on `exp`, `nbf` and `iat`; ``defaultClockTolerance`` unless set.
-    package var clockTolerance: TimeInterval
+    package var clockTolerance: Double
     /// Members of this Cognito group are denied.
     package var blockedGroup: String
 
@@ -81,7 +75,7 @@ package struct CognitoConfiguration: Sendable, Hashable {
         issuerForm: IssuerForm = .original,
         clientIds: [String] = [],
         tokenUse: TokenUse = .id,
-        clockTolerance: TimeInterval = CognitoConfiguration.defaultClockTolerance,
+        clockTolerance: Double = CognitoConfiguration.defaultClockTolerance,
         blockedGroup: String = "blocked"
     ) {
         self.init(
@@ -98,7 +92,7 @@ package struct CognitoConfiguration: Sendable, Hashable {
         issuer: String,
         clientIds: [String] = [],
         tokenUse: TokenUse = .id,
-        clockTolerance: TimeInterval = CognitoConfiguration.defaultClockTolerance,
+        clockTolerance: Double = CognitoConfiguration.defaultClockTolerance,
         blockedGroup: String = "blocked"
     ) {
         self.issuer = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
@@ -116,16 +110,17 @@ package struct CognitoConfiguration: Sendable, Hashable {
     /// clock leads (its `iat`, `nbf`) from being refused right after sign-in, and lets an expired
     /// token through for no longer than that: 5 s of an ID token's validity (an hour by default, 5
     /// minutes at least).
-    package static let defaultClockTolerance: TimeInterval = 5
+    package static let defaultClockTolerance: Double = 5
 
     /// The region, when the issuer is a Cognito URL.
     package var region: String? {
-        guard IssuerForm(issuer: issuer) != nil, let host = URL(string: issuer)?.host else { return nil }
+        guard IssuerForm(issuer: issuer) != nil, let host = HTTPURL(string: issuer)?.host else { return nil }
         return host.split(separator: ".").dropFirst().first.map(String.init)
     }
 
     /// Where the pool publishes its keys: `<issuer>/.well-known/jwks.json`.
-    package var jwksURL: URL {
-        URL(string: issuer + "/.well-known/jwks.json") ?? URL(fileURLWithPath: "/invalid-issuer")
+    package var jwksURL: HTTPURL {
+        HTTPURL(string: issuer + "/.well-known/jwks.json") ?? HTTPURL(
+            string: "https://invalid-issuer.invalid/.well-known/jwks.json")!
     }
 }

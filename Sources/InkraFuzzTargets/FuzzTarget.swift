@@ -3,6 +3,7 @@ import Foundation
 import InkraAuth
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 import Logging
 import SingleTable
@@ -46,7 +47,7 @@ package struct FuzzFailure: Error, CustomStringConvertible, Sendable {
 let silent = Logger(label: "inkra.fuzz") { _ in SwiftLogNoOpLogHandler() }
 
 /// A fixed instant: 2026-11-16T10:00:00Z.
-let fuzzInstant = Date(timeIntervalSince1970: 1_763_287_200)
+let fuzzInstant = Timestamp(timeIntervalSince1970: 1_763_287_200)
 
 enum JSONRoundTrip {
     static func run(_ bytes: [UInt8]) throws(FuzzFailure) {
@@ -67,7 +68,9 @@ enum TokenGarbage {
 
     static let verifier: TokenVerifier = {
         let keys: any KeySource
-        do { keys = try JWKSKeySource(contentsOf: jwks) } catch { fatalError("cannot read \(jwks.path): \(error)") }
+        do { keys = try JWKSKeySource(contentsOfFile: jwks.path) } catch {
+            fatalError("cannot read \(jwks.path): \(error)")
+        }
         return TokenVerifier(
             configuration: CognitoConfiguration(region: "us-east-1", userPoolId: "us-east-1_InkraLocal"),
             keys: keys, now: { fuzzInstant }, logger: silent)

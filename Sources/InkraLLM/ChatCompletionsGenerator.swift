@@ -5,12 +5,6 @@ import InkraTracing
 import NIOHTTP1
 import OutboundHTTP
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Asks an OpenAI-compatible chat-completions endpoint for interview questions, then validates
 /// what comes back: one question per line, numbering and bullets stripped, duplicates dropped,
 /// trimmed to the requested count. Too few questions, a timeout, or an error answer is a failure,
@@ -21,16 +15,16 @@ package struct ChatCompletionsGenerator: RequestBound {
     /// Where and how to call the model.
     package struct Settings: Sendable, Hashable {
         /// The API's base URL, such as `https://api.openai.com/v1`.
-        package var baseURL: URL
+        package var baseURL: HTTPURL
         /// The bearer key.
         package var apiKey: String?
         /// The model name.
         package var model: String
         /// How long one call may take.
-        package var timeout: TimeInterval
+        package var timeout: Double
 
         /// Creates settings.
-        package init(baseURL: URL, apiKey: String?, model: String, timeout: TimeInterval = 20) {
+        package init(baseURL: HTTPURL, apiKey: String?, model: String, timeout: Double = 20) {
             self.baseURL = baseURL
             self.apiKey = apiKey
             self.model = model
@@ -92,7 +86,7 @@ package struct ChatCompletionsGenerator: RequestBound {
         let response = try await scope.span("model", namespace: .remote) {
             (span, _) async throws(GenerationFailure) -> OutboundResponse in
             span.method = "POST"
-            span.url = TraceSpan.plainURL(outgoing.url)
+            span.url = TraceSpan.plainURL(outgoing.url.absoluteString)
             do {
                 // The call gets what remains of the request's deadline, at most its own timeout.
                 let timeout = scope.bounded(.milliseconds(Int64(settings.timeout * 1000)))

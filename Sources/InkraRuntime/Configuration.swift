@@ -3,14 +3,9 @@ import HTTPText
 import InkraAuth
 import InkraHandlers
 import InkraLLM
+import InkraTime
 import LambdaRuntimeAPI
 import Logging
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The settings of docs/configuration.md, read from the environment as Lambda provides it.
 ///
@@ -41,9 +36,9 @@ struct Configuration: Sendable, Hashable {
     var insideLambda = false
     /// `INKRA_GATEWAY_TIMEOUT`: API Gateway's integration timeout in seconds (default 29, its
     /// default limit); a request's work ends before it, and before Lambda's deadline.
-    var gatewayTimeout: TimeInterval
+    var gatewayTimeout: Double
     /// What a request keeps back from its deadline to give a unit back and answer.
-    static let deadlineMargin: TimeInterval = 1
+    static let deadlineMargin: Double = 1
     /// Where and as whom the AWS clients call: `AWS_REGION` (or `AWS_DEFAULT_REGION`), the
     /// credentials, `AWS_ENDPOINT_URL` and each service's own endpoint variable.
     var aws = AWSSettings()
@@ -57,7 +52,7 @@ struct Configuration: Sendable, Hashable {
     var issuerForm: IssuerForm?
     /// `INKRA_LIMITS_MAX_AGE`: seconds the limits read from `INKRA_LIMITS_PARAMETER` are kept
     /// before the next invocation reads the parameter again (default 60).
-    var limitsMaxAge: TimeInterval
+    var limitsMaxAge: Double
     /// `COGNITO_CLIENT_IDS`, comma-separated.
     var clientIDs: [String] = []
     /// `INKRA_TOKEN_USE`: `id` (default, as template.yaml deploys), `access` or `any`.
@@ -66,7 +61,7 @@ struct Configuration: Sendable, Hashable {
     var jwksFile: String?
     /// `INKRA_CLOCK_SKEW`: seconds of tolerance on `exp`, `nbf`, `iat` (default 5,
     /// `CognitoConfiguration.defaultClockTolerance`).
-    var clockSkew: TimeInterval
+    var clockSkew: Double
     /// `INKRA_LIMITS_FILE`.
     var limitsFile: String?
     /// `INKRA_LIMITS`: the tiers' limits as JSON.
@@ -94,7 +89,7 @@ struct Configuration: Sendable, Hashable {
     /// traces; unset, no segment is sent.
     var xrayDaemonAddress: String?
     /// `INKRA_LLM_BASE_URL`: the model endpoint; unset, `generateQuestions` uses the built-in generator.
-    var modelBaseURL: URL?
+    var modelBaseURL: HTTPURL?
     /// `INKRA_LLM_MODEL`: the model's name, required with a base URL.
     var modelName: String?
     /// `INKRA_LLM_API_KEY`: the model endpoint's key.
@@ -102,7 +97,7 @@ struct Configuration: Sendable, Hashable {
     /// `INKRA_LLM_API_KEY_SECRET_ARN`: a Secrets Manager secret holding that key, read at start.
     var modelAPIKeySecretARN: String?
     /// `INKRA_LLM_TIMEOUT`: seconds one model call may take (default 20).
-    var modelTimeout: TimeInterval
+    var modelTimeout: Double
     /// `INKRA_SERVER_SECRET`: the server's secret itself.
     var serverSecret: String?
     /// `INKRA_SERVER_SECRET_ARN`: a Secrets Manager secret holding it, read at start.
@@ -148,7 +143,7 @@ struct Configuration: Sendable, Hashable {
         let settings = try Self.settings(environment)
         // The defaults come through `settings` too, so these fallbacks are never taken.
         func text(_ setting: RuntimeSetting) -> String? { settings[setting]?.text }
-        func seconds(_ setting: RuntimeSetting) -> TimeInterval { settings[setting]?.seconds ?? 0 }
+        func seconds(_ setting: RuntimeSetting) -> Double { settings[setting]?.seconds ?? 0 }
 
         tableName = text(.tableName) ?? ""
         if let kind = text(.store).flatMap(StoreKind.init(rawValue:)) {
@@ -354,12 +349,12 @@ struct Configuration: Sendable, Hashable {
 
     /// Seconds past the work's deadline that clean-up (a give-back, an answer's record, a
     /// refusal's mark) may take, within Lambda's deadline.
-    static let cleanupBudget: TimeInterval = 2
+    static let cleanupBudget: Double = 2
     /// What clean-up keeps back from Lambda's deadline to send the answer.
-    static let answerMargin: TimeInterval = 0.25
+    static let answerMargin: Double = 0.25
     /// How old API Gateway's receive time may be and still count: an older one is a recorded or
     /// hand-made event (`sam local generate-event` writes 2015), not a live request.
-    static let liveRequestAge: TimeInterval = 900
+    static let liveRequestAge: Double = 900
 
     /// The instant a request's work must end: the earlier of Lambda's deadline and API Gateway's
     /// integration timeout, less ``deadlineMargin``. The timeout counts from `gatewayStart`, when
@@ -367,7 +362,7 @@ struct Configuration: Sendable, Hashable {
     /// spent before the invocation — a cold start's init — is counted as API Gateway counts it;
     /// from `start` without one, or when it lies ahead of `start` or more than ``liveRequestAge``
     /// behind it.
-    func requestDeadline(lambdaDeadline: Date, start: Date, gatewayStart: Date? = nil) -> Date {
+    func requestDeadline(lambdaDeadline: Timestamp, start: Timestamp, gatewayStart: Timestamp? = nil) -> Timestamp {
         var received = start
         if let gatewayStart, gatewayStart <= start, start.timeIntervalSince(gatewayStart) <= Self.liveRequestAge {
             received = gatewayStart
@@ -377,7 +372,7 @@ struct Configuration: Sendable, Hashable {
 
     /// The instant a request's clean-up must end: ``cleanupBudget`` past the work's deadline,
     /// and ``answerMargin`` before Lambda's.
-    func cleanupDeadline(work: Date, lambdaDeadline: Date) -> Date {
+    func cleanupDeadline(work: Timestamp, lambdaDeadline: Timestamp) -> Timestamp {
         max(
             work,
             min(work.addingTimeInterval(Self.cleanupBudget), lambdaDeadline.addingTimeInterval(-Self.answerMargin)))

@@ -13,6 +13,22 @@ enum Console {
     /// Writes a line to standard error.
     static func error(_ line: String) { write(line, to: 2) }
 
+    /// The process's environment variables (`environ`): a name's first value when it is repeated,
+    /// as `getenv` reads it.
+    static var environment: [String: String] {
+        var variables: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                let name = String(text[..<equals])
+                if variables[name] == nil { variables[name] = String(text[text.index(after: equals)...]) }
+            }
+            entry += 1
+        }
+        return variables
+    }
+
     /// Ends the process.
     static func exit(_ status: Int32) -> Never {
         #if canImport(Glibc)

@@ -1,18 +1,13 @@
 import CoreMetrics
 import InkraHandlers
 import InkraJSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraTime
 
 /// Sends swift-metrics counters to CloudWatch as Embedded Metric Format lines on standard output,
 /// one line per increment, so rate-limit hits, quota refusals and authorization failures become
 /// CloudWatch metrics without an agent or an API call.
 enum MetricsSetup {
-    static func bootstrap(function: String, namespace: String, now: @escaping @Sendable () -> Date) {
+    static func bootstrap(function: String, namespace: String, now: @escaping @Sendable () -> Timestamp) {
         MetricsSystem.bootstrap(EmbeddedMetricsFactory(function: function, namespace: namespace, now: now))
     }
 }
@@ -20,7 +15,7 @@ enum MetricsSetup {
 struct EmbeddedMetricsFactory: MetricsFactory {
     let function: String
     let namespace: String
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> Timestamp
 
     private func line(_ label: String, _ dimensions: [(String, String)]) -> EmbeddedMetricLine {
         EmbeddedMetricLine(
@@ -49,7 +44,7 @@ struct EmbeddedMetricLine: Sendable {
     let name: String
     let dimensions: [(String, String)]
     let namespace: String
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> Timestamp
 
     func write(_ value: JSONValue, unit: String) {
         var root: JSONValue = [

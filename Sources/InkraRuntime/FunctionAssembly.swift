@@ -3,15 +3,10 @@ import DynamoDBTable
 import InkraAuth
 import InkraHandlers
 import InkraLLM
+import InkraTime
 import InkraUsage
 import Logging
 import SingleTable
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Builds the chosen function once, at start-up, from the settings ``Configuration`` read
 /// (docs/configuration.md), never from the environment itself.
@@ -24,7 +19,7 @@ enum FunctionAssembly {
         named handler: String?,
         in functions: FunctionList = .standard,
         configuration: Configuration,
-        clock: @escaping @Sendable () -> Date,
+        clock: @escaping @Sendable () -> Timestamp,
         logger: Logger,
         shared: SharedDependencies? = nil
     ) async throws -> any EventHandler {
@@ -51,7 +46,7 @@ enum FunctionAssembly {
     /// which cannot change.
     /// - Throws: ``ConfigurationError`` when the SSM client cannot be configured.
     private static func limitsSource(
-        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Timestamp
     ) throws(ConfigurationError) -> LimitsSource? {
         if let parameter = configuration.limitsParameter {
             do {
@@ -61,13 +56,13 @@ enum FunctionAssembly {
             }
         }
         guard configuration.limitsJSON == nil, let file = configuration.limitsFile else { return nil }
-        return .file(URL(fileURLWithPath: file))
+        return .file(file)
     }
 
     /// The model endpoint of `INKRA_LLM_BASE_URL`, else the built-in generator. The key read from
     /// `INKRA_LLM_API_KEY_SECRET_ARN`'s secret is handed to the model's settings as a value.
     static func generator(
-        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Timestamp
     ) async throws -> any QuestionGenerator {
         var secretKey: String?
         // The key lives in Secrets Manager; the function's configuration holds only its ARN.
@@ -88,7 +83,7 @@ enum FunctionAssembly {
     /// stops start-up naming the setting and the field, so an owner changes the free tier
     /// without building a new zip.
     private static func tierLimits(
-        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Timestamp
     ) async throws(ConfigurationError) -> TierLimits {
         if let name = configuration.limitsParameter {
             let text: String
@@ -105,7 +100,7 @@ enum FunctionAssembly {
         }
         guard let file = configuration.limitsFile else { return TierLimits() }
         do {
-            return try TierLimits(contentsOf: URL(fileURLWithPath: file))
+            return try TierLimits(contentsOfFile: file)
         } catch {
             throw ConfigurationError(.invalid, "INKRA_LIMITS_FILE", "\(error)")
         }
@@ -115,18 +110,18 @@ enum FunctionAssembly {
         -> TierLimits
     {
         do {
-            return try TierLimits(json: Data(json.utf8), source: source)
+            return try TierLimits(json: Array(json.utf8), source: source)
         } catch {
             throw ConfigurationError(.invalid, setting, "\(error)")
         }
     }
 
-    static func keySource(_ configuration: Configuration, clock: @escaping @Sendable () -> Date)
+    static func keySource(_ configuration: Configuration, clock: @escaping @Sendable () -> Timestamp)
         throws(ConfigurationError) -> any KeySource
     {
         if let file = configuration.jwksFile {
             do {
-                return try JWKSKeySource(contentsOf: URL(fileURLWithPath: file))
+                return try JWKSKeySource(contentsOfFile: file)
             } catch {
                 throw ConfigurationError(.invalid, "INKRA_JWKS_FILE", "\(error)")
             }
@@ -136,7 +131,7 @@ enum FunctionAssembly {
     }
 
     static func store(
-        _ configuration: Configuration, secret: ServerSecret, clock: @escaping @Sendable () -> Date
+        _ configuration: Configuration, secret: ServerSecret, clock: @escaping @Sendable () -> Timestamp
     ) throws -> any UsageStore {
         switch configuration.store {
         case .memory:
@@ -158,7 +153,7 @@ enum FunctionAssembly {
     /// logs undo a recording's pseudonyms).
     /// - Throws: ``ConfigurationError`` naming the setting that is missing, unreadable or too short.
     static func serverSecret(
-        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Timestamp
     ) async throws(ConfigurationError) -> ServerSecret {
         let short =
             "must hold at least \(ServerSecret.minimumBytes) bytes (random, as template.yaml's ServerSecret generates)"

@@ -1,14 +1,9 @@
 import InkraAuth
 import InkraHandlers
+import InkraTime
 import InkraUsage
 import Logging
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 extension FunctionList {
     /// What a function is built from: the settings' store, token verifier, question generator,
@@ -59,7 +54,8 @@ extension FunctionList {
         ///   - clock: the stack's clock, for any part made later (none of the standard list's).
         package init(
             limits: TierLimits, logger: Logger, upgradeURL: String, store: any UsageStore, verifier: TokenVerifier,
-            generator: any QuestionGenerator, directory: (any UserDirectory)?, clock: @escaping @Sendable () -> Date
+            generator: any QuestionGenerator, directory: (any UserDirectory)?,
+            clock: @escaping @Sendable () -> Timestamp
         ) {
             var configuration = Configuration()
             configuration.upgradeURL = upgradeURL
@@ -81,7 +77,7 @@ extension FunctionList {
 /// The dependencies of ``FunctionList/Dependencies``, each made once from the settings.
 final class SharedDependencies: Sendable {
     let configuration: Configuration
-    let clock: @Sendable () -> Date
+    let clock: @Sendable () -> Timestamp
     fileprivate let made = Mutex(Made())
 
     fileprivate struct Made {
@@ -92,7 +88,7 @@ final class SharedDependencies: Sendable {
         var directory: (any UserDirectory)??
     }
 
-    init(configuration: Configuration, clock: @escaping @Sendable () -> Date) {
+    init(configuration: Configuration, clock: @escaping @Sendable () -> Timestamp) {
         self.configuration = configuration
         self.clock = clock
     }

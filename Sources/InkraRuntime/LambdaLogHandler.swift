@@ -4,12 +4,6 @@ import InkraTime
 import InkraUsage
 import Logging
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Log lines as Lambda shows them: plain text, or one JSON object per line in Lambda's JSON log
 /// format (`timestamp`, `level`, `message`, `requestId`) when `AWS_LAMBDA_LOG_FORMAT=JSON`. Levels
 /// are named as Lambda's log-level filtering reads them (`WARN`, `FATAL`:
@@ -29,7 +23,7 @@ struct LambdaLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
     let label: String
     /// The clock of the timestamps.
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> Timestamp
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }

@@ -1,16 +1,10 @@
+import CoreMetrics
 import InkraHandlers
 import InkraJSON
 import InkraTime
 import InkraTracing
 import LambdaRuntimeAPI
 import Logging
-import Metrics
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The Lambda custom runtime (`provided.al2023`): serves the function `_HANDLER` names, built
 /// once at start-up from the environment, until the Runtime API says to stop.
@@ -20,7 +14,7 @@ import Metrics
 /// ```swift
 /// @main
 /// enum Bootstrap {
-///     static func main() async { await LambdaRuntime.run(.standard, clock: { Date() }) }
+///     static func main() async { await LambdaRuntime.run(.standard, clock: { Timestamp.now }) }
 /// }
 /// ```
 public enum LambdaRuntime {
@@ -31,7 +25,7 @@ public enum LambdaRuntime {
     ///   - functions: the functions the runtime can serve.
     ///   - clock: the real time, which the composition root (`bootstrap`'s `main`) reads and hands
     ///     down; nothing in the runtime reads it otherwise.
-    public static func run(_ functions: FunctionList, clock: @escaping @Sendable () -> Date) async -> Never {
+    public static func run(_ functions: FunctionList, clock: @escaping @Sendable () -> Timestamp) async -> Never {
         await serve(functions, clock: clock)
     }
 
@@ -39,10 +33,10 @@ public enum LambdaRuntime {
     /// their caller's executor, and the main actor's would put every resumption through the main
     /// queue.
     @concurrent private static func serve(
-        _ functions: FunctionList, clock: @escaping @Sendable () -> Date
+        _ functions: FunctionList, clock: @escaping @Sendable () -> Timestamp
     ) async -> Never {
         let systemClock = clock
-        let environment = ProcessInfo.processInfo.environment
+        let environment = Console.environment
         guard let address = environment["AWS_LAMBDA_RUNTIME_API"], !address.isEmpty else {
             Console.error(
                 "bootstrap: AWS_LAMBDA_RUNTIME_API is not set; run me under Lambda or inkra-emulator run-runtime")
@@ -111,7 +105,9 @@ public enum LambdaRuntime {
                     .mapError(FunctionError.notJSON)
                 let header = lambda.traceID.flatMap(TraceHeader.init)
                 let traced = daemon != nil && header?.sampled == true && header?.parent != nil
-                let trace = traced ? header.map { TraceRecorder(header: $0, now: systemClock) } : nil
+                let trace =
+                    traced
+                    ? header.map { TraceRecorder(header: $0, now: { systemClock().timeIntervalSince1970 }) } : nil
                 defer {
                     if let trace, let daemon, let document = XRaySegments.document(trace) {
                         daemon.send(document.jsonBytes)
@@ -158,7 +154,7 @@ public enum LambdaRuntime {
     /// its metadata, so every line the function logs names the invocation (``LambdaLogHandler``).
     static func invocationContext(
         _ lambda: LambdaRuntimeAPI.InvocationContext, event: JSONValue?, configuration: Configuration,
-        logger: Logger, requestClock: Bool, systemClock: @Sendable () -> Date
+        logger: Logger, requestClock: Bool, systemClock: @Sendable () -> Timestamp
     ) -> InkraHandlers.InvocationContext {
         let start = systemClock()
         let clock = ContinuousClock.now
@@ -166,7 +162,7 @@ public enum LambdaRuntime {
         let work = configuration.requestDeadline(
             lambdaDeadline: lambda.deadline, start: start, gatewayStart: requestClock ? nil : received)
         let cleanup = configuration.cleanupDeadline(work: work, lambdaDeadline: lambda.deadline)
-        func instant(_ date: Date) -> ContinuousClock.Instant {
+        func instant(_ date: Timestamp) -> ContinuousClock.Instant {
             clock.advanced(by: .seconds(date.timeIntervalSince(start)))
         }
         var logger = logger

@@ -1,15 +1,10 @@
 import AWSServices
+import CoreMetrics
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 import Logging
-import Metrics
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Where the tier limits are read again from while the functions run: the SSM parameter of
 /// `INKRA_LIMITS_PARAMETER`, or a limits file (`INKRA_LIMITS_FILE`, `serve --limits`).
@@ -17,27 +12,27 @@ package struct LimitsSource: Sendable {
     /// What it is, for the log and errors: `SSM parameter /inkra/limits`, `file limits.json`.
     let name: String
     /// Reads its JSON.
-    let read: @Sendable () async throws -> Data
+    let read: @Sendable () async throws -> [UInt8]
     /// Whether the first invocation reads it again: a file, which costs no request, so that a
     /// change made between start-up and the first invocation is not kept a max age longer. An SSM
     /// parameter read moments before at start is not read again before the max age.
     let readAtFirstInvocation: Bool
 
     /// A source of a name and a read.
-    init(name: String, readAtFirstInvocation: Bool = false, read: @escaping @Sendable () async throws -> Data) {
+    init(name: String, readAtFirstInvocation: Bool = false, read: @escaping @Sendable () async throws -> [UInt8]) {
         self.name = name
         self.readAtFirstInvocation = readAtFirstInvocation
         self.read = read
     }
 
     /// A limits file, read again whole each time.
-    package static func file(_ url: URL) -> LimitsSource {
-        LimitsSource(name: "file \(url.path)", readAtFirstInvocation: true) { try Data(contentsOf: url) }
+    package static func file(_ path: String) -> LimitsSource {
+        LimitsSource(name: "file \(path)", readAtFirstInvocation: true) { try FileBytes.read(atPath: path) }
     }
 
     /// An SSM parameter, read through `ssm`.
     static func parameter(_ name: String, ssm: AWSJSONService) -> LimitsSource {
-        LimitsSource(name: "SSM parameter \(name)") { try await Data(ssm.parameter(named: name).utf8) }
+        LimitsSource(name: "SSM parameter \(name)") { try await Array(ssm.parameter(named: name).utf8) }
     }
 }
 
@@ -52,14 +47,14 @@ package struct LimitsSource: Sendable {
 package actor LimitsRefresh {
     let source: LimitsSource
     /// Seconds a read is kept.
-    let maxAge: TimeInterval
+    let maxAge: Double
     let logger: Logger
     let metrics: any MetricsFactory
     /// The limits in force.
     private(set) var limits: TierLimits
     /// When they were read, on the invocations' clock: the first invocation's instant for the
     /// limits read at start (which may be a recorded event's, under `INKRA_CLOCK=request-time`).
-    private var readAt: Date?
+    private var readAt: Timestamp?
 
     /// A refresher holding the limits read at start.
     /// - Parameters:
@@ -69,7 +64,7 @@ package actor LimitsRefresh {
     ///   - logger: where a failed read is logged.
     ///   - metrics: where it is counted.
     package init(
-        source: LimitsSource, limits: TierLimits, maxAge: TimeInterval? = nil, logger: Logger,
+        source: LimitsSource, limits: TierLimits, maxAge: Double? = nil, logger: Logger,
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.source = source
@@ -81,7 +76,7 @@ package actor LimitsRefresh {
 
     /// The limits for an invocation at `instant`: read again first when the last read is
     /// `maxAge` old.
-    func limits(at instant: Date) async -> TierLimits {
+    func limits(at instant: Timestamp) async -> TierLimits {
         if let last = readAt {
             guard instant.timeIntervalSince(last) >= maxAge else { return limits }
         } else {
@@ -91,7 +86,7 @@ package actor LimitsRefresh {
             }
         }
         readAt = instant
-        let data: Data
+        let data: [UInt8]
         do {
             data = try await source.read()
         } catch {

@@ -4,12 +4,6 @@ import InkraTime
 import InkraUsage
 import LambdaRuntimeAPI
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// `INKRA_RECORD_EVENTS=1`: runs each invocation at one instant read once from the clock, and
 /// writes a recording of it to standard output (docs/configuration.md): what replay needs of the
 /// event of `checkUsage`, `generateQuestions` and `deleteAccount` and their response; the decision
@@ -24,12 +18,12 @@ struct Recorder: Sendable {
     /// What a recording keeps, pseudonyms keyed by the server's secret.
     let redaction: RecordingRedaction
     /// The real time.
-    let clock: @Sendable () -> Date
+    let clock: @Sendable () -> Timestamp
 
     /// A recorder for the function `_HANDLER` names, written as `functions` spells it.
     init(
         handler: String?, json: Bool, secret: ServerSecret, functions: FunctionList = .standard,
-        clock: @escaping @Sendable () -> Date
+        clock: @escaping @Sendable () -> Timestamp
     ) {
         let handler = handler ?? ""
         function =

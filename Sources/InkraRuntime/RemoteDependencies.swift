@@ -1,31 +1,26 @@
 import AWSServices
 import DynamoDBTable
+import HTTPText
 import InkraHandlers
 import InkraTime
 import OutboundHTTP
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Fetches a user pool's JWKS over HTTPS.
 enum HTTPSFetch {
-    @Sendable static func get(_ url: URL) async throws -> Data {
+    @Sendable static func get(_ url: HTTPURL) async throws -> [UInt8] {
         let response = try await OutboundHTTPClient.shared.execute(
             OutboundRequest(url: url), timeout: .seconds(3), maximumResponseBytes: 1024 * 1024)
         guard response.status == 200 else {
             throw ConfigurationError(.unreadable, "JWKS", "\(url.absoluteString) answered HTTP \(response.status)")
         }
-        return Data(response.body)
+        return response.body
     }
 }
 
 /// The DynamoDB table of `INKRA_STORE=dynamodb`.
 enum DynamoDBStore {
     static func table(
-        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Timestamp
     ) throws -> DynamoDBTable {
         do {
             return try DynamoDBTable.client(configuration.aws, now: clock)
@@ -42,7 +37,7 @@ struct CognitoUserDirectory: UserDirectory, RequestBound {
     func bound(to scope: RequestScope) -> CognitoUserDirectory { CognitoUserDirectory(admin: admin.bound(to: scope)) }
 
     static func fromConfiguration(
-        _ configuration: Configuration, clock: @escaping @Sendable () -> Date
+        _ configuration: Configuration, clock: @escaping @Sendable () -> Timestamp
     ) throws -> CognitoUserDirectory? {
         guard let pool = try configuration.accountPool() else { return nil }
         do {

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 
 /// The events API Gateway sends a Lambda authorizer: a REST API's `TOKEN` and `REQUEST` events and
 /// an HTTP API's payload 2.0 `REQUEST` event.
@@ -42,7 +43,7 @@ public enum AuthorizerEvent {
         method: String = "POST",
         path: String = "/questions",
         headers: [String: String] = [:],
-        at time: Date = ProxyEvent.defaultTime
+        at time: Timestamp = ProxyEvent.defaultTime
     ) -> JSONValue {
         var given = headers
         if let authorization { given["Authorization"] = authorization }
@@ -70,7 +71,7 @@ public enum AuthorizerEvent {
         method: String = "POST",
         path: String = "/questions",
         headers: [String: String] = [:],
-        at time: Date = ProxyEvent.defaultTime
+        at time: Timestamp = ProxyEvent.defaultTime
     ) -> JSONValue {
         var given = headers
         if let authorization { given["authorization"] = authorization }

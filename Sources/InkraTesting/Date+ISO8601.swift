@@ -2,7 +2,7 @@ import Foundation
 import InkraTime
 import InkraUsage
 
-extension Date {
+extension Timestamp {
     /// The instant an ISO 8601 date-time names, such as `2026-03-10T10:00:00Z` or
     /// `2026-03-10T11:00:00.250+01:00`: for the literal instants of a test.
     ///

@@ -26,7 +26,7 @@ public struct InMemoryUsageStore: UsageStore {
     /// An empty store.
     /// - Parameter now: the table's clock (a ``ManualClock``'s `closure`, say), which only expires
     ///   DynamoDB client request tokens (the windows come from each request's instant).
-    public init(now: @escaping @Sendable () -> Date) {
+    public init(now: @escaping @Sendable () -> Timestamp) {
         self.init(items: [], now: now)
     }
 
@@ -44,9 +44,9 @@ public struct InMemoryUsageStore: UsageStore {
     ///     when not given.
     public init(
         seeded usage: [String: (month: Int, day: Int, hour: Int)],
-        at instant: Date,
+        at instant: Timestamp,
         limits: Limits = .free,
-        now: (@Sendable () -> Date)? = nil
+        now: (@Sendable () -> Timestamp)? = nil
     ) {
         let windows = UsageWindows(at: instant)
         var items: [Item] = []
@@ -59,7 +59,7 @@ public struct InMemoryUsageStore: UsageStore {
         self.init(items: items, now: now ?? { instant })
     }
 
-    private init(items: [Item], now: @escaping @Sendable () -> Date) {
+    private init(items: [Item], now: @escaping @Sendable () -> Timestamp) {
         table = InMemoryTable(schema: .singleTable(named: Self.tableName), items: items, now: now)
         store = TableUsageStore(table: table, tableName: Self.tableName)
     }
@@ -88,11 +88,11 @@ public struct InMemoryUsageStore: UsageStore {
         try await store.complete(consumption, with: response)
     }
 
-    public func repairCharges(at instant: Date) async throws -> ChargeRepair {
+    public func repairCharges(at instant: Timestamp) async throws -> ChargeRepair {
         try await store.repairCharges(at: instant)
     }
 
-    public func usage(for userID: String, email: String?, at instant: Date, limits: Limits) async throws
+    public func usage(for userID: String, email: String?, at instant: Timestamp, limits: Limits) async throws
         -> UsageReport
     {
         try await store.usage(for: userID, email: email, at: instant, limits: limits)
@@ -106,13 +106,13 @@ public struct InMemoryUsageStore: UsageStore {
         try await store.refusals(on: day)
     }
 
-    public func refund(_ units: Int, to userID: String, at instant: Date, reference: String?) async throws
+    public func refund(_ units: Int, to userID: String, at instant: Timestamp, reference: String?) async throws
         -> UsageRefund
     {
         try await store.refund(units, to: userID, at: instant, reference: reference)
     }
 
-    public func reset(_ window: UsageWindow, of userID: String, at instant: Date) async throws -> WindowChange {
+    public func reset(_ window: UsageWindow, of userID: String, at instant: Timestamp) async throws -> WindowChange {
         try await store.reset(window, of: userID, at: instant)
     }
 
@@ -120,7 +120,7 @@ public struct InMemoryUsageStore: UsageStore {
         try await store.erase(user: userID)
     }
 
-    public func closeAccount(of userID: String, email: String?, at instant: Date) async throws -> UsageErasure {
+    public func closeAccount(of userID: String, email: String?, at instant: Timestamp) async throws -> UsageErasure {
         try await store.closeAccount(of: userID, email: email, at: instant)
     }
 

@@ -22,36 +22,36 @@ import Synchronization
 ///
 /// It is safe to read and move from any task.
 public final class ManualClock: Sendable {
-    private let instant: Mutex<Date>
+    private let instant: Mutex<Timestamp>
 
     /// A clock showing `start`.
-    public init(_ start: Date) {
+    public init(_ start: Timestamp) {
         instant = Mutex(start)
     }
 
     /// A clock showing an ISO 8601 instant (`Date(iso8601:)`); by default
     /// 2026-03-10T10:00:00Z, a Tuesday morning, the instant the event builders stamp by default.
     public convenience init(_ start: String = "2026-03-10T10:00:00Z") {
-        self.init(Date(iso8601: start))
+        self.init(Timestamp(iso8601: start))
     }
 
     /// The time the clock shows.
-    public var now: Date { instant.withLock { $0 } }
+    public var now: Timestamp { instant.withLock { $0 } }
 
     /// The clock as a closure: `InMemoryUsageStore(now: clock.closure)`.
-    public var closure: @Sendable () -> Date { { [self] in now } }
+    public var closure: @Sendable () -> Timestamp { { [self] in now } }
 
     /// An invocation's context at the time the clock shows: `generate.handle(event, context: clock.context)`.
     public var context: InvocationContext { InvocationContext(time: now) }
 
     /// Shows another instant, earlier or later.
-    public func set(_ date: Date) {
+    public func set(_ date: Timestamp) {
         instant.withLock { $0 = date }
     }
 
     /// Shows an ISO 8601 instant (`Date(iso8601:)`).
     public func set(_ text: String) {
-        set(Date(iso8601: text))
+        set(Timestamp(iso8601: text))
     }
 
     /// Moves the clock on (or back, for a negative duration).

@@ -21,7 +21,7 @@ import InkraUsage
 public enum ProxyEvent {
     /// The instant events are stamped with when a test names none: 2026-03-10T10:00:00Z, where a
     /// ``ManualClock`` starts by default.
-    public static let defaultTime = Date(iso8601: "2026-03-10T10:00:00Z")
+    public static let defaultTime = Timestamp(iso8601: "2026-03-10T10:00:00Z")
 
     /// A REST API proxy event.
     /// - Parameters:
@@ -42,7 +42,7 @@ public enum ProxyEvent {
         caller: Caller? = nil,
         body: String? = nil,
         headers: [String: String] = [:],
-        at time: Date = defaultTime,
+        at time: Timestamp = defaultTime,
         base64: Bool = false,
         authorizer: JSONValue? = nil
     ) -> JSONValue {
@@ -73,7 +73,7 @@ public enum ProxyEvent {
         caller: Caller? = nil,
         body: String? = nil,
         headers: [String: String] = [:],
-        at time: Date = defaultTime,
+        at time: Timestamp = defaultTime,
         base64: Bool = false,
         authorizer: JSONValue? = nil
     ) -> JSONValue {
@@ -98,7 +98,7 @@ public enum ProxyEvent {
     static let userAgent = "InkraTesting"
 
     /// A REST request's members, without its body.
-    static func restRequest(_ method: String, _ path: String, headers: [(String, String)], at time: Date)
+    static func restRequest(_ method: String, _ path: String, headers: [(String, String)], at time: Timestamp)
         -> JSONObject
     {
         var identity = JSONObject()
@@ -143,7 +143,7 @@ public enum ProxyEvent {
     }
 
     /// An HTTP API request's members, without its body.
-    static func httpRequest(_ method: String, _ path: String, headers: [(String, String)], at time: Date)
+    static func httpRequest(_ method: String, _ path: String, headers: [(String, String)], at time: Timestamp)
         -> JSONObject
     {
         var http = JSONObject()
@@ -199,13 +199,13 @@ public enum ProxyEvent {
         return defaults.filter { !named.contains($0.0.lowercased()) } + given.sorted { $0.key < $1.key }
     }
 
-    static func milliseconds(_ time: Date) -> Int {
+    static func milliseconds(_ time: Timestamp) -> Int {
         Int((time.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     /// A request id that differs between requests of a test (by method, path and time) and is the
     /// same from run to run.
-    static func requestID(_ method: String, _ path: String, _ time: Date) -> String {
+    static func requestID(_ method: String, _ path: String, _ time: Timestamp) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in "\(method) \(path) \(milliseconds(time))".utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3

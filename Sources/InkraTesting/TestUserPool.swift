@@ -2,6 +2,7 @@ import Foundation
 import InkraAuth
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 
 /// A Cognito user pool for authorizer tests: a signing key generated when the pool is made (never
@@ -48,7 +49,7 @@ public struct TestUserPool: Sendable {
     }
 
     /// The pool's public keys as Cognito publishes them (`/.well-known/jwks.json`).
-    public var jwks: Data { signer.jwks }
+    public var jwks: [UInt8] { signer.jwks }
 
     /// The claims of the caller's token, issued at `instant`, before signing, as the token's JSON
     /// payload: change them and ``sign(_:)`` them to make an expired, foreign or odd token.
@@ -64,7 +65,7 @@ public struct TestUserPool: Sendable {
     /// - Throws: ``TestFailure`` naming the claim Cognito's token would not carry: a quota in an
     ///   access token (only a custom attribute can carry it), or `tokenUse` `.any`.
     public func claims(
-        for caller: Caller, tokenUse: TokenUse = .id, at instant: Date, lifetime: Duration = .seconds(3600)
+        for caller: Caller, tokenUse: TokenUse = .id, at instant: Timestamp, lifetime: Duration = .seconds(3600)
     ) throws(TestFailure) -> JSONValue {
         do {
             return try developmentClaims(for: caller, tokenUse: tokenUse, at: instant, lifetime: lifetime).payload()
@@ -74,7 +75,7 @@ public struct TestUserPool: Sendable {
     }
 
     private func developmentClaims(
-        for caller: Caller, tokenUse: TokenUse, at instant: Date, lifetime: Duration
+        for caller: Caller, tokenUse: TokenUse, at instant: Timestamp, lifetime: Duration
     ) throws(AuthError) -> DevelopmentClaims {
         var claims = DevelopmentClaims(
             sub: caller.sub, tokenUse: tokenUse.rawValue, clientId: clientID, issuer: issuer, issuedAt: instant,
@@ -103,7 +104,7 @@ public struct TestUserPool: Sendable {
     /// A signed token for the caller, issued at `instant` (see ``claims(for:tokenUse:at:lifetime:)``).
     /// - Throws: As ``claims(for:tokenUse:at:lifetime:)``, or when signing fails.
     public func token(
-        for caller: Caller, tokenUse: TokenUse = .id, at instant: Date, lifetime: Duration = .seconds(3600)
+        for caller: Caller, tokenUse: TokenUse = .id, at instant: Timestamp, lifetime: Duration = .seconds(3600)
     ) throws -> String {
         try sign(claims(for: caller, tokenUse: tokenUse, at: instant, lifetime: lifetime))
     }
@@ -120,7 +121,7 @@ public struct TestUserPool: Sendable {
     /// - Parameters:
     ///   - tokenUse: the tokens accepted (`id`, as template.yaml deploys).
     ///   - now: the clock `exp` is checked against.
-    public func verifier(tokenUse: TokenUse = .id, now: @escaping @Sendable () -> Date) -> TokenVerifier {
+    public func verifier(tokenUse: TokenUse = .id, now: @escaping @Sendable () -> Timestamp) -> TokenVerifier {
         let configuration = CognitoConfiguration(issuer: issuer, clientIds: [clientID], tokenUse: tokenUse)
         // The JWKS was made from the pool's own key, so reading it back cannot fail.
         let keys = try! JWKSKeySource(jwks: jwks)
@@ -136,7 +137,7 @@ public struct TestUserPool: Sendable {
     public func authorizer(
         tokenUse: TokenUse = .id,
         simpleResponses: Bool = true,
-        now: @escaping @Sendable () -> Date
+        now: @escaping @Sendable () -> Timestamp
     ) -> Authorizer {
         Authorizer(
             verifier: verifier(tokenUse: tokenUse, now: now), simpleResponses: simpleResponses)

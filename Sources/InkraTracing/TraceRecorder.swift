@@ -1,11 +1,5 @@
 import Synchronization
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// The spans of one traced invocation, as they finish: what the runtime turns into X-Ray
 /// subsegments once the invocation is over.
 package final class TraceRecorder: Sendable {
@@ -15,7 +9,7 @@ package final class TraceRecorder: Sendable {
 
     /// The trace the invocation is in.
     package let header: TraceHeader
-    private let now: @Sendable () -> Date
+    private let now: @Sendable () -> Double
     private let newID: @Sendable () -> String
     private let state = Mutex(State())
 
@@ -30,7 +24,7 @@ package final class TraceRecorder: Sendable {
     ///   - now: the clock of the spans' start and end times.
     ///   - newID: makes span ids (16 hex digits); random by default.
     package init(
-        header: TraceHeader, now: @escaping @Sendable () -> Date,
+        header: TraceHeader, now: @escaping @Sendable () -> Double,
         newID: @escaping @Sendable () -> String = TraceRecorder.randomID
     ) {
         self.header = header

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// One timed piece of a request's work, as an X-Ray subsegment records it: a call to DynamoDB, a
 /// wait before a retry, the model call, the key fetch, the give-back.
 ///
@@ -27,10 +21,10 @@ package struct TraceSpan: Sendable, Hashable {
     package var parentID: String?
     /// `aws` or `remote` for a downstream call; `nil` for local work.
     package var namespace: Namespace?
-    /// When the span started.
-    package var start: Date
-    /// When it ended; `nil` while it runs.
-    package var end: Date?
+    /// When the span started, in seconds since 1970 (X-Ray's unit).
+    package var start: Double
+    /// When it ended, in seconds since 1970; `nil` while it runs.
+    package var end: Double?
     /// For an AWS call: the operation (`TransactWriteItems`).
     package var operation: String?
     /// For an AWS call: the region.
@@ -57,7 +51,7 @@ package struct TraceSpan: Sendable, Hashable {
     package var cause: String?
 
     /// A span that starts at `start`.
-    package init(name: String, id: String, parentID: String?, namespace: Namespace? = nil, start: Date) {
+    package init(name: String, id: String, parentID: String?, namespace: Namespace? = nil, start: Double) {
         self.name = name
         self.id = id
         self.parentID = parentID
@@ -80,8 +74,8 @@ package struct TraceSpan: Sendable, Hashable {
     }
 
     /// `url` without its query and fragment.
-    package static func plainURL(_ url: URL) -> String {
-        var text = url.absoluteString
+    package static func plainURL(_ url: String) -> String {
+        var text = url
         if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = String(text[..<cut]) }
         return text
     }

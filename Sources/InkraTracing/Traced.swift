@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// What carries a request's ``Trace`` down the calls that do its work: InkraTime's `RequestScope`.
 package protocol Traced: Sendable {
     /// Where the request's spans go, and the span they are in.
@@ -27,7 +21,7 @@ extension Traced {
         _ body: (inout TraceSpan, Self) async throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         guard let recorder = trace.recorder else {
-            var ignored = TraceSpan(name: name, id: "", parentID: nil, start: .distantPast)
+            var ignored = TraceSpan(name: name, id: "", parentID: nil, start: 0)
             return try await body(&ignored, self)
         }
         var span = recorder.begin(name, namespace: namespace, parentID: trace.parentID)

@@ -1,11 +1,5 @@
 import InkraJSON
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// A traced invocation's spans as one X-Ray segment document: a subsegment sent on its own, under
 /// the function's segment that Lambda records (`parent_id`, the trace header's `Parent`), with the
 /// spans nested inside it as they ran.
@@ -98,8 +92,8 @@ package enum XRaySegments {
     }
 
     /// An instant as X-Ray writes it: seconds since the epoch, to the microsecond.
-    static func seconds(_ date: Date) -> JSONValue {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+    static func seconds(_ instant: Double) -> JSONValue {
+        let micros = Int64((instant * 1_000_000).rounded())
         let fraction = String(micros % 1_000_000)
         return .number("\(micros / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)")
     }

@@ -1,17 +1,12 @@
 import InkraJSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraTime
 
 /// What the Runtime API says about one invocation, beside its event.
 package struct InvocationContext: Sendable {
     /// `Lambda-Runtime-Aws-Request-Id`.
     package var requestID: String
     /// `Lambda-Runtime-Deadline-Ms`: when the invocation times out.
-    package var deadline: Date
+    package var deadline: Timestamp
     /// `Lambda-Runtime-Invoked-Function-Arn`.
     package var invokedFunctionARN: String?
     /// `Lambda-Runtime-Trace-Id`: handed on here only, never put in the environment as
@@ -25,7 +20,7 @@ package struct InvocationContext: Sendable {
     /// Creates a context.
     package init(
         requestID: String,
-        deadline: Date,
+        deadline: Timestamp,
         invokedFunctionARN: String? = nil,
         traceID: String? = nil,
         clientContext: String? = nil,
@@ -40,7 +35,7 @@ package struct InvocationContext: Sendable {
     }
 
     /// The time left before the deadline at an instant of the caller's clock, never negative.
-    package func remainingTime(now: Date) -> TimeInterval {
+    package func remainingTime(now: Timestamp) -> Double {
         max(0, deadline.timeIntervalSince(now))
     }
 }

@@ -1,17 +1,13 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraTime
 
 /// The Lambda Runtime API's four calls, over one keep-alive connection.
 /// Used from one serial queue at a time (the loop's I/O queue), hence `@unchecked Sendable`.
 package final class RuntimeClient: @unchecked Sendable {
     private let connection: HTTPConnection
     private let base = "/2018-06-01/runtime"
-    private let now: @Sendable () -> Date
+    private let now: @Sendable () -> Timestamp
     /// The time an invocation gets when the Runtime API sends no deadline.
-    static let defaultTimeout: TimeInterval = 3
+    static let defaultTimeout: Double = 3
 
     /// A client for `host:port` (the value of `AWS_LAMBDA_RUNTIME_API`).
     /// - Parameters:
@@ -19,7 +15,7 @@ package final class RuntimeClient: @unchecked Sendable {
     ///   - now: the clock a missing `Lambda-Runtime-Deadline-Ms` is counted from (Lambda's
     ///     default timeout, 3 s, after the invocation arrives).
     /// - Throws: ``RuntimeAPIError`` (``RuntimeAPIError/Code/configuration``) when the address is malformed.
-    package init(address: String, now: @escaping @Sendable () -> Date) throws {
+    package init(address: String, now: @escaping @Sendable () -> Timestamp) throws {
         self.now = now
         let trimmed = address.hasPrefix("http://") ? String(address.dropFirst(7)) : address
         guard let colon = trimmed.lastIndex(of: ":"), let port = UInt16(trimmed[trimmed.index(after: colon)...]) else {
@@ -41,7 +37,7 @@ package final class RuntimeClient: @unchecked Sendable {
         }
         let deadline =
             response.headers["lambda-runtime-deadline-ms"].flatMap(Double.init)
-            .map { Date(timeIntervalSince1970: $0 / 1000) } ?? now().addingTimeInterval(Self.defaultTimeout)
+            .map { Timestamp(timeIntervalSince1970: $0 / 1000) } ?? now().addingTimeInterval(Self.defaultTimeout)
         let context = InvocationContext(
             requestID: requestID,
             deadline: deadline,

@@ -1,6 +1,7 @@
 import Foundation
 import InkraAuth
 import InkraJSON
+import InkraTime
 import Logging
 import Synchronization
 
@@ -78,7 +79,7 @@ extension UserPool {
     }
 
     /// The claims' payload with the sign-in's `auth_time` (a refresh keeps the original).
-    private static func payload(_ claims: DevelopmentClaims, authTime: Date) throws -> JSONValue {
+    private static func payload(_ claims: DevelopmentClaims, authTime: Timestamp) throws -> JSONValue {
         guard case .object(var object) = try claims.payload() else { return try claims.payload() }
         object["auth_time"] = .number(Int(authTime.timeIntervalSince1970))
         return .object(object)

@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 
 /// A user of the local pool, as `--state` keeps it.
 package struct PoolUser: Sendable, Hashable {
@@ -14,7 +15,7 @@ package struct PoolUser: Sendable, Hashable {
         enum Purpose: String, Sendable, Hashable { case signUp, resetPassword }
         var code: String
         var purpose: Purpose
-        var expires: Date
+        var expires: Timestamp
     }
 
     /// The SRP salt (hex) and verifier v = g^x mod N (hex).
@@ -34,9 +35,9 @@ package struct PoolUser: Sendable, Hashable {
     /// Whether the user may sign in.
     package var enabled = true
     /// When the user was created.
-    package var created: Date
+    package var created: Timestamp
     /// When the user last changed.
-    package var modified: Date
+    package var modified: Timestamp
     /// The groups the user is in.
     package var groups: [String] = []
     var password: PasswordHash?
@@ -59,8 +60,8 @@ package struct UserPoolSnapshot: Sendable, Hashable {
     struct IssuedToken: Sendable, Hashable {
         var username: String
         var clientID: String
-        var expires: Date
-        var authTime: Date
+        var expires: Timestamp
+        var authTime: Timestamp
         var originJti: String
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import InkraTime
 
 /// SRP-6a as Amazon Cognito runs it for `USER_SRP_AUTH` (the server's half).
 ///
@@ -89,13 +90,13 @@ enum SRP {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// Cognito's TIMESTAMP form, in UTC: `Wed Nov 5 07:03:09 UTC 2025` (the day not zero-padded).
-    static func timestamp(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.weekday, .month, .day, .hour, .minute, .second, .year], from: date)
-        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
-        return "\(weekdays[(parts.weekday ?? 1) - 1]) \(months[(parts.month ?? 1) - 1]) \(parts.day ?? 1) "
-            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) UTC \(parts.year ?? 1970)"
+    static func timestamp(_ date: Timestamp) -> String {
+        let civil = CivilTime(date)
+        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+        let weekday = ((days + 4) % 7 + 7) % 7  // 1970-01-01 was a Thursday; 0 is Sunday
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(weekdays[weekday]) \(months[civil.month - 1]) \(civil.day) "
+            + "\(two(civil.hour)):\(two(civil.minute)):\(two(civil.second)) UTC \(civil.year)"
     }
 
     /// Whether a TIMESTAMP has Cognito's form (a day of up to two digits, the rest fixed).

@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 
 /// The client's half of Cognito's `USER_SRP_AUTH`, for `replay endpoint` signing a test user in
 /// through an app client that allows nothing else (the template's). The same group, hashes and
@@ -50,7 +51,7 @@ package struct SRPClient: Sendable {
     ///   - date: the instant the claim is made (`TIMESTAMP`).
     /// - Returns: `USERNAME`, `PASSWORD_CLAIM_SECRET_BLOCK`, `PASSWORD_CLAIM_SIGNATURE` and `TIMESTAMP`.
     /// - Throws: ``SRPClientError`` naming the parameter that is missing or not valid.
-    package func responses(to challenge: [String: String], password: String, at date: Date) throws(SRPClientError)
+    package func responses(to challenge: [String: String], password: String, at date: Timestamp) throws(SRPClientError)
         -> [String: String]
     {
         func parameter(_ name: String) throws(SRPClientError) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import Logging
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 import InkraJSON
+import InkraTime
 
 // The pool's state as `--state` keeps it, in the package's one JSON codec (InkraJSON). The shapes
 // are the ones the state file has always had: members by field name, a missing optional left out,
@@ -55,8 +56,8 @@ struct PoolStateReader {
     func int() throws(PoolStateError) -> Int { try typed(value.int, "an integer") }
     func bool() throws(PoolStateError) -> Bool { try typed(value.bool, "true or false") }
 
-    func date() throws(PoolStateError) -> Date {
-        Date(timeIntervalSinceReferenceDate: try typed(value.double, "a date"))
+    func date() throws(PoolStateError) -> Timestamp {
+        Timestamp(timeIntervalSince1970: try typed(value.double, "a date") + referenceDateOffset)
     }
 
     func elements() throws(PoolStateError) -> [PoolStateReader] {
@@ -81,8 +82,8 @@ struct PoolStateReader {
 }
 
 extension JSONValue {
-    fileprivate static func date(_ date: Date) -> JSONValue {
-        let seconds = date.timeIntervalSinceReferenceDate
+    fileprivate static func date(_ date: Timestamp) -> JSONValue {
+        let seconds = date.timeIntervalSince1970 - referenceDateOffset
         let whole = seconds.rounded()
         return .number(whole == seconds && abs(whole) < 9.0e15 ? String(Int(whole)) : "\(seconds)")
     }
@@ -238,3 +239,7 @@ extension UserPoolChange {
         return result
     }
 }
+
+/// The state file writes an instant as seconds since 2001-01-01T00:00:00Z (Foundation's reference
+/// date, which it used first); this is that date in Unix time.
+private let referenceDateOffset: Double = 978_307_200

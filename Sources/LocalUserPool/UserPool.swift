@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import InkraAuth
+import InkraTime
 import Logging
 import Synchronization
 
@@ -15,7 +16,7 @@ package final class UserPool: Sendable {
     /// The pool's rules.
     package let settings: UserPoolSettings
     let signer: TokenSigner
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> Timestamp
     let logger: Logger
     let announce: (@Sendable (String) -> Void)?
     /// Where each change is recorded before it is answered (`serve --state`); `nil` keeps the pool
@@ -41,7 +42,7 @@ package final class UserPool: Sendable {
         signer: TokenSigner,
         issuer: String,
         snapshot: UserPoolSnapshot? = nil,
-        now: @escaping @Sendable () -> Date,
+        now: @escaping @Sendable () -> Timestamp,
         logger: Logger = Logger(label: "inkra.userpool"),
         announce: (@Sendable (String) -> Void)? = nil,
         journal: (any UserPoolJournal)? = nil
@@ -74,7 +75,7 @@ package final class UserPool: Sendable {
     package var snapshot: UserPoolSnapshot { state.withLock { $0.snapshot } }
 
     /// The public JWKS tokens verify with.
-    package var jwks: Data { signer.jwks }
+    package var jwks: [UInt8] { signer.jwks }
 
     // MARK: Sign-up
 
@@ -270,7 +271,7 @@ package final class UserPool: Sendable {
     }
 
     static func consume(
-        _ code: String, purpose: PoolUser.PendingCode.Purpose, of user: inout PoolUser, at instant: Date
+        _ code: String, purpose: PoolUser.PendingCode.Purpose, of user: inout PoolUser, at instant: Timestamp
     )
         throws(CognitoError)
     {
@@ -328,7 +329,7 @@ struct Challenge: Sendable {
     var kind: Kind
     var username: String
     var clientID: String
-    var expires: Date
+    var expires: Timestamp
 }
 
 extension String {

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import HTTPText
 
 /// Where a request goes: scheme, host and port, the key of the connection pool.
 struct Endpoint: Hashable, Sendable, CustomStringConvertible {
@@ -15,18 +11,14 @@ struct Endpoint: Hashable, Sendable, CustomStringConvertible {
 
     /// The endpoint of an absolute `http` or `https` URL.
     /// - Throws: ``OutboundHTTPError/Code/invalidURL`` for any other URL.
-    init(_ url: URL) throws(OutboundHTTPError) {
-        switch url.scheme?.lowercased() {
+    init(_ url: HTTPURL) throws(OutboundHTTPError) {
+        switch url.scheme {
         case "http": secure = false
         case "https": secure = true
         default:
             throw OutboundHTTPError(.invalidURL, "\(url.absoluteString) is not an http or https URL")
         }
-        guard var host = url.host(percentEncoded: false), !host.isEmpty else {
-            throw OutboundHTTPError(.invalidURL, "\(url.absoluteString) has no host")
-        }
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        self.host = host
+        host = url.host
         port = url.port ?? (secure ? 443 : 80)
         guard (1...65535).contains(port) else {
             throw OutboundHTTPError(.invalidURL, "\(url.absoluteString) has port \(port), outside 1–65535")
@@ -48,10 +40,9 @@ struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     var description: String { "\(secure ? "https" : "http")://\(hostHeader)" }
 
     /// The request target of a URL: its encoded path (`/` when empty) and query.
-    static func target(of url: URL) -> String {
-        let path = url.path(percentEncoded: true)
-        let target = path.isEmpty ? "/" : path
-        guard let query = url.query(percentEncoded: true) else { return target }
+    static func target(of url: HTTPURL) -> String {
+        let target = url.path.isEmpty ? "/" : url.path
+        guard let query = url.query else { return target }
         return "\(target)?\(query)"
     }
 }

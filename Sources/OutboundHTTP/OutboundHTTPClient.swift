@@ -1,14 +1,9 @@
+import HTTPText
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A small HTTP/1.1 client for the stack's outbound calls (DynamoDB, the JWKS, the model
 /// endpoint): `http` and `https` over SwiftNIO and NIOSSL, keep-alive connections pooled by
@@ -108,7 +103,7 @@ package final class OutboundHTTPClient: Sendable {
     /// Waits until every connection to `url`'s endpoint that is idle now has closed: for a test of a
     /// server that closes a keep-alive connection after answering, which the client must see before
     /// its next request.
-    package func idleConnectionsClosed(to url: URL) async throws {
+    package func idleConnectionsClosed(to url: HTTPURL) async throws {
         for channel in pool.idleChannels(try Endpoint(url)) {
             try? await channel.closeFuture.get()
         }

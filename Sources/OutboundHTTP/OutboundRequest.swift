@@ -1,10 +1,5 @@
+import HTTPText
 import NIOHTTP1
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// One HTTP request to send: an `http` or `https` URL, a method, headers and a body.
 ///
@@ -14,14 +9,14 @@ package struct OutboundRequest: Sendable {
     /// The method.
     package var method: HTTPMethod
     /// The absolute URL.
-    package var url: URL
+    package var url: HTTPURL
     /// Headers, in order.
     package var headers: [(String, String)]
     /// The body.
     package var body: [UInt8]
 
     /// Creates a request.
-    package init(method: HTTPMethod = .GET, url: URL, headers: [(String, String)] = [], body: [UInt8] = []) {
+    package init(method: HTTPMethod = .GET, url: HTTPURL, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.method = method
         self.url = url
         self.headers = headers

@@ -1,10 +1,12 @@
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraAuth
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
 import InkraTesting
+import InkraTime
 import Testing
 
 /// A pool for the built authorizer's tests, in each of Cognito's two issuer forms.
@@ -24,7 +26,7 @@ struct BootstrapAuthorizerTruthTests {
     /// The authorizer's settings for `pool` (its keys from a file, so no test reaches AWS).
     static func settings(form: String?, keys pool: TestUserPool, format: String = "Text") throws -> [String: String] {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-jwks-\(UUID().uuidString).json")
-        try pool.jwks.write(to: file)
+        try Data(pool.jwks).write(to: file)
         var settings = [
             "COGNITO_USER_POOL_ID": "us-east-1_InkraTest", "COGNITO_CLIENT_IDS": pool.clientID,
             "INKRA_TOKEN_USE": "id", "INKRA_JWKS_FILE": file.path, "AWS_LAMBDA_LOG_FORMAT": format,
@@ -76,7 +78,7 @@ struct BootstrapAuthorizerTruthTests {
         arguments: [("ORIGINAL", true), ("UPDATED", false), ("ORIGINAL", false), ("UPDATED", true)])
     func issuerForm(stack: String, tokenIsOriginal: Bool) async throws {
         let pool = tokenIsOriginal ? originalPool : updatedPool
-        let token = try pool.token(for: Caller("ada"), at: Date())
+        let token = try pool.token(for: Caller("ada"), at: Timestamp.now)
         let (outcome, result) = try await BuiltBootstrap.invoke(
             "authorizer", try Self.settings(form: stack, keys: pool), event: Self.event(token))
         let matches = (stack == "ORIGINAL") == tokenIsOriginal

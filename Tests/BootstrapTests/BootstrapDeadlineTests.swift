@@ -3,6 +3,7 @@ import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 struct BootstrapDeadlineTests {
     @Test("Inside Lambda, a function without INKRA_STORE fails its init, naming the setting")
     func storeRequiredInLambda() async throws {
-        let server = try await RuntimeAPIServer(functionName: "generateQuestions", clock: { Date() })
+        let server = try await RuntimeAPIServer(functionName: "generateQuestions", clock: { Timestamp.now })
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
         environment["AWS_LAMBDA_RUNTIME_API"] = server.address
         environment["AWS_LAMBDA_FUNCTION_NAME"] = "generateQuestions"
@@ -36,7 +37,7 @@ struct BootstrapDeadlineTests {
             ("deleteAccount", "too short", "INKRA_SERVER_SECRET must hold at least 32 bytes"),
         ] as [(String, String?, String)])
     func serverSecretRequiredInLambda(function: String, secret: String?, message: String) async throws {
-        let server = try await RuntimeAPIServer(functionName: function, clock: { Date() })
+        let server = try await RuntimeAPIServer(functionName: function, clock: { Timestamp.now })
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
         environment["AWS_LAMBDA_RUNTIME_API"] = server.address
         environment["AWS_LAMBDA_FUNCTION_NAME"] = function
@@ -73,7 +74,7 @@ struct BootstrapDeadlineTests {
             held.open()
             model.shutdown()
         }
-        let server = try await RuntimeAPIServer(functionName: "generateQuestions", clock: { Date() })
+        let server = try await RuntimeAPIServer(functionName: "generateQuestions", clock: { Timestamp.now })
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
         environment["AWS_LAMBDA_RUNTIME_API"] = server.address
         environment["AWS_LAMBDA_FUNCTION_NAME"] = "generateQuestions"

@@ -2,8 +2,10 @@ import DynamoDBTable
 import EmulatorKit
 import EmulatorServer
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
@@ -31,7 +33,7 @@ struct BootstrapFaultTests {
         // A deadline of a few seconds, long enough for moto, which answers one request at a time
         // to the whole parallel test run.
         let runtime = try await stack.start("generateQuestions", ["INKRA_GATEWAY_TIMEOUT": "6"])
-        let now = Date()
+        let now = Timestamp.now
         let reply = try await runtime.invoke(FaultStack.questions(topic: "hang", key: "k1", at: now))
         #expect(reply.status == 503, "\(reply.raw)")
         #expect(reply.body["code"] == "unavailable", "\(reply.raw)")
@@ -47,7 +49,7 @@ struct BootstrapFaultTests {
         }
         defer { stack.stop() }
         let runtime = try await stack.start("generateQuestions")
-        let now = Date()
+        let now = Timestamp.now
         let reply = try await runtime.invoke(FaultStack.questions(topic: "a read fails", key: "k1", at: now))
         #expect(reply.status == 503, "\(reply.raw)")
         // The charge and its give-back (more when a slow moto made an attempt time out and retry).
@@ -73,7 +75,7 @@ struct BootstrapFaultTests {
         defer { stack.stop() }
         // A deadline long enough for every attempt, so the resend comes from the clean-up budget.
         let runtime = try await stack.start("generateQuestions", ["INKRA_GATEWAY_TIMEOUT": "20"])
-        let now = Date()
+        let now = Timestamp.now
         let reply = try await runtime.invoke(FaultStack.questions(topic: "no key", at: now))
         #expect(reply.status == 503, "\(reply.raw)")
         #expect(reply.body["code"] == "unavailable")
@@ -93,7 +95,7 @@ struct BootstrapFaultTests {
         defer { stack.stop() }
         let runtime = try await stack.start(
             "generateQuestions", ["INKRA_LIMITS": #"{"free":{"monthly":5,"daily":5,"hourly":1}}"#])
-        let now = Date()
+        let now = Timestamp.now
         #expect(try await runtime.invoke(FaultStack.questions(topic: "first", at: now)).status == 200)
         let refused = try await runtime.invoke(FaultStack.questions(topic: "second", at: now))
         #expect(refused.status == 429, "\(refused.raw)")
@@ -110,7 +112,7 @@ struct BootstrapFaultTests {
         // Each call runs at its event's time (INKRA_CLOCK=request-time), so the retry can come a
         // minute later, past the first call's lease, without the test waiting a minute.
         let first = try await stack.start("generateQuestions", ["INKRA_CLOCK": "request-time"])
-        let start = Date()
+        let start = Timestamp.now
         let call = try FaultStack.questions(topic: "hang", key: "lost-answer", at: start)
         let pending = Task { try await first.invoke(call) }
         // The model is asked only after the unit is charged: kill the runtime then.
@@ -146,7 +148,7 @@ struct BootstrapFaultTests {
         let stack = try await FaultStack()
         defer { stack.stop() }
         let first = try await stack.start("generateQuestions", ["INKRA_CLOCK": "request-time"])
-        let start = Date()
+        let start = Timestamp.now
         let pending = Task { try await first.invoke(FaultStack.questions(topic: "hang", key: "orphan", at: start)) }
         for await _ in stack.model.arrivals { break }
         await first.kill()
@@ -173,7 +175,7 @@ struct BootstrapFaultTests {
         let runtime = try await stack.start("checkUsage", ["INKRA_GATEWAY_TIMEOUT": "3"])
         var event = try FaultStack.event("checkUsage/01-rest-new-user.json")
         event.set(["principalId": "u1", "userId": "u1", "tier": "free"], at: ["requestContext", "authorizer"])
-        event.set(.number(Int(Date().timeIntervalSince1970 * 1000)), at: ["requestContext", "requestTimeEpoch"])
+        event.set(.number(Int(Timestamp.now.timeIntervalSince1970 * 1000)), at: ["requestContext", "requestTimeEpoch"])
         let reply = try await runtime.invoke(event)
         #expect(reply.status == 503, "\(reply.raw)")
         // Two seconds of work: a tight loop sends hundreds; full-jitter backoff from 20 ms, a handful.
@@ -189,7 +191,7 @@ struct BootstrapFaultTests {
         let runtime = try await stack.start("generateQuestions")
         // API Gateway received it 20 s ago (a long cold start, say): 9 s of its 29 are left, less
         // the margin, where counting from the invocation would leave 28 and answer 200.
-        let received = Date().addingTimeInterval(-20)
+        let received = Timestamp.now.addingTimeInterval(-20)
         let reply = try await runtime.invoke(FaultStack.questions(topic: "slow", key: "late", at: received))
         #expect(reply.status == 503, "\(reply.raw)")
         #expect(try await stack.counters("u1", at: received) == [0, 0, 0], "\(reply.raw)")
@@ -243,7 +245,7 @@ final class FaultStack: Sendable {
 
     /// A `bootstrap` serving `function` on the table through the proxy.
     func start(_ function: String, _ settings: [String: String] = [:]) async throws -> Runtime {
-        let server = try await RuntimeAPIServer(functionName: function, clock: { Date() })
+        let server = try await RuntimeAPIServer(functionName: function, clock: { Timestamp.now })
         let stack = [
             "INKRA_STORE": "dynamodb", "INKRA_TABLE_NAME": table,
             "AWS_ENDPOINT_URL_DYNAMODB": proxy.url.absoluteString, "AWS_ACCESS_KEY_ID": "testing",
@@ -309,7 +311,7 @@ final class FaultStack: Sendable {
     }
 
     /// The month, day and hour counters of `user` now, read from moto directly.
-    func counters(_ user: String, at instant: Date = Date()) async throws -> [Int] {
+    func counters(_ user: String, at instant: Timestamp = Timestamp.now) async throws -> [Int] {
         let client = try await MotoEndpoint.client()
         let windows = UsageWindows(at: instant)
         var counts: [Int] = []
@@ -344,7 +346,8 @@ final class FaultStack: Sendable {
     }
 
     /// `generateQuestions` for user u1 (free), as API Gateway passes it on from the authorizer's Allow.
-    static func questions(topic: String, key: String? = nil, at instant: Date = Date()) throws -> JSONValue {
+    static func questions(topic: String, key: String? = nil, at instant: Timestamp = Timestamp.now) throws -> JSONValue
+    {
         var event = try event("generateQuestions/01-rest-free-user.json")
         event.set(["principalId": "u1", "userId": "u1", "tier": "free"], at: ["requestContext", "authorizer"])
         event.set(.string(#"{"topic":"\#(topic)","count":3}"#), at: ["body"])

@@ -3,6 +3,7 @@ import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Testing
 
 /// The built `bootstrap` keeps its resident memory flat however many invocations a warm sandbox
@@ -41,7 +42,7 @@ struct BootstrapMemoryTests {
         "Resident memory grows by less than 4 MB from the 10,000th to the 100,000th call",
         .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "reads /proc"))
     func flatOverDistinctTraceIDs() async throws {
-        let server = try await RuntimeAPIServer(functionName: "checkUsage", clock: { Date() })
+        let server = try await RuntimeAPIServer(functionName: "checkUsage", clock: { Timestamp.now })
         let environment = BuiltBootstrap.environment(
             "checkUsage", runtimeAPI: server.address, ["LOG_LEVEL": "error"])
         let runtime = Process()

@@ -1,10 +1,12 @@
 import AWSServices
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
 import InkraTesting
+import InkraTime
 import OutboundHTTP
 import Testing
 
@@ -33,18 +35,18 @@ struct BootstrapOperatorTruthTests {
 
     static func monthlyLimit(_ outcome: RuntimeOutcome) -> Int? { statusAndBody(outcome).1["limit"]?.int }
 
-    static func aws(_ endpoint: URL) -> [String: String] {
+    static func aws(_ endpoint: HTTPURL) -> [String: String] {
         [
             "AWS_ENDPOINT_URL": endpoint.absoluteString, "AWS_REGION": "us-east-1",
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
         ]
     }
 
-    static func put(_ name: String, _ value: String, _ endpoint: URL) async throws {
+    static func put(_ name: String, _ value: String, _ endpoint: HTTPURL) async throws {
         // A client of its own: the shared one's connections may all be busy with other suites.
         let ssm = try AWSJSONService.ssm(
             AWSSettings(environment: aws(endpoint)), transport: HTTPClientTransport(client: OutboundHTTPClient()),
-            now: { Date() })
+            now: { Timestamp.now })
         _ = try await ssm.call(
             "PutParameter", ["Name": .string(name), "Type": "String", "Value": .string(value), "Overwrite": true],
             timeout: Patience.seconds)
@@ -98,7 +100,7 @@ struct BootstrapOperatorTruthTests {
         // The authorizer's answer for a free user's token, as API Gateway caches it (up to an
         // hour) and passes on to every call meanwhile: it names the tier, never a number.
         let pool = try TestUserPool()
-        let instant = Date(timeIntervalSince1970: TimeInterval(start))
+        let instant = Timestamp(timeIntervalSince1970: TimeInterval(start))
         let token = try pool.token(for: Caller("cached-ada", email: "ada@example.com"), at: instant)
         let answer = try await pool.authorizer(now: { instant }).handle(
             AuthorizerEvent.token("Bearer \(token)"), context: InvocationContext(time: instant))

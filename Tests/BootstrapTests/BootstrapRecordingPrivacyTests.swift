@@ -5,6 +5,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
@@ -51,7 +52,7 @@ struct BootstrapRecordingPrivacyTests {
 
     /// The emulator's DynamoDB endpoint over `table`, on a loopback port.
     static func endpoint(_ table: InMemoryTable) async throws -> StubHTTPServer {
-        let dynamoDB = LocalDynamoDB(table: table, now: { Date() })
+        let dynamoDB = LocalDynamoDB(table: table, now: { Timestamp.now })
         return try await StubHTTPServer { request in
             let target = request.headers.first { $0.0.lowercased() == "x-amz-target" }?.1
             let reply = await dynamoDB.respond(target: target, body: request.body)
@@ -65,7 +66,7 @@ struct BootstrapRecordingPrivacyTests {
         "A recording and the table hold no key, user id, topic, email, token or device id; a retry keeps its key's pseudonym"
     )
     func recordingAndTable() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
         let server = try await Self.endpoint(table)
         defer { server.shutdown() }
         let settings = [
@@ -149,7 +150,7 @@ struct BootstrapRecordingPrivacyTests {
         // Imported and replayed on a fresh table: the retry is a repeat again.
         let writer = ImportWriter(directory: folder.appendingPathComponent("events"))
         for recording in recordings { try writer.write(recording) }
-        var options = EmulatorOptions(clock: { Date() })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = try DevelopmentKey(
             directory: ChildProcess.repositoryRoot.appendingPathComponent("emulator/dev-keys"))
         let stack = try await EmulatorStack(options: options)

@@ -4,6 +4,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Testing
 
 /// `INKRA_RECORD_EVENTS=1` on the built `bootstrap` (docs/configuration.md, "Recording traffic"):
@@ -118,7 +119,7 @@ struct BootstrapRecordingTests {
         #expect(collector.recordings.map(\.function).sorted() == ["checkUsage", "generateQuestions"])
         let writer = ImportWriter(directory: folder.appendingPathComponent("events"))
         for recording in collector.recordings { try writer.write(recording) }
-        var options = EmulatorOptions(clock: { Date() })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = try DevelopmentKey(
             directory: ChildProcess.repositoryRoot.appendingPathComponent("emulator/dev-keys"))
         let stack = try await EmulatorStack(options: options)

@@ -2,8 +2,10 @@ import AWSServices
 import EmulatorKit
 import EmulatorServer
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import OutboundHTTP
 import Testing
 
@@ -67,7 +69,8 @@ struct BootstrapSettingsTests {
         ]
         let name = "/inkra/limits-\(UUID().uuidString.prefix(8))"
         // A client of its own: the shared one's connections may all be busy with other suites.
-        let ssm = try AWSJSONService.ssm(AWSSettings(environment: aws), transport: Self.transport(), now: { Date() })
+        let ssm = try AWSJSONService.ssm(
+            AWSSettings(environment: aws), transport: Self.transport(), now: { Timestamp.now })
         _ = try await ssm.call(
             "PutParameter",
             ["Name": .string(name), "Type": "String", "Value": #"{"free":{"monthly":9,"daily":5,"hourly":4}}"#],
@@ -97,7 +100,7 @@ struct BootstrapSettingsTests {
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
         ]
         let secrets = try AWSJSONService.secretsManager(
-            AWSSettings(environment: aws), transport: Self.transport(), now: { Date() })
+            AWSSettings(environment: aws), transport: Self.transport(), now: { Timestamp.now })
         let created = try await secrets.call(
             "CreateSecret",
             ["Name": .string("inkra-llm-\(UUID().uuidString.prefix(8))"), "SecretString": "sk-from-the-vault"],

@@ -3,13 +3,14 @@ import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Testing
 
 @Suite("The bootstrap executable")
 struct BootstrapTests {
     @Test("A missing setting is posted to /runtime/init/error, naming it, and bootstrap exits non-zero")
     func missingSetting() async throws {
-        let server = try await RuntimeAPIServer(functionName: "authorizer", clock: { Date() })
+        let server = try await RuntimeAPIServer(functionName: "authorizer", clock: { Timestamp.now })
         var environment = ProcessInfo.processInfo.environment
         environment["AWS_LAMBDA_RUNTIME_API"] = server.address
         environment["_HANDLER"] = "authorizer"
@@ -32,7 +33,7 @@ struct BootstrapTests {
             ("INKRA_CLOCK", "request"),
             ("INKRA_DELETE_COGNITO_USER", "yes"),
         ] {
-            let server = try await RuntimeAPIServer(clock: { Date() })
+            let server = try await RuntimeAPIServer(clock: { Timestamp.now })
             var environment = ProcessInfo.processInfo.environment
             environment["AWS_LAMBDA_RUNTIME_API"] = server.address
             environment["_HANDLER"] = "checkUsage"

@@ -1,8 +1,10 @@
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import NIOHTTP1
 import OutboundHTTP
@@ -48,7 +50,7 @@ struct BootstrapTokenRecordingTests {
         let claims = DevelopmentTokens.Claims(
             sub: sub, email: "\(sub).private@example.org", tier: tier, groups: groups, quota: quota,
             expiresIn: lifetime)
-        return try DevelopmentTokens.mint(with: key, claims: claims, at: Date(timeIntervalSince1970: issued))
+        return try DevelopmentTokens.mint(with: key, claims: claims, at: Timestamp(timeIntervalSince1970: issued))
     }
 
     /// A REST `TOKEN` event at an instant (where the emulator puts a replayed authorizer event's time).
@@ -221,7 +223,7 @@ struct BootstrapTokenRecordingTests {
         let group = "/aws/lambda/inkra-tokens-\(UUID().uuidString.prefix(8))"
         try await logs.call("CreateLogGroup", ["logGroupName": .string(group)])
         try await logs.call("CreateLogStream", ["logGroupName": .string(group), "logStreamName": "s"])
-        let now = Int(Date().timeIntervalSince1970 * 1000)
+        let now = Int(Timestamp.now.timeIntervalSince1970 * 1000)
         let events: [JSONValue] = capture.filter { !$0.isEmpty }.enumerated().map { index, line in
             ["timestamp": .number(now + index), "message": .string(line)]
         }
@@ -248,7 +250,7 @@ struct BootstrapTokenRecordingTests {
 /// CloudWatch Logs' JSON API on moto (the `logs` service named in the credential scope, which
 /// moto routes by; it checks no signature).
 struct MotoLogs {
-    let endpoint: URL
+    let endpoint: HTTPURL
     let client = OutboundHTTPClient()
 
     /// Calls an action and returns its answer.

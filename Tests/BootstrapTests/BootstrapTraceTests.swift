@@ -4,6 +4,7 @@ import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Synchronization
 import Testing
 
@@ -61,7 +62,7 @@ struct BootstrapTraceTests {
         #expect(warm.status == 200, "\(warm.raw)")
         let chargesBefore = stack.proxy.count("TransactWriteItems")
         armed.withLock { $0 = true }
-        let now = Date()
+        let now = Timestamp.now
         let reply = try await runtime.invoke(
             FaultStack.questions(topic: "my grandmother's garden", key: "trace-1", at: now),
             traceHeader: "Root=\(Self.root);Parent=\(Self.parent);Sampled=1")

@@ -3,6 +3,7 @@ import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 
 /// The built `bootstrap`, run once through a local Runtime API as one function with some
@@ -68,7 +69,7 @@ enum BuiltBootstrap {
         _ function: String, _ settings: [String: String], timeout: TimeInterval = Patience.seconds,
         _ session: (_ invoke: @escaping ([UInt8]) async -> RuntimeOutcome) async throws -> Void
     ) async throws -> ProcessResult {
-        let server = try await RuntimeAPIServer(functionName: function, clock: { Date() })
+        let server = try await RuntimeAPIServer(functionName: function, clock: { Timestamp.now })
         let environment = environment(function, runtimeAPI: server.address, settings)
         let runtime = Task { try await ChildProcess.run(ChildProcess.built("bootstrap"), [], environment: environment) }
         do {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraLLM
 import Logging
 import Testing

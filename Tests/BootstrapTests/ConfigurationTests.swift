@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import Testing
 
 @testable import InkraRuntime
@@ -48,7 +49,7 @@ struct ConfigurationTests {
 
     @Test("The request's deadline is the earlier of Lambda's and the gateway's timeout, less a second")
     func requestDeadline() throws {
-        let start = Date(timeIntervalSince1970: 1_000)
+        let start = Timestamp(timeIntervalSince1970: 1_000)
         let configuration = try Configuration(environment: [:])
         #expect(configuration.gatewayTimeout == 29)
         #expect(
@@ -67,10 +68,10 @@ struct ConfigurationTests {
 
     @Test("The gateway's timeout counts from API Gateway's receive time when it is a live request's")
     func deadlineFromGateway() throws {
-        let start = Date(timeIntervalSince1970: 10_000)
+        let start = Timestamp(timeIntervalSince1970: 10_000)
         let lambda = start.addingTimeInterval(32)
         let configuration = try Configuration(environment: [:])
-        func deadline(receivedAgo seconds: TimeInterval?) -> Date {
+        func deadline(receivedAgo seconds: TimeInterval?) -> Timestamp {
             configuration.requestDeadline(
                 lambdaDeadline: lambda, start: start, gatewayStart: seconds.map { start.addingTimeInterval(-$0) })
         }
@@ -86,7 +87,7 @@ struct ConfigurationTests {
 
     @Test("Clean-up gets 2 s past the work's deadline, ending a quarter second before Lambda's")
     func cleanupDeadline() throws {
-        let start = Date(timeIntervalSince1970: 10_000)
+        let start = Timestamp(timeIntervalSince1970: 10_000)
         let configuration = try Configuration(environment: [:])
         let work = start.addingTimeInterval(28)
         #expect(

@@ -2,6 +2,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTesting
+import InkraTime
 import InkraUsage
 import Logging
 import Testing
@@ -20,7 +21,7 @@ struct FunctionListTests {
     func recorderSpellsListedName(function: String) {
         for handler in [function, function.lowercased(), "bootstrap.\(function.uppercased())"] {
             let recorder = Recorder(
-                handler: handler, json: false, secret: .development, clock: { Date(timeIntervalSince1970: 0) })
+                handler: handler, json: false, secret: .development, clock: { Timestamp(timeIntervalSince1970: 0) })
             #expect(recorder.function == function, "_HANDLER=\(handler)")
         }
     }
@@ -29,12 +30,13 @@ struct FunctionListTests {
     func unknownHandler() async {
         #expect(FunctionList.standard.name(matching: "bootstrap.deleteAll") == nil)
         #expect(
-            Recorder(handler: "bootstrap.deleteAll", json: false, secret: .development, clock: { Date() }).function
+            Recorder(handler: "bootstrap.deleteAll", json: false, secret: .development, clock: { Timestamp.now })
+                .function
                 == "deleteAll")
-        #expect(Recorder(handler: nil, json: false, secret: .development, clock: { Date() }).function == "")
+        #expect(Recorder(handler: nil, json: false, secret: .development, clock: { Timestamp.now }).function == "")
         let error = await #expect(throws: ConfigurationError.self) {
             _ = try await FunctionAssembly.function(
-                named: "bootstrap.deleteAll", configuration: Configuration(), clock: { Date() },
+                named: "bootstrap.deleteAll", configuration: Configuration(), clock: { Timestamp.now },
                 logger: Logger(label: "test"))
         }
         #expect(error?.setting == "_HANDLER")
@@ -63,14 +65,15 @@ struct FunctionListTests {
         let functions = FunctionList.standard.adding("echo") { _ in Echo() }
         #expect(functions.names == FunctionList.standard.names + ["echo"])
         let echo = try await FunctionAssembly.function(
-            named: "bootstrap.ECHO", in: functions, configuration: Configuration(), clock: { Date() },
+            named: "bootstrap.ECHO", in: functions, configuration: Configuration(), clock: { Timestamp.now },
             logger: Logger(label: "test"))
         let answer = try await echo.handle(
-            ["n": 1], context: InvocationContext(requestID: "r-1", time: Date(timeIntervalSince1970: 1_800_000_000)))
+            ["n": 1],
+            context: InvocationContext(requestID: "r-1", time: Timestamp(timeIntervalSince1970: 1_800_000_000)))
         #expect(answer == ["event": ["n": 1], "requestID": "r-1"])
         let error = await #expect(throws: ConfigurationError.self) {
             _ = try await FunctionAssembly.function(
-                named: "deleteAll", in: functions, configuration: Configuration(), clock: { Date() },
+                named: "deleteAll", in: functions, configuration: Configuration(), clock: { Timestamp.now },
                 logger: Logger(label: "test"))
         }
         #expect(
@@ -106,11 +109,11 @@ struct FunctionListTests {
         let functions = FunctionList.standard.adding("usageReading") { UsageReading(store: try await $0.usageStore()) }
         func function(_ name: String) async throws -> any EventHandler {
             try await FunctionAssembly.function(
-                named: name, in: functions, configuration: configuration, clock: { Date() },
+                named: name, in: functions, configuration: configuration, clock: { Timestamp.now },
                 logger: Logger(label: "test"))
         }
         let passed = InvocationContext(
-            time: Date(timeIntervalSince1970: 1_800_000_000), deadline: .now - .seconds(1),
+            time: Timestamp(timeIntervalSince1970: 1_800_000_000), deadline: .now - .seconds(1),
             cleanupDeadline: .now - .seconds(1))
         let reading = try await function("usageReading").handle([:], context: passed)
         #expect(reading["error"]?.string?.contains("the request's deadline has passed") == true, "\(reading)")

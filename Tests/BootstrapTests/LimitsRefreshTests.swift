@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import InkraUsage
 import Logging
 import Synchronization
@@ -27,11 +28,11 @@ struct LimitsRefreshTests {
 
     static func refresh(_ parameter: Parameter) throws -> LimitsRefresh {
         LimitsRefresh(
-            source: LimitsSource(name: "SSM parameter /inkra/limits") { try Data(parameter.read().utf8) },
-            limits: try TierLimits(json: Data(limits(9).utf8)), maxAge: 60, logger: Logger(label: "test"))
+            source: LimitsSource(name: "SSM parameter /inkra/limits") { try Array(parameter.read().utf8) },
+            limits: try TierLimits(json: Array(limits(9).utf8)), maxAge: 60, logger: Logger(label: "test"))
     }
 
-    static let start = Date(timeIntervalSince1970: 1_795_780_800)
+    static let start = Timestamp(timeIntervalSince1970: 1_795_780_800)
 
     static func monthly(_ refresh: LimitsRefresh, at seconds: TimeInterval) async -> Int? {
         await refresh.limits(at: start.addingTimeInterval(seconds)).tiers["free"]?.monthly

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPText
+import InkraTime
 import Testing
 
 @testable import EmulatorKit
@@ -9,8 +11,8 @@ import Testing
 /// model endpoint's (docs/emulator.md, `run-runtime`).
 @Suite("run-runtime's environment for a runtime")
 struct LocalRuntimeEnvironmentTests {
-    static func environment(shell: [String: String], endpoint: URL? = nil) throws -> [String: String] {
-        var options = EmulatorOptions(clock: { Date(timeIntervalSince1970: 1_763_000_000) })
+    static func environment(shell: [String: String], endpoint: HTTPURL? = nil) throws -> [String: String] {
+        var options = EmulatorOptions(clock: { Timestamp(timeIntervalSince1970: 1_763_000_000) })
         options.tableName = "inkra-usage-local"
         return try LocalRuntime.environment(
             function: .generateQuestions, address: "127.0.0.1:9001", options: options, dynamoDBEndpoint: endpoint,

@@ -1,8 +1,10 @@
 import EmulatorKit
 import EmulatorServer
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Testing
 
 /// `run-runtime --jobs 2`: two real `bootstrap` processes, each with a Runtime API and an
@@ -154,7 +156,7 @@ struct RunRuntimeJobsTests {
 
     @Test("A Runtime API port taken by another server stops the start, naming the runtime; runtime 1 is stopped")
     func portTaken() async throws {
-        let taken = try await RuntimeAPIServer(clock: { Date() })
+        let taken = try await RuntimeAPIServer(clock: { Timestamp.now })
         let result = try await Self.runRuntime(
             URL(fileURLWithPath: "events"), jobs: 2, ["--runtime-api-port", String(taken.port - 1)])
         await taken.shutdown()
@@ -191,8 +193,8 @@ struct RunRuntimeJobsTests {
 struct RunRuntimeJobsSharedTableTests {
     /// Runs `body` with a fresh in-memory table served over DynamoDB's JSON protocol, as `serve`
     /// serves it; stops the server afterwards.
-    static func withSharedTable<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
-        var options = EmulatorOptions(clock: { Date() })
+    static func withSharedTable<Result>(_ body: (HTTPURL) async throws -> Result) async throws -> Result {
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = RuntimeWorkload.developmentKey
         let server = try await LocalServer(
             stack: try await EmulatorStack(options: options), configuration: .ephemeral, accessLog: { _ in })

@@ -1,5 +1,6 @@
 import Foundation
 import InkraHandlers
+import InkraTime
 import Testing
 
 @testable import EmulatorKit
@@ -92,7 +93,7 @@ struct RuntimeSettingTests {
     @Test("run-runtime passes a shell's setting exactly when the list allows it", arguments: RuntimeSetting.allCases)
     func localRuntimePassesAllowed(setting: RuntimeSetting) throws {
         let shell = [setting.rawValue: "from-the-shell", "INKRA_LLM_NOT_A_SETTING": "x", "HOME": "/home/dev"]
-        var options = EmulatorOptions(clock: { Date(timeIntervalSince1970: 1_763_000_000) })
+        var options = EmulatorOptions(clock: { Timestamp(timeIntervalSince1970: 1_763_000_000) })
         options.tableName = "inkra-usage-local"
         let environment = try LocalRuntime.environment(
             function: .generateQuestions, address: "127.0.0.1:9001", options: options, dynamoDBEndpoint: nil,

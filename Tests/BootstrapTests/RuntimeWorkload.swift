@@ -3,6 +3,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 
 /// `generateQuestions` events for `run-runtime`, as one JSON-lines file: users whose calls
 /// interleave (seeded), most of them free so that they run into their limits, and a user retrying
@@ -12,7 +13,7 @@ struct RuntimeWorkload {
     /// The file's lines.
     var lines: [String] = []
 
-    static let start = Date(timeIntervalSince1970: 1_795_000_000)
+    static let start = Timestamp(timeIntervalSince1970: 1_795_000_000)
 
     static let developmentKey: DevelopmentKey = {
         do {

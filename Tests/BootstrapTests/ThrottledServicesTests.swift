@@ -1,8 +1,10 @@
 import AWSServices
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import OutboundHTTP
 import Testing
 
@@ -20,7 +22,7 @@ struct ThrottledServicesTests {
     static let throttled = DynamoDBFaultProxy.Fault.serviceError(
         status: 400, type: "ThrottlingException", message: "Rate exceeded")
 
-    static func aws(_ moto: URL) -> [String: String] {
+    static func aws(_ moto: HTTPURL) -> [String: String] {
         [
             "AWS_ENDPOINT_URL": moto.absoluteString, "AWS_REGION": "us-east-1",
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
@@ -28,11 +30,11 @@ struct ThrottledServicesTests {
     }
 
     /// A parameter in moto holding limits of 9 a month, and its name.
-    static func limitsParameter(_ moto: URL) async throws -> String {
+    static func limitsParameter(_ moto: HTTPURL) async throws -> String {
         let name = "/inkra/limits-\(UUID().uuidString.prefix(8))"
         let ssm = try AWSJSONService.ssm(
             AWSSettings(environment: aws(moto)), transport: HTTPClientTransport(client: OutboundHTTPClient()),
-            now: { Date() })
+            now: { Timestamp.now })
         _ = try await ssm.call(
             "PutParameter",
             ["Name": .string(name), "Type": "String", "Value": #"{"free":{"monthly":9,"daily":5,"hourly":4}}"#],
@@ -93,7 +95,7 @@ struct ThrottledServicesTests {
         let moto = try await MotoEndpoint.url()
         let direct = try AWSJSONService.secretsManager(
             AWSSettings(environment: Self.aws(moto)), transport: HTTPClientTransport(client: OutboundHTTPClient()),
-            now: { Date() })
+            now: { Timestamp.now })
         let created = try await direct.call(
             "CreateSecret", ["Name": .string("inkra-\(UUID().uuidString.prefix(8))"), "SecretString": "s3cret"],
             timeout: Patience.seconds)
@@ -108,7 +110,7 @@ struct ThrottledServicesTests {
         patient.deadline = Patience.seconds
         let secrets = try AWSJSONService.secretsManager(
             AWSSettings(environment: settings), transport: HTTPClientTransport(client: OutboundHTTPClient()),
-            retries: patient, now: { Date() })
+            retries: patient, now: { Timestamp.now })
         // Each attempt waits as the suites wait on moto, which queues a parallel run's requests:
         // an attempt that timed out would be a retry of its own, not one of the throttles'.
         let answer = try await secrets.call("GetSecretValue", ["SecretId": .string(arn)], timeout: Patience.seconds)
@@ -136,7 +138,7 @@ struct ThrottledServicesTests {
         patient.deadline = MotoCognito.patience
         let admin = try CognitoUserAdmin(
             userPoolID: pool.userPoolID, aws: AWSSettings(environment: environment),
-            transport: HTTPClientTransport(client: OutboundHTTPClient()), retries: patient, now: { Date() })
+            transport: HTTPClientTransport(client: OutboundHTTPClient()), retries: patient, now: { Timestamp.now })
         #expect(try await admin.deleteUser(ada, timeout: MotoCognito.patience))
         #expect(try await pool.hasUser(ada) == false)
         // The deletion applied, its answer lost to a 500: the retry finds no such user.

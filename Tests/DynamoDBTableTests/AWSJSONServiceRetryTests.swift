@@ -1,5 +1,6 @@
 import AWSServices
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraTestSupport
 import InkraTime
@@ -52,7 +53,7 @@ struct AWSJSONServiceRetryTests {
         200, #"{"Parameter":{"Name":"/inkra/limits","Type":"String","Value":"{\"free\":{}}","Version":1}}"#)
     static let aws = AWSSettings(
         region: "eu-west-1", accessKeyID: "AKIDEXAMPLE", secretAccessKey: "secret",
-        endpoint: URL(string: "http://127.0.0.1:1"))
+        endpoint: HTTPURL(string: "http://127.0.0.1:1"))
 
     /// Retries that wait a millisecond at most, so the tests do not wait, within a deadline a test
     /// run starving the process of threads cannot reach (the deadline has tests of its own).
@@ -73,7 +74,7 @@ struct AWSJSONServiceRetryTests {
     @Test("GetParameter throttled twice, then answered: the value, after three attempts")
     func throttledThenAnswered() async throws {
         let transport = Scripted([Self.throttled, Self.throttled, Self.parameter])
-        let ssm = try AWSJSONService.ssm(Self.aws, transport: transport, retries: Self.quick, now: { Date() })
+        let ssm = try AWSJSONService.ssm(Self.aws, transport: transport, retries: Self.quick, now: { Timestamp.now })
         #expect(try await ssm.parameter(named: "/inkra/limits") == #"{"free":{}}"#)
         #expect(transport.count == 3)
     }
@@ -90,7 +91,7 @@ struct AWSJSONServiceRetryTests {
         ])
     func transient(_ failure: Scripted.Step) async throws {
         let transport = Scripted([failure, Self.parameter])
-        let ssm = try AWSJSONService.ssm(Self.aws, transport: transport, retries: Self.quick, now: { Date() })
+        let ssm = try AWSJSONService.ssm(Self.aws, transport: transport, retries: Self.quick, now: { Timestamp.now })
         #expect(try await ssm.parameter(named: "/inkra/limits") == #"{"free":{}}"#)
         #expect(transport.count == 2)
     }
@@ -103,7 +104,8 @@ struct AWSJSONServiceRetryTests {
             #"{"__type":"ValidationException","message":"bad name"}"#,
         ] {
             let transport = Scripted([.answer(400, body), Self.parameter])
-            let ssm = try AWSJSONService.ssm(Self.aws, transport: transport, retries: Self.quick, now: { Date() })
+            let ssm = try AWSJSONService.ssm(
+                Self.aws, transport: transport, retries: Self.quick, now: { Timestamp.now })
             await #expect(throws: AWSServiceError.self) { try await ssm.parameter(named: "/inkra/limits") }
             #expect(transport.count == 1, "\(body)")
         }
@@ -113,7 +115,7 @@ struct AWSJSONServiceRetryTests {
     func bound() async throws {
         let transport = Scripted([Self.throttled], repeatsLast: true)
         let secrets = try AWSJSONService.secretsManager(
-            Self.aws, transport: transport, retries: Self.quick, now: { Date() })
+            Self.aws, transport: transport, retries: Self.quick, now: { Timestamp.now })
         do {
             _ = try await secrets.secretString(id: "arn:aws:secretsmanager:eu-west-1:1:secret:k")
             Issue.record("a call throttled every time succeeded")
@@ -131,11 +133,11 @@ struct AWSJSONServiceRetryTests {
         var retries = AWSJSONService.Retries()
         retries.deadline = Patience.seconds
         let waits = Waits()
-        let ssm = try AWSJSONService.ssm(Self.aws, transport: transport, retries: retries, now: { Date() })
+        let ssm = try AWSJSONService.ssm(Self.aws, transport: transport, retries: retries, now: { Timestamp.now })
             .waiting(with: { seconds in waits.seconds.withLock { $0.append(seconds) } }, jitter: { 1 })
         await #expect(throws: AWSServiceError.self) { try await ssm.parameter(named: "/inkra/limits") }
         #expect(waits.all == [0.1, 0.2, 0.4, 0.8])
-        let halves = try AWSJSONService.ssm(Self.aws, transport: transport, retries: retries, now: { Date() })
+        let halves = try AWSJSONService.ssm(Self.aws, transport: transport, retries: retries, now: { Timestamp.now })
             .waiting(with: { seconds in waits.seconds.withLock { $0.append(seconds) } }, jitter: { 0.5 })
         await #expect(throws: AWSServiceError.self) { try await halves.parameter(named: "/inkra/limits") }
         #expect(waits.all.suffix(4) == [0.05, 0.1, 0.2, 0.4])
@@ -149,7 +151,7 @@ struct AWSJSONServiceRetryTests {
         slow.maximumDelay = 30
         slow.deadline = Patience.seconds
         let waits = Waits()
-        let ssm = try AWSJSONService.ssm(Self.aws, transport: transport, retries: slow, now: { Date() })
+        let ssm = try AWSJSONService.ssm(Self.aws, transport: transport, retries: slow, now: { Timestamp.now })
             .waiting(
                 with: { seconds in
                     waits.seconds.withLock { $0.append(seconds) }
@@ -191,7 +193,7 @@ struct AWSJSONServiceRetryTests {
         ])
         let admin = try CognitoUserAdmin(
             userPoolID: "eu-west-1_AbCdEf123", aws: Self.aws, transport: transport, retries: Self.quick,
-            now: { Date() })
+            now: { Timestamp.now })
         #expect(try await admin.deleteUser("ada"))
         #expect(try await admin.deleteUser("bob") == false)
         #expect(transport.count == 4)

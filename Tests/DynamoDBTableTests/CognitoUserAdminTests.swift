@@ -1,7 +1,9 @@
 import AWSServices
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Synchronization
 import Testing
 
@@ -37,7 +39,7 @@ struct CognitoUserAdminTests {
         let transport = ScriptedCognito([DynamoDBHTTPResponse(status: 200, body: [])])
         let admin = try CognitoUserAdmin(
             userPoolID: "us-east-1_AbCdEf123", aws: AWSSettings(environment: Self.credentials), transport: transport,
-            now: { Date() })
+            now: { Timestamp.now })
         #expect(try await admin.deleteUser("0b1c-sub"))
         #expect(admin.endpoint.absoluteString == "https://cognito-idp.us-east-1.amazonaws.com")
         let request = try #require(transport.requests.withLock { $0.first })
@@ -59,7 +61,7 @@ struct CognitoUserAdminTests {
         ])
         let admin = try CognitoUserAdmin(
             userPoolID: "us-east-1_AbCdEf123", aws: AWSSettings(environment: Self.credentials), transport: transport,
-            now: { Date() })
+            now: { Timestamp.now })
         #expect(try await admin.deleteUser("gone") == false)
         await #expect(throws: AWSServiceError(type: "NotAuthorizedException", message: "Access denied")) {
             try await admin.deleteUser("someone")
@@ -76,7 +78,7 @@ struct CognitoUserAdminTests {
     @Test("Without credentials, construction fails naming the variable")
     func missingCredentials() {
         let error = #expect(throws: AWSServiceError.self) {
-            try CognitoUserAdmin(userPoolID: "us-east-1_AbCdEf123", aws: AWSSettings(), now: { Date() })
+            try CognitoUserAdmin(userPoolID: "us-east-1_AbCdEf123", aws: AWSSettings(), now: { Timestamp.now })
         }
         #expect(error?.type == AWSServiceError.invalidConfiguration)
     }

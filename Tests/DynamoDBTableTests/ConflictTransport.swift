@@ -3,6 +3,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import SingleTable
 import Synchronization
 
@@ -63,7 +64,7 @@ final class ConflictTransport: DynamoDBTransport, Sendable {
     /// A transport in front of `table`; with a `rate`, each transaction and each plain write meets
     /// another transaction with that probability (drawn from `seed`) when no script says otherwise.
     init(table: InMemoryTable, rate: Double = 0, seed: UInt64 = 1) {
-        endpoint = LocalDynamoDB(table: table, now: { Date() })
+        endpoint = LocalDynamoDB(table: table, now: { Timestamp.now })
         self.rate = rate
         state = Mutex(State(generator: SeededGenerator(seed: seed)))
     }

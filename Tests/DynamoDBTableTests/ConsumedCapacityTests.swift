@@ -1,6 +1,7 @@
 import AWSServices
 import DynamoDBTable
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraTestSupport
 import InkraTime
@@ -31,15 +32,15 @@ struct ConsumedCapacityTests {
 
     static func client(_ transport: any DynamoDBTransport) -> DynamoDBTable {
         DynamoDBTable(
-            endpoint: URL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
+            endpoint: HTTPURL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
             credentials: AWSCredentials(accessKeyID: "local", secretAccessKey: "local"), transport: transport,
-            now: { Date() })
+            now: { Timestamp.now })
     }
 
     static func recorder() -> TraceRecorder {
         TraceRecorder(
             header: TraceHeader(root: "1-5759e988-bd862e3fe1be46a994272793", parent: "53995c3f42cd8ad8", sampled: true),
-            now: { Date() })
+            now: { Timestamp.now.timeIntervalSince1970 })
     }
 
     static let key: Item = ["PK": .s("USER#u1"), "SK": .s("USAGE#2027-01")]

@@ -2,6 +2,7 @@ import DynamoDBTable
 import Foundation
 import InkraHandlers
 import InkraTestSupport
+import InkraTime
 import SingleTable
 import Testing
 
@@ -77,7 +78,7 @@ struct DifferentialTests {
     @Test("Seeded sequences give identical outcomes and items", arguments: [UInt64(1), 2, 3])
     func sameResults(seed: UInt64) async throws {
         let (dynamo, name) = try await Live.makeLiveTable()
-        let memory = InMemoryTable(schema: .singleTable(named: name), now: { Date() })
+        let memory = InMemoryTable(schema: .singleTable(named: name), now: { Timestamp.now })
         let operations = Self.operations(seed: seed, table: name, count: 60)
         for (index, action) in operations.enumerated() {
             var companion = operations[(index + 1) % operations.count]

@@ -4,6 +4,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
@@ -67,7 +68,7 @@ struct LiveTests {
         let (table, name) = try await Live.makeLiveTable(transport: counting)
         _ = counting.take()
         let store = TableUsageStore(table: table, tableName: name)
-        let now: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
+        let now: @Sendable () -> Timestamp = { Timestamp(timeIntervalSince1970: 1_800_000_000) }
         let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator())
         let check = CheckUsage(store: store)
         let caller: JSONValue = ["principalId": "rt", "userId": "rt", "tier": "free"]
@@ -94,7 +95,7 @@ struct LiveTests {
     func items() async throws {
         let (table, name) = try await Live.makeLiveTable()
         let store = TableUsageStore(table: table, tableName: name)
-        let instant = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+        let instant = Timestamp(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
         _ = try await store.consume(ConsumeRequest(userID: "spec", instant: instant, limits: .free))
         let month = try await table.getItem(
             GetItemRequest(
@@ -111,7 +112,7 @@ struct LiveTests {
     func noContentInTheTable() async throws {
         let (table, name) = try await Live.makeLiveTable()
         let store = TableUsageStore(table: table, tableName: name)
-        let now: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
+        let now: @Sendable () -> Timestamp = { Timestamp(timeIntervalSince1970: 1_800_000_000) }
         let generate = GenerateQuestions(store: store, generator: TemplateQuestionGenerator())
         let caller: JSONValue = ["principalId": "scan", "userId": "scan", "tier": "premium"]
         let topics = ["zanzibar marmalade workshop", "quetzalcoatl birthday"]

@@ -1,6 +1,8 @@
 import AWSServices
 import EmulatorKit
 import Foundation
+import HTTPText
+import InkraTime
 import Testing
 
 /// AWS's endpoints end in the DNS suffix of the region's partition, not always `amazonaws.com`.
@@ -31,12 +33,13 @@ struct PartitionEndpointTests {
     @Test("SSM, Secrets Manager and Cognito in China; a pool's own region decides Cognito's")
     func otherServices() throws {
         let china = Self.settings("cn-north-1")
-        #expect(try AWSJSONService.ssm(china, now: { Date() }).endpoint.host == "ssm.cn-north-1.amazonaws.com.cn")
         #expect(
-            try AWSJSONService.secretsManager(china, now: { Date() }).endpoint.host
+            try AWSJSONService.ssm(china, now: { Timestamp.now }).endpoint.host == "ssm.cn-north-1.amazonaws.com.cn")
+        #expect(
+            try AWSJSONService.secretsManager(china, now: { Timestamp.now }).endpoint.host
                 == "secretsmanager.cn-north-1.amazonaws.com.cn")
         let admin = try CognitoUserAdmin(
-            userPoolID: "cn-northwest-1_AbCdEf123", aws: Self.settings("us-east-1"), now: { Date() })
+            userPoolID: "cn-northwest-1_AbCdEf123", aws: Self.settings("us-east-1"), now: { Timestamp.now })
         #expect(admin.endpoint.host == "cognito-idp.cn-northwest-1.amazonaws.com.cn")
         #expect(
             CognitoSignIn.endpoint(forPoolID: "cn-north-1_AbCdEf123")?.absoluteString
@@ -46,7 +49,7 @@ struct PartitionEndpointTests {
     @Test("An endpoint variable still wins over the partition's")
     func endpointVariable() throws {
         var settings = Self.settings("cn-north-1")
-        settings.endpoint = URL(string: "http://127.0.0.1:4566")
+        settings.endpoint = HTTPURL(string: "http://127.0.0.1:4566")
         #expect(try settings.client(for: .ssm).endpoint.absoluteString == "http://127.0.0.1:4566")
     }
 }

@@ -1,6 +1,7 @@
 import AWSServices
 import DynamoDBTable
 import Foundation
+import HTTPText
 import InkraTime
 import SingleTable
 import Testing
@@ -15,15 +16,15 @@ struct RequestDeadlineTests {
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { _ in }
     ) -> DynamoDBTable {
         DynamoDBTable(
-            endpoint: URL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
+            endpoint: HTTPURL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
             credentials: AWSCredentials(accessKeyID: "local", secretAccessKey: "local"), transport: transport,
-            options: options, sleep: sleep, jitter: { 0.5 }, now: { Date() })
+            options: options, sleep: sleep, jitter: { 0.5 }, now: { Timestamp.now })
     }
 
     static let key: Item = ["PK": .s("USER#u1"), "SK": .s("USAGE#2027-01")]
 
     static func table() -> InMemoryTable {
-        InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+        InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
     }
 
     static let update = UpdateItemRequest(

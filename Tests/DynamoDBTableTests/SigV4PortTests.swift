@@ -1,6 +1,8 @@
 import AWSServices
 import DynamoDBTable
 import Foundation
+import HTTPText
+import InkraTime
 import SingleTable
 import Synchronization
 import Testing
@@ -49,13 +51,13 @@ struct SigV4PortTests {
     ]
 
     /// 2026-11-27T12:00:00Z, the instant the script signs at.
-    static let instant = Date(timeIntervalSince1970: 1_795_780_800)
+    static let instant = Timestamp(timeIntervalSince1970: 1_795_780_800)
 
     @Test("GetItem's Host and Authorization equal botocore's", arguments: cases)
     func matchesBotocore(_ expected: Case) async throws {
         let capture = Capture()
         let table = DynamoDBTable(
-            endpoint: URL(string: expected.endpoint)!, region: "us-east-1",
+            endpoint: HTTPURL(string: expected.endpoint)!, region: "us-east-1",
             credentials: AWSCredentials(
                 accessKeyID: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
                 sessionToken: expected.sessionToken),

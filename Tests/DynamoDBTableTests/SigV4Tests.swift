@@ -1,6 +1,8 @@
 import AWSServices
 import Crypto
 import Foundation
+import HTTPText
+import InkraTime
 import Testing
 
 /// AWS's published Signature Version 4 examples: the SigV4 test suite (service "service",
@@ -19,7 +21,7 @@ struct SigV4Tests {
     {
         signer.signature(
             method: method,
-            url: URL(string: url)!,
+            url: HTTPURL(string: url)!,
             headers: [("Host", "example.amazonaws.com"), ("X-Amz-Date", Self.amzDate)] + headers,
             body: [],
             amzDate: Self.amzDate
@@ -76,7 +78,7 @@ struct SigV4Tests {
                 == "c4afb1cc5771d871763a393e44b703571b55cc28424d1a5e86da6ed3c154a4b9")
         let signature = signer.signature(
             method: "GET",
-            url: URL(string: "https://iam.amazonaws.com/?Action=ListUsers&Version=2010-05-08")!,
+            url: HTTPURL(string: "https://iam.amazonaws.com/?Action=ListUsers&Version=2010-05-08")!,
             headers: [
                 ("Content-Type", "application/x-www-form-urlencoded; charset=utf-8"), ("Host", "iam.amazonaws.com"),
                 ("X-Amz-Date", Self.amzDate),
@@ -98,10 +100,10 @@ struct SigV4Tests {
         )
         let (headers, signature) = signer.sign(
             method: "POST",
-            url: URL(string: "https://dynamodb.eu-west-1.amazonaws.com/")!,
+            url: HTTPURL(string: "https://dynamodb.eu-west-1.amazonaws.com/")!,
             headers: [("X-Amz-Target", "DynamoDB_20120810.GetItem")],
             body: Array("{}".utf8),
-            date: Date(timeIntervalSince1970: 1_440_938_160)
+            date: Timestamp(timeIntervalSince1970: 1_440_938_160)
         )
         #expect(headers.contains { $0 == ("X-Amz-Security-Token", "token-123") })
         #expect(headers.contains { $0 == ("X-Amz-Date", "20150830T123600Z") })

@@ -2,6 +2,7 @@ import AWSServices
 import DynamoDBTable
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
@@ -13,8 +14,8 @@ import Testing
 
 /// A clock that only moves when the client waits: backoff sleeps and timed-out attempts.
 final class VirtualClock: Sendable {
-    private let instant = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-    var now: Date { instant.withLock { $0 } }
+    private let instant = Mutex(Timestamp(timeIntervalSince1970: 1_800_000_000))
+    var now: Timestamp { instant.withLock { $0 } }
     func advance(_ seconds: TimeInterval) { instant.withLock { $0 += seconds } }
 }
 
@@ -116,7 +117,7 @@ struct StoreFaultTests {
             endpoint: LocalDynamoDB(table: table, now: { clock.now }), clock: clock, seed: seed, rate: rate,
             forced: forced)
         let client = DynamoDBTable(
-            endpoint: URL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
+            endpoint: HTTPURL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
             credentials: AWSCredentials(accessKeyID: "local", secretAccessKey: "local"), transport: transport,
             sleep: { clock.advance($0) }, jitter: { 0.5 }, now: { clock.now })
         let store = TableUsageStore(table: client, tableName: "inkra-usage")
@@ -242,7 +243,7 @@ struct StoreFaultTests {
         // Real waits, each the whole backoff cap (25 ms, 50 ms, … doubling): the fifth attempt is
         // sent 375 ms after the first, a sixth would be at 775 ms.
         let client = DynamoDBTable(
-            endpoint: URL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
+            endpoint: HTTPURL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
             credentials: AWSCredentials(accessKeyID: "local", secretAccessKey: "local"), transport: transport,
             jitter: { 1 }, now: { clock.now })
         // A deadline far off: under the whole clean-up budget the mark would take all 9 attempts.

@@ -2,9 +2,11 @@ import AWSServices
 import DynamoDBTable
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import SingleTable
 import Synchronization
@@ -22,7 +24,8 @@ struct TemplatePermissionTests {
     /// The emulator's DynamoDB endpoint, without a socket, recording the IAM action of each call.
     final class Recording: DynamoDBTransport {
         let endpoint = LocalDynamoDB(
-            table: InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() }), now: { Date() })
+            table: InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now }),
+            now: { Timestamp.now })
         let actions = Mutex<Set<String>>([])
 
         func send(_ request: DynamoDBHTTPRequest) async throws -> DynamoDBHTTPResponse {
@@ -78,9 +81,9 @@ struct TemplatePermissionTests {
 
     static func store(_ transport: Recording) -> TableUsageStore {
         let table = DynamoDBTable(
-            endpoint: URL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
+            endpoint: HTTPURL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
             credentials: AWSCredentials(accessKeyID: "local", secretAccessKey: "local"), transport: transport,
-            now: { Date() })
+            now: { Timestamp.now })
         return TableUsageStore(table: table, tableName: "inkra-usage")
     }
 
@@ -91,7 +94,7 @@ struct TemplatePermissionTests {
         let transport = Recording()
         let store = Self.store(transport)
         let one = TierLimits(["free": Limits(monthly: 2, daily: 2, hourly: 2)])
-        let now: @Sendable () -> Date = { Date() }
+        let now: @Sendable () -> Timestamp = { Timestamp.now }
         switch handler {
         case "checkUsage":
             _ = try await CheckUsage(store: store, limits: one).handle(
@@ -133,10 +136,11 @@ struct TemplatePermissionTests {
         case "repairCharges":
             // An orphan: charged with a key, never answered; the repair finds it once its lease ran out.
             let request = ConsumeRequest(
-                userID: "u1", instant: Date(), limits: .free, idempotencyKey: "k3", requestBody: Array(question.utf8))
+                userID: "u1", instant: Timestamp.now, limits: .free, idempotencyKey: "k3",
+                requestBody: Array(question.utf8))
             _ = try await store.consume(request)
             transport.actions.withLock { $0 = [] }
-            let later: @Sendable () -> Date = { Date().addingTimeInterval(3600) }
+            let later: @Sendable () -> Timestamp = { Timestamp.now.addingTimeInterval(3600) }
             let repaired = try await RepairCharges(store: store).handle([:], context: InvocationContext(time: later()))
             #expect(repaired["repaired"] == 1, "the orphan is given back: \(repaired)")
         default:

@@ -1,6 +1,7 @@
 import AWSServices
 import DynamoDBTable
 import Foundation
+import HTTPText
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
@@ -47,7 +48,7 @@ final class VirtualRetryClock: Sendable {
 /// conflict handling in DynamoDB" and "Error handling with DynamoDB").
 @Suite("Transaction conflicts: retried within the request's deadline, never counted twice")
 struct TransactionConflictTests {
-    static let at = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+    static let at = Timestamp(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
     static let month = "USAGE#2027-01"
     static let day = "RATELIMIT#2027-01-15"
     static let hour = "RATELIMIT#2027-01-15T08"
@@ -58,12 +59,12 @@ struct TransactionConflictTests {
         let store: TableUsageStore
 
         init(rate: Double = 0, seed: UInt64 = 1) {
-            table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+            table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
             transport = ConflictTransport(table: table, rate: rate, seed: seed)
             let client = DynamoDBTable(
-                endpoint: URL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
+                endpoint: HTTPURL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
                 credentials: AWSCredentials(accessKeyID: "local", secretAccessKey: "local"), transport: transport,
-                sleep: { _ in }, jitter: { 0.5 }, now: { Date() })
+                sleep: { _ in }, jitter: { 0.5 }, now: { Timestamp.now })
             store = TableUsageStore(table: client, tableName: "inkra-usage")
         }
 

@@ -1,7 +1,9 @@
 import AWSServices
 import DynamoDBTable
 import Foundation
+import HTTPText
 import InkraJSON
+import InkraTime
 import SingleTable
 import Testing
 
@@ -37,14 +39,14 @@ func table(_ transport: ScriptedTransport, attempts: Int = 4) -> DynamoDBTable {
     var options = DynamoDBTable.Options()
     options.maximumAttempts = attempts
     return DynamoDBTable(
-        endpoint: URL(string: "http://127.0.0.1:8000")!,
+        endpoint: HTTPURL(string: "http://127.0.0.1:8000")!,
         region: "us-east-1",
         credentials: AWSCredentials(accessKeyID: "test", secretAccessKey: "test"),
         transport: transport,
         options: options,
         sleep: { _ in },
         jitter: { 0.5 },
-        now: { Date() }
+        now: { Timestamp.now }
     )
 }
 
@@ -213,5 +215,5 @@ struct TransportTests {
 /// `DynamoDBTable.client` with the settings read from `environment` and the real clock (only the
 /// settings matter here).
 private func tableFromEnvironment(_ environment: [String: String]) throws -> DynamoDBTable {
-    try DynamoDBTable.client(AWSSettings(environment: environment), now: { Date() })
+    try DynamoDBTable.client(AWSSettings(environment: environment), now: { Timestamp.now })
 }

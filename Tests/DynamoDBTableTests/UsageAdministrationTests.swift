@@ -1,6 +1,7 @@
 import DynamoDBTable
 import Foundation
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// same store, the same items before and after.
 enum AdministrationContract {
     /// 2026-11-17T10:30:00Z.
-    static let now = Date(timeIntervalSince1970: 1_794_911_400)
+    static let now = Timestamp(timeIntervalSince1970: 1_794_911_400)
     static let yesterday = now.addingTimeInterval(-86_400)
 
     /// A store on a fresh table, and every item of a user.
@@ -32,7 +33,7 @@ enum AdministrationContract {
         }
 
         /// `count` units at `instant` (a minute apart), premium limits so none is refused.
-        func consume(_ user: String, _ count: Int, at instant: Date, key: String? = nil) async throws {
+        func consume(_ user: String, _ count: Int, at instant: Timestamp, key: String? = nil) async throws {
             for index in 0..<count {
                 let outcome = try await store.consume(
                     ConsumeRequest(
@@ -45,7 +46,7 @@ enum AdministrationContract {
             }
         }
 
-        func usage(_ user: String, at instant: Date = now) async throws -> [Int] {
+        func usage(_ user: String, at instant: Timestamp = now) async throws -> [Int] {
             let report = try await store.usage(for: user, at: instant, limits: .free)
             return [report.monthly.used, report.daily.used, report.hourly.used]
         }
@@ -145,7 +146,7 @@ enum AdministrationContract {
     }
 
     static func refusals(_ fixture: Fixture) async throws {
-        func consume(_ user: String, _ tier: String?, _ limits: Limits, at instant: Date) async throws
+        func consume(_ user: String, _ tier: String?, _ limits: Limits, at instant: Timestamp) async throws
             -> ConsumeOutcome
         {
             try await fixture.store.consume(ConsumeRequest(userID: user, instant: instant, limits: limits, tier: tier))
@@ -187,7 +188,8 @@ enum AdministrationContract {
 struct UsageAdministrationMemoryTests {
     static func fixture() -> AdministrationContract.Fixture {
         AdministrationContract.Fixture(
-            table: InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() }), name: "inkra-usage")
+            table: InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now }),
+            name: "inkra-usage")
     }
 
     @Test("refund: N back in every window, never below zero, once per reference")
@@ -204,7 +206,7 @@ struct UsageAdministrationMemoryTests {
 
     @Test("erase pages through the partition, two items a page, and leaves nothing")
     func erasePages() async throws {
-        let memory = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+        let memory = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
         let paging = PagingTable(base: memory, pageSize: 2)
         let fixture = AdministrationContract.Fixture(table: paging, name: "inkra-usage")
         for index in 0..<7 {

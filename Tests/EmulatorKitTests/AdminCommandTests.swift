@@ -1,7 +1,9 @@
 import DynamoDBTable
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
@@ -10,7 +12,7 @@ import Testing
 /// prints, the items before and after, and a second run that changes nothing.
 struct AdminTarget: Sendable {
     /// 2026-11-17T10:30:00Z.
-    static let now = Date(timeIntervalSince1970: 1_794_911_400)
+    static let now = Timestamp(timeIntervalSince1970: 1_794_911_400)
     static let at = ["--at", "2026-11-17T10:30:00Z"]
 
     /// The flags that name the table, and how the first line of the output names it.
@@ -53,7 +55,7 @@ struct AdminTarget: Sendable {
     static func stateFile() async throws -> AdminTarget {
         let folder = Repository.temporaryDirectory()
         let url = folder.appendingPathComponent("state.json")
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
         try await seed(TableUsageStore(table: table, tableName: "inkra-usage"))
         try StateFile(url: url, tableName: "inkra-usage").save(table.snapshot())
         return AdminTarget(

@@ -2,15 +2,17 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
 
 @Suite("The API Gateway chain")
 struct ChainTests {
-    static let when = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+    static let when = Timestamp(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
 
-    func token(_ sub: String, tier: String? = nil, groups: [String]? = nil, at time: Date = when) throws -> String {
+    func token(_ sub: String, tier: String? = nil, groups: [String]? = nil, at time: Timestamp = when) throws -> String
+    {
         try DevelopmentTokens.mint(
             with: Repository.developmentKey, claims: .init(sub: sub, tier: tier, groups: groups), at: time)
     }
@@ -154,11 +156,11 @@ struct ChainTests {
 
     @Test("Recorded time: a token that expired since recording replays as recorded, and fails with --now")
     func recordedTime() async throws {
-        let recorded = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14
+        let recorded = Timestamp(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14
         let event = SampleEvents.event(.restUsage, token: try token("old", at: recorded), at: recorded)
         let asRecorded = try await EmulatorStack(options: Repository.options())
         #expect(await Replayer(stack: asRecorded).replay(event: event, function: .checkUsage).statusCode == 200)
-        let today = try await EmulatorStack(options: Repository.options(now: Date()))
+        let today = try await EmulatorStack(options: Repository.options(now: Timestamp.now))
         #expect(await Replayer(stack: today).replay(event: event, function: .checkUsage).statusCode == 401)
     }
 

@@ -3,6 +3,7 @@ import EmulatorKit
 import Foundation
 import InkraAuth
 import InkraHandlers
+import InkraTime
 import InkraUsage
 import Logging
 import Testing
@@ -41,10 +42,10 @@ struct CommandArgumentTests {
     @Test("--at and --now are instants parsed once: Z, an offset, a date; anything else names the option")
     func instants() throws {
         let refund = try AdminCommand.Refund.parse(["ada", "1", "--at", "2026-11-17T12:00:00+01:00", "--state", "s"])
-        #expect(refund.at?.date == Date(timeIntervalSince1970: 1_794_913_200))
-        #expect(AdminCommand.instant(refund.at) == Date(timeIntervalSince1970: 1_794_913_200))
+        #expect(refund.at?.date == Timestamp(timeIntervalSince1970: 1_794_913_200))
+        #expect(AdminCommand.instant(refund.at) == Timestamp(timeIntervalSince1970: 1_794_913_200))
         let repair = try AdminCommand.Repair.parse(["--at", "2026-11-17", "--state", "s"])
-        #expect(repair.at?.date == Date(timeIntervalSince1970: 1_794_873_600))
+        #expect(repair.at?.date == Timestamp(timeIntervalSince1970: 1_794_873_600))
         #expect(
             Self.refusal(AdminCommand.Repair.self, ["--at", "yesterday", "--state", "s"])
                 == "The value 'yesterday' is invalid for '--at <yyyy-mm-ddThh:mm:ssZ>'")
@@ -54,7 +55,7 @@ struct CommandArgumentTests {
                 == "The value '2026-11-17T12:00:00' is invalid for '--at <yyyy-mm-ddThh:mm:ssZ>'")
 
         let usage = try UsageCommand.parse(["--sub", "ada", "--now", "2026-11-17T12:00:00.250Z"])
-        #expect(usage.common.now?.date == Date(timeIntervalSince1970: 1_794_916_800.25))
+        #expect(usage.common.now?.date == Timestamp(timeIntervalSince1970: 1_794_916_800.25))
         #expect(
             Self.refusal(UsageCommand.self, ["--sub", "ada", "--now", "soon"])
                 == "The value 'soon' is invalid for '--now <yyyy-mm-ddThh:mm:ssZ>'")

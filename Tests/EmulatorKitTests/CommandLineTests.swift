@@ -3,6 +3,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Testing
 
 @Suite("The inkra-emulator command line (spawned)")
@@ -65,7 +66,7 @@ struct CommandLineTests {
 
     @Test("invoke runs a proxy function alone and prints its response")
     func invokeProxy() async throws {
-        let event = SampleEvents.event(.restUsage, token: nil, at: Date())
+        let event = SampleEvents.event(.restUsage, token: nil, at: Timestamp.now)
             .setting(
                 ["principalId": "direct", "userId": "direct", "tier": "free"], at: ["requestContext", "authorizer"])
         let result = try await runEmulator(["invoke", "checkUsage"], input: event.jsonString)
@@ -84,7 +85,7 @@ struct CommandLineTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let folder = scratch.appendingPathComponent("checkUsage")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data(SampleEvents.event(.restUsage, token: nil, at: Date()).jsonString.utf8)
+        try Data(SampleEvents.event(.restUsage, token: nil, at: Timestamp.now).jsonString.utf8)
             .write(to: folder.appendingPathComponent("e.json"))
         try Data(#"{"statusCode":200}"#.utf8).write(to: folder.appendingPathComponent("e.expected.json"))
         let failing = try await runEmulator(["replay", folder.path])

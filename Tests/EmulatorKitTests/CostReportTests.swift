@@ -3,6 +3,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import Logging
 import Testing
@@ -201,7 +202,7 @@ struct CostReportTests {
     }
 
     /// 2027-01-15T08:00:00Z.
-    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+    static let start = Timestamp(timeIntervalSince1970: 1_800_000_000)
 
     /// Six events: alice (free) asks for questions three times in an hour over REST (the third
     /// refused by the default 2 an hour; the second and third answered by the authorizer cache),
@@ -297,7 +298,8 @@ struct CostReportTests {
         #expect(lower.total.invocations[.generateQuestions]?.count == 4)
         let prices = try Self.prices()
         let report = CostReport(
-            recorded: recorded, limits: ("hourly-1.json", try TierLimits(contentsOf: limits), lower), prices: prices,
+            recorded: recorded, limits: ("hourly-1.json", try TierLimits(contentsOfFile: limits.path), lower),
+            prices: prices,
             sizing: Bill.Sizing(lambdaMilliseconds: 10))
         let (before, after) = (report.columns[0].total, report.columns[1].total)
         #expect(
@@ -318,7 +320,7 @@ extension CostReportTests {
     /// month, each reading the usage at its start and two minutes later, the first five asking
     /// for questions one minute in; one token for the month, so the authorizer runs once a session.
     static func freeMonth(users: [String], in folder: URL) throws {
-        let month = Date(timeIntervalSince1970: 1_793_491_200)  // 2026-11-01T00:00:00Z
+        let month = Timestamp(timeIntervalSince1970: 1_793_491_200)  // 2026-11-01T00:00:00Z
         var index = 0
         for user in users {
             var claims = DevelopmentTokens.Claims(sub: user)
@@ -394,7 +396,7 @@ extension CostReportTests {
         let admittedMean = mean { $0 == .admitted }
         let refusedMean = mean { if case .refused = $0 { true } else { false } }
         func bill(at instant: String) throws -> Decimal {
-            try #require(priced.first { $0.0.recordedAt == ISO8601DateFormatter().date(from: instant) }).1
+            try #require(priced.first { $0.0.recordedAt == CivilTime.instant(iso8601: instant) }).1
         }
         let expected =
             refusedMean - (try bill(at: "2026-11-18T09:00:00Z")) + admittedMean - (try bill(at: "2026-11-18T11:00:00Z"))

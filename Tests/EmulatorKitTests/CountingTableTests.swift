@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import InkraTime
 import SingleTable
 import Testing
 
@@ -37,7 +38,7 @@ struct CountingTableTests {
 
     @Test("Writes: the larger of before and after, per 1 KB; a failed condition still costs; index writes")
     func writes() async throws {
-        let counted = CountingTable(InMemoryTable(schema: .singleTable(named: Self.name), now: { Date() }))
+        let counted = CountingTable(InMemoryTable(schema: .singleTable(named: Self.name), now: { Timestamp.now }))
         // 1,500 bytes: 2 units.
         _ = try await counted.putItem(PutItemRequest(tableName: Self.name, item: Self.item("a", bytes: 1500)))
         #expect(counted.consumed.write == 2)
@@ -77,7 +78,7 @@ struct CountingTableTests {
 
     @Test("Reads: per 4 KB, halved when eventually consistent; a scan sums its items before rounding")
     func reads() async throws {
-        let counted = CountingTable(InMemoryTable(schema: .singleTable(named: Self.name), now: { Date() }))
+        let counted = CountingTable(InMemoryTable(schema: .singleTable(named: Self.name), now: { Timestamp.now }))
         for key in ["a", "b"] {
             _ = try await counted.putItem(PutItemRequest(tableName: Self.name, item: Self.item(key, bytes: 3000)))
         }
@@ -101,7 +102,7 @@ struct CountingTableTests {
     /// (read-write-operations.html): each key asked for costs its own 4 KB step, found or not.
     @Test("BatchGetItem: each key asked for is a GetItem of its own, a missing item included")
     func batchReads() async throws {
-        let counted = CountingTable(InMemoryTable(schema: .singleTable(named: Self.name), now: { Date() }))
+        let counted = CountingTable(InMemoryTable(schema: .singleTable(named: Self.name), now: { Timestamp.now }))
         for key in ["a", "b"] {
             _ = try await counted.putItem(PutItemRequest(tableName: Self.name, item: Self.item(key, bytes: 3000)))
         }

@@ -2,13 +2,14 @@ import EmulatorKit
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
 
 @Suite("--state survives kill -9: the write-ahead journal")
 struct CrashSafeStateTests {
-    static let when = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+    static let when = Timestamp(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
 
     /// `count` generateQuestions events, one per free user, each with the user's token.
     static func events(_ count: Int, in folder: URL) throws -> URL {

@@ -4,6 +4,7 @@ import InkraAuth
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Testing
 
 /// A token's payload, read without verifying it.
@@ -37,7 +38,7 @@ func deployedTokenUse() throws -> String {
 ///   (only this trigger adds custom attributes to an access token; template.yaml has none).
 @Suite("Development tokens: Cognito's claim sets, template.yaml's token use")
 struct DevelopmentTokenTests {
-    static let when = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+    static let when = Timestamp(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
 
     static let idClaims: Set<String> = [
         "sub", "iss", "aud", "token_use", "auth_time", "exp", "iat", "jti", "origin_jti", "event_id",

@@ -1,13 +1,14 @@
 import EmulatorKit
 import Foundation
 import InkraJSON
+import InkraTime
 import SingleTable
 import Testing
 
 @Suite("The emulator's DynamoDB endpoint, at the wire")
 struct DynamoDBEndpointTests {
-    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
-    var endpoint: LocalDynamoDB { LocalDynamoDB(table: table, now: { Date() }) }
+    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
+    var endpoint: LocalDynamoDB { LocalDynamoDB(table: table, now: { Timestamp.now }) }
 
     func call(_ endpoint: LocalDynamoDB, _ operation: String, _ body: String) async throws -> (Int, JSONValue) {
         let reply = await endpoint.respond(target: "DynamoDB_20120810.\(operation)", body: Array(body.utf8))

@@ -42,11 +42,11 @@ struct ISO8601ParsingTests {
         "2026-03-00T10:00:00Z",
     ]
 
-    static func clock(_ text: String) -> Date? {
+    static func clock(_ text: String) -> Timestamp? {
         CivilTime.instant(iso8601: text)
     }
 
-    static func close(_ date: Date?, _ seconds: Double) -> Bool {
+    static func close(_ date: Timestamp?, _ seconds: Double) -> Bool {
         guard let date else { return false }
         return abs(date.timeIntervalSince1970 - seconds) < 0.000_001
     }

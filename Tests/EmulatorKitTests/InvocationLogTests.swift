@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import InkraTime
 import Logging
 import Synchronization
 import Testing
@@ -31,7 +32,7 @@ struct InvocationLogTests {
         }
     }
 
-    static let when = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+    static let when = Timestamp(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
 
     func logger(_ received: Received) -> Logger {
         Logger(label: "test") { _ in

@@ -2,6 +2,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Testing
 
 @testable import EmulatorKit
@@ -35,7 +36,7 @@ struct JSONLinesReplayTests {
         let scratch = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let file = scratch.appendingPathComponent("day.jsonl")
-        let good = SampleEvents.event(.restUsage, token: nil, at: Date())
+        let good = SampleEvents.event(.restUsage, token: nil, at: Timestamp.now)
             .setting("checkUsage", at: ["x-inkra-function"])
             .setting(["statusCode": 401], at: ["x-inkra-expected"])
         let oversized =
@@ -64,7 +65,7 @@ struct JSONLinesReplayTests {
         let scratch = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let file = scratch.appendingPathComponent("day.jsonl")
-        let event = SampleEvents.event(.restUsage, token: nil, at: Date()).setting(
+        let event = SampleEvents.event(.restUsage, token: nil, at: Timestamp.now).setting(
             "checkUsage", at: ["x-inkra-function"])
         try Data((event.jsonString + "\n").utf8).write(to: file)
         let records = await Replayer(stack: try await EmulatorStack(options: Repository.options()), update: true)
@@ -94,7 +95,7 @@ struct JSONLinesReplayTests {
         let scratch = Repository.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let file = scratch.appendingPathComponent("long.jsonl")
-        let event = SampleEvents.event(.restUsage, token: nil, at: Date()).setting(
+        let event = SampleEvents.event(.restUsage, token: nil, at: Timestamp.now).setting(
             "checkUsage", at: ["x-inkra-function"])
         let line = event.jsonString + "\n"
         let handle = try FileHandle(

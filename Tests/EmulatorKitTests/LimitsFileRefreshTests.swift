@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import InkraJSON
 import InkraRuntime
+import InkraTime
 import Testing
 
 /// The emulator's functions are built by the list that ships, so a limits file is read again as the
@@ -9,7 +10,7 @@ import Testing
 /// age later, though API Gateway still holds the authorizer's answer.
 @Suite("A changed limits file reaches the emulator's calls a max age later")
 struct LimitsFileRefreshTests {
-    static let when = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+    static let when = Timestamp(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
 
     static func limits(monthly: Int) -> String { #"{"free":{"monthly":\#(monthly),"daily":20,"hourly":20}}"# }
 

@@ -3,6 +3,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Testing
 
 /// openapi.yaml held to the code: its routes are the ones serve answers, every `ErrorCode` is in it
@@ -113,7 +114,7 @@ struct OpenAPIDocumentTests {
     @Test("API Gateway's own answers, as serve gives them on every route, are in it with their status and code")
     func gatewayAnswers() async throws {
         let document = try Self.document()
-        let when = Date(timeIntervalSince1970: 1_800_000_000)
+        let when = Timestamp(timeIntervalSince1970: 1_800_000_000)
         func token(_ groups: [String]? = nil) throws -> String {
             try DevelopmentTokens.mint(
                 with: Repository.developmentKey, claims: .init(sub: "described", tier: "premium", groups: groups),

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraTestSupport
 import Testing
 

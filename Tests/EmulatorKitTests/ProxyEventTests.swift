@@ -2,12 +2,13 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import Synchronization
 import Testing
 
 @Suite("The local API Gateway's events, built from real requests")
 struct ProxyEventTests {
-    static let when = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+    static let when = Timestamp(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
 
     /// The API in front of a target that records the event and answers a fixed proxy response.
     func gateway(_ payload: ProxyRequest.Version, answer: JSONValue = ["statusCode": 200, "body": "ok"]) async throws

@@ -4,6 +4,7 @@ import InkraAuth
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Testing
 
 /// `.inkra-tokens.json` (`import --with-tokens`) and replay's signing of it: which recorded claims apply
@@ -119,13 +120,13 @@ struct RecordedTokensTests {
             : Self.httpUsageEvent(user: "u-premium", tier: "free", at: 1_000)
         let headerName = api == "REST" ? "Authorization" : "authorization"
         let signed = try #require(
-            try signer.signing(event, function: .checkUsage, at: Date(timeIntervalSince1970: 1_794_816_001)))
+            try signer.signing(event, function: .checkUsage, at: Timestamp(timeIntervalSince1970: 1_794_816_001)))
         #expect(signed["requestContext"]?["authorizer"] == nil)
         let header = try #require(signed["headers"]?[headerName]?.string)
         #expect(header.hasPrefix("Bearer ey"))
         // The same recording signs the same token (the cache's key).
         #expect(
-            try signer.signing(event, function: .checkUsage, at: Date(timeIntervalSince1970: 1_794_816_100))?[
+            try signer.signing(event, function: .checkUsage, at: Timestamp(timeIntervalSince1970: 1_794_816_100))?[
                 "headers"]?[headerName]?.string == header)
 
         let folder = Repository.temporaryDirectory()
@@ -149,9 +150,11 @@ struct RecordedTokensTests {
         #expect(
             try signer.signing(
                 Self.usageEvent(user: "u-other", tier: "free", at: 1_000), function: .checkUsage,
-                at: Date(timeIntervalSince1970: 1_794_816_001)) == nil)
+                at: Timestamp(timeIntervalSince1970: 1_794_816_001)) == nil)
         // Before the user's first recording, none applies either.
-        #expect(try signer.signing(event, function: .checkUsage, at: Date(timeIntervalSince1970: 1_794_815_999)) == nil)
+        #expect(
+            try signer.signing(event, function: .checkUsage, at: Timestamp(timeIntervalSince1970: 1_794_815_999)) == nil
+        )
     }
 
     @Test(

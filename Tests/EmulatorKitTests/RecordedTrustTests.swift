@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Testing
 
 /// A session recorded by a real `serve --record` (here `exec --record`, the same stack around one
@@ -51,7 +52,7 @@ struct RecordedTrustTests {
         try Data(Self.session.utf8).write(to: script)
         let recording = folder.appendingPathComponent("rec")
         let developmentToken = try DevelopmentTokens.mint(
-            with: Repository.developmentKey, claims: .init(sub: "dev-bob", tier: "premium"), at: Date())
+            with: Repository.developmentKey, claims: .init(sub: "dev-bob", tier: "premium"), at: Timestamp.now)
         let session = try await ChildProcess.run(
             Repository.emulatorBinary,
             [

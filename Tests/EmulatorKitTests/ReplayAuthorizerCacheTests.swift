@@ -3,6 +3,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Testing
 
 /// API Gateway caches an authorizer's answer per identity source for `authorizerResultTtlInSeconds`
@@ -11,7 +12,7 @@ import Testing
 @Suite("replay: the authorizer cache on the recorded clock")
 struct ReplayAuthorizerCacheTests {
     /// 2027-01-15T08:00:00Z.
-    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+    static let start = Timestamp(timeIntervalSince1970: 1_800_000_000)
 
     /// A recording as production answered it, with a 300 s cache: a token that expires 10 s after
     /// its first use, used again 120 s later (answered from the cache: 200) and 400 s later (the

@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import Testing
 
 @Suite("Replay")
@@ -70,9 +71,9 @@ struct ReplayTests {
         let token = try DevelopmentTokens.mint(
             with: Repository.developmentKey,
             claims: .init(sub: "diff-user"),
-            at: Date(timeIntervalSince1970: 1_800_000_000)
+            at: Timestamp(timeIntervalSince1970: 1_800_000_000)
         )
-        let event = SampleEvents.event(.restGenerate, token: token, at: Date(timeIntervalSince1970: 1_800_000_000))
+        let event = SampleEvents.event(.restGenerate, token: token, at: Timestamp(timeIntervalSince1970: 1_800_000_000))
         try Data(event.jsonString.utf8).write(to: folder.appendingPathComponent("one.json"))
         let wrong: JSONValue = ["statusCode": 429, "body": ["usage": ["used": 3]]]
         try Data(wrong.jsonString.utf8).write(to: folder.appendingPathComponent("one.expected.json"))
@@ -98,7 +99,7 @@ struct ReplayTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data("{ not json".utf8).write(to: folder.appendingPathComponent("a-broken.json"))
         try Data("[1,2,3]".utf8).write(to: folder.appendingPathComponent("b-array.json"))
-        let event = SampleEvents.event(.restUsage, token: nil, at: Date())
+        let event = SampleEvents.event(.restUsage, token: nil, at: Timestamp.now)
         try Data(event.jsonString.utf8).write(to: folder.appendingPathComponent("c-fine.json"))
         let stack = try await EmulatorStack(options: Repository.options())
         let records = await Replayer(stack: stack).replay([folder, folder.appendingPathComponent("missing.json")])
@@ -119,7 +120,7 @@ struct ReplayTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let folder = scratch.appendingPathComponent("authorizer")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let when = Date(timeIntervalSince1970: 1_800_000_000)
+        let when = Timestamp(timeIntervalSince1970: 1_800_000_000)
         let token = try DevelopmentTokens.mint(with: Repository.developmentKey, claims: .init(sub: "u"), at: when)
         try Data(SampleEvents.event(.tokenAuthorizer, token: token, at: when).jsonString.utf8)
             .write(to: folder.appendingPathComponent("allow.json"))

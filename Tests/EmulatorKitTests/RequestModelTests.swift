@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import Synchronization
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// Gateway": a body the method's model refuses is answered 400 and the integration is not called).
 @Suite("Request models: refused bodies never reach a function")
 struct RequestModelTests {
-    static let when = Date(timeIntervalSince1970: 1_800_000_000)
+    static let when = Timestamp(timeIntervalSince1970: 1_800_000_000)
 
     /// Bodies the model refuses: none of them can be valid.
     static let refused: [String] = [

@@ -1,6 +1,7 @@
 import EmulatorKit
 import Foundation
 import InkraTestSupport
+import InkraTime
 import Testing
 
 /// The queue's part in replacing a runtime (`serve --watch`): held invocations wait, and a
@@ -11,7 +12,7 @@ struct RuntimeQueueReplacementTests {
         "A runtime that ends while a replacement waits for it to finish lets the replacement go on",
         .timeLimit(.minutes(10)))
     func endWhileWaitingForIdle() async throws {
-        let queue = RuntimeQueue(now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        let queue = RuntimeQueue(now: { Timestamp(timeIntervalSince1970: 1_800_000_000) })
         let invocation = Task { await queue.invoke(Array("{}".utf8), timeout: Patience.seconds, functionARN: "arn") }
         let taken = await queue.next()
         #expect(taken != nil)

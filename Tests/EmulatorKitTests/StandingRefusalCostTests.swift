@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
@@ -12,7 +13,7 @@ import Testing
 @Suite("A standing refusal: refused again for one read and no write")
 struct StandingRefusalCostTests {
     static let name = "inkra-usage"
-    static let instant = Date(timeIntervalSince1970: 1_773_136_800)  // 2026-03-10T10:00:00Z
+    static let instant = Timestamp(timeIntervalSince1970: 1_773_136_800)  // 2026-03-10T10:00:00Z
     static let limits = Limits(monthly: 2, daily: 10, hourly: 10)
 
     static func stack() -> (CountingTable, TableUsageStore) {
@@ -20,7 +21,9 @@ struct StandingRefusalCostTests {
         return (counted, TableUsageStore(table: counted, tableName: name))
     }
 
-    static func request(_ key: String? = nil, limits: Limits = limits, at instant: Date = instant) -> ConsumeRequest {
+    static func request(_ key: String? = nil, limits: Limits = limits, at instant: Timestamp = instant)
+        -> ConsumeRequest
+    {
         ConsumeRequest(
             userID: "ada", instant: instant, limits: limits, idempotencyKey: key,
             requestBody: key == nil ? [] : Array(#"{"topic":"t"}"#.utf8), tier: "free")
@@ -79,7 +82,7 @@ struct StandingRefusalCostTests {
         _ = try await store.reset(.month, of: "ada", at: Self.instant)
         if case .consumed = try await store.consume(Self.request()) {} else { Issue.record("reset, still refused") }
         // The next month.
-        let april = Date(timeIntervalSince1970: 1_775_037_600)  // 2026-04-01T10:00:00Z
+        let april = Timestamp(timeIntervalSince1970: 1_775_037_600)  // 2026-04-01T10:00:00Z
         for _ in 0..<2 { _ = try await store.consume(Self.request()) }
         if case .consumed = try await store.consume(Self.request(at: april)) {
         } else {

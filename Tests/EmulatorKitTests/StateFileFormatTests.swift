@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import InkraTime
 import LocalUserPool
 import SingleTable
 import Testing
@@ -11,7 +12,7 @@ import Testing
 struct StateFileFormatTests {
     static let item: Item = [
         "PK": .s("USER#a/b"), "SK": .s("USAGE#2027-01"), "interviewCount": .n(3), "flags": .ss(["x", "y"]),
-        "blob": .b(Data([0, 1, 255])), "ok": .bool(true), "none": .null, "m": .m(["l": .l([.n(1), .s("é")])]),
+        "blob": .b([0, 1, 255]), "ok": .bool(true), "none": .null, "m": .m(["l": .l([.n(1), .s("é")])]),
     ]
 
     @Test("Items round-trip through a saved state file, written with sorted members and DynamoDB's type keys")
@@ -71,8 +72,8 @@ struct StateFileFormatTests {
         let user = try #require(pool.users.first)
         #expect(user.email == "lee@example.com" && user.sub == "s-1" && user.status == .confirmed)
         #expect(user.enabled == false && user.groups == ["premium_tier"])
-        #expect(user.created == Date(timeIntervalSinceReferenceDate: 786_297_600))
-        #expect(user.modified == Date(timeIntervalSinceReferenceDate: 786_297_601))
+        #expect(user.created == Timestamp(timeIntervalSince1970: 786_297_600 + 978_307_200))
+        #expect(user.modified == Timestamp(timeIntervalSince1970: 786_297_601 + 978_307_200))
         // Saved again and read back: the same pool, in the same shapes.
         try file.save([], userPool: pool)
         #expect(try file.loadUserPool() == pool)

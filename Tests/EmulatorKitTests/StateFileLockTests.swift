@@ -1,7 +1,9 @@
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
@@ -11,10 +13,10 @@ import Testing
 @Suite("--state: one process at a time")
 struct StateFileLockTests {
     /// 2027-01-15T08:00:00Z.
-    static let when = Date(timeIntervalSince1970: 1_800_000_000)
+    static let when = Timestamp(timeIntervalSince1970: 1_800_000_000)
 
     /// `serve --state` on free ports, and its DynamoDB endpoint once its banner is out.
-    static func serve(_ state: URL) async throws -> (RunningChild, URL) {
+    static func serve(_ state: URL) async throws -> (RunningChild, HTTPURL) {
         let server = try RunningChild(
             Repository.emulatorBinary,
             [
@@ -23,7 +25,7 @@ struct StateFileLockTests {
             ], includingStandardError: true)
         guard let line = await server.line(containing: "  DynamoDB "),
             let address = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }),
-            let endpoint = URL(string: String(address)),
+            let endpoint = HTTPURL(string: String(address)),
             await server.line(containing: "Press Ctrl-C") != nil
         else {
             _ = await server.stop(with: SIGKILL)
@@ -33,7 +35,7 @@ struct StateFileLockTests {
     }
 
     /// One unit for each user, through a DynamoDB endpoint.
-    static func consume(_ users: [String], through endpoint: URL) async throws {
+    static func consume(_ users: [String], through endpoint: HTTPURL) async throws {
         let store = TableUsageStore(table: PatientDynamoDB.client(endpoint), tableName: "inkra-usage")
         for user in users {
             let outcome = try await store.consume(ConsumeRequest(userID: user, instant: when, limits: .free))

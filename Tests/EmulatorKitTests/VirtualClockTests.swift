@@ -24,8 +24,8 @@ struct VirtualClockTests {
 
     @Test("The clock starts where it is told, moves forward only, and flows with the real time")
     func moves() throws {
-        let real = Date(timeIntervalSince1970: 1_800_000_000)
-        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let real = Timestamp(timeIntervalSince1970: 1_800_000_000)
+        let start = Timestamp(timeIntervalSince1970: 1_700_000_000)
         let clock = VirtualClock(start: start, real: { real })
         #expect(clock.now() == start)
         #expect(try clock.advance(by: 3600) == start.addingTimeInterval(3600))

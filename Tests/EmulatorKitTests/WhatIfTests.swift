@@ -1,6 +1,7 @@
 import EmulatorKit
 import Foundation
 import InkraJSON
+import InkraTime
 import InkraUsage
 import Testing
 
@@ -15,7 +16,7 @@ private struct Workload {
         var minute: Int
     }
 
-    static let start = Date(timeIntervalSince1970: 1_794_909_600)  // 2026-11-17T10:00:00Z
+    static let start = Timestamp(timeIntervalSince1970: 1_794_909_600)  // 2026-11-17T10:00:00Z
     static let topic = "the summer my grandfather taught me to sail, 1961"
 
     let folder: URL

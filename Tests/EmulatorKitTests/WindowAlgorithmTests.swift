@@ -1,13 +1,14 @@
 import EmulatorKit
 import Foundation
 import InkraJSON
+import InkraTime
 import InkraUsage
 import Testing
 
 /// Instants of 2026-11-17 (a Tuesday), UTC.
-private func at(_ hour: Int, _ minute: Int, _ second: Int = 0, day: Int = 0) -> Date {
+private func at(_ hour: Int, _ minute: Int, _ second: Int = 0, day: Int = 0) -> Timestamp {
     let seconds: Int = day * 86_400 + hour * 3600 + minute * 60 + second
-    return Date(timeIntervalSince1970: 1_794_873_600 + TimeInterval(seconds))
+    return Timestamp(timeIntervalSince1970: 1_794_873_600 + TimeInterval(seconds))
 }
 
 /// Limits where only the hourly one can bite.
@@ -77,7 +78,7 @@ struct WindowAlgorithmTests {
     func redecide() throws {
         let limits = TierLimits()
         var calls: [MeteredCall] = []
-        func call(_ user: String?, _ time: Date, replayed: Admission = .admitted, quota: Int? = nil) {
+        func call(_ user: String?, _ time: Timestamp, replayed: Admission = .admitted, quota: Int? = nil) {
             calls.append(
                 MeteredCall(
                     file: "\(calls.count + 1).json", requestID: "req-\(calls.count + 1)", userID: user, tier: "free",

@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import NIOHTTP1
 import Testing
 

@@ -1,6 +1,7 @@
 import EmulatorKit
 import EmulatorServer
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraTestSupport
 import LocalUserPool
@@ -289,8 +290,8 @@ final class ConsoleStream: Sendable {
 
     deinit { reader.cancel() }
 
-    static func open(_ console: URL, lastEventID: String? = nil) async throws -> ConsoleStream {
-        guard let url = URL(string: console.absoluteString + "api/events") else {
+    static func open(_ console: HTTPURL, lastEventID: String? = nil) async throws -> ConsoleStream {
+        guard let url = HTTPURL(string: console.absoluteString + "api/events") else {
             throw FixtureError("not a URL: \(console.absoluteString)api/events")
         }
         let response = try await StreamingGet.open(url, headers: lastEventID.map { [("Last-Event-ID", $0)] } ?? [])

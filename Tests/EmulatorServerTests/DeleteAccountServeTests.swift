@@ -1,9 +1,11 @@
 import EmulatorKit
 import EmulatorServer
 import Foundation
+import HTTPText
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import NIOHTTP1
 import SingleTable
@@ -99,7 +101,7 @@ struct DeleteAccountServeTests {
 
     @Test("Inside Lambda, deleteAccount without INKRA_DELETE_COGNITO_USER stops start-up naming it")
     func failsClosed() async throws {
-        let runtime = try await RuntimeAPIServer(functionName: "deleteAccount", clock: { Date() })
+        let runtime = try await RuntimeAPIServer(functionName: "deleteAccount", clock: { Timestamp.now })
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
         environment["AWS_LAMBDA_RUNTIME_API"] = runtime.address
         environment["AWS_LAMBDA_FUNCTION_NAME"] = "deleteAccount"
@@ -135,7 +137,7 @@ struct DeleteAccountServeTests {
         #expect(Self.items(of: users.leaving, served).count == 4)
         let staying = Self.items(of: users.staying, served)
 
-        let runtime = try await RuntimeAPIServer(functionName: "deleteAccount", clock: { Date() })
+        let runtime = try await RuntimeAPIServer(functionName: "deleteAccount", clock: { Timestamp.now })
         // Inside Lambda the runtime refuses INKRA_* settings it does not know (the test run's own).
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("INKRA_") }
         environment["AWS_LAMBDA_RUNTIME_API"] = runtime.address

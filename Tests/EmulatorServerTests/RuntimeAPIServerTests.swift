@@ -1,8 +1,10 @@
 import EmulatorKit
 import EmulatorServer
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import NIOCore
 import NIOHTTP1
 import OutboundHTTP
@@ -20,7 +22,7 @@ struct RuntimeAPIServerTests {
         async throws -> (status: Int, json: JSONValue?)
     {
         let client = OutboundHTTPClient()
-        let url = try #require(URL(string: "http://\(server.address)\(path)"))
+        let url = try #require(HTTPURL(string: "http://\(server.address)\(path)"))
         let request = OutboundRequest(method: method, url: url, body: Array(body.utf8))
         do {
             let response = try await client.execute(request, timeout: Patience.hang, maximumResponseBytes: 1 << 20)
@@ -34,13 +36,13 @@ struct RuntimeAPIServerTests {
 
     @Test("next hands out the event with Lambda's four headers; the response comes back to the invoker")
     func nextAndResponse() async throws {
-        let server = try await RuntimeAPIServer(functionName: "checkUsage", clock: { Date() })
-        let before = Date()
+        let server = try await RuntimeAPIServer(functionName: "checkUsage", clock: { Timestamp.now })
+        let before = Timestamp.now
         let invocation = Task { await server.invoke(Array(#"{"n":1}"#.utf8), timeout: Self.timeout) }
         let client = OutboundHTTPClient()
         let next: OutboundResponse
         do {
-            let url = try #require(URL(string: "http://\(server.address)/2018-06-01/runtime/invocation/next"))
+            let url = try #require(HTTPURL(string: "http://\(server.address)/2018-06-01/runtime/invocation/next"))
             next = try await client.execute(
                 OutboundRequest(url: url), timeout: Patience.hang, maximumResponseBytes: 1 << 20)
         } catch {
@@ -48,7 +50,7 @@ struct RuntimeAPIServerTests {
             await server.shutdown()
             throw error
         }
-        let after = Date()
+        let after = Timestamp.now
         await client.shutdown()
         #expect(next.status == 200)
         #expect(String(decoding: next.body, as: UTF8.self) == #"{"n":1}"#)
@@ -71,7 +73,7 @@ struct RuntimeAPIServerTests {
 
     @Test("An unknown request id is refused 400 InvalidRequestID; an unknown path or method is 404 NotFound")
     func refusals() async throws {
-        let server = try await RuntimeAPIServer(clock: { Date() })
+        let server = try await RuntimeAPIServer(clock: { Timestamp.now })
         let unknownID = try await Self.send(
             .POST, "/2018-06-01/runtime/invocation/no-such-id/response", to: server, body: "{}")
         #expect(unknownID.status == 400)
@@ -92,7 +94,7 @@ struct RuntimeAPIServerTests {
         "Shutting down drops a long poll under way: the runtime's call fails instead of hanging",
         .timeLimit(.minutes(10)))
     func shutdownDropsLongPoll() async throws {
-        let server = try await RuntimeAPIServer(clock: { Date() })
+        let server = try await RuntimeAPIServer(clock: { Timestamp.now })
         let polling = Task { () -> Bool in
             let answer = try? await Self.send(.GET, "/2018-06-01/runtime/invocation/next", to: server)
             return answer == nil
@@ -109,9 +111,9 @@ struct RuntimeAPIServerTests {
 
     @Test("A port already in use is refused, naming the address")
     func portInUse() async throws {
-        let first = try await RuntimeAPIServer(clock: { Date() })
+        let first = try await RuntimeAPIServer(clock: { Timestamp.now })
         await #expect {
-            _ = try await RuntimeAPIServer(port: first.port, clock: { Date() })
+            _ = try await RuntimeAPIServer(port: first.port, clock: { Timestamp.now })
         } throws: { error in
             "\(error)".contains("cannot listen for the Runtime API on 127.0.0.1:\(first.port)")
         }

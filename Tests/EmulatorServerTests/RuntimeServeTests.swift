@@ -3,6 +3,7 @@ import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import NIOHTTP1
 import SingleTable
 import Testing
@@ -91,8 +92,8 @@ struct RuntimeServeTests {
 
     @Test("A runtime's development JWKS is its own file, removed once the runtime has stopped")
     func developmentJWKSRemoved() async throws {
-        let server = try await RuntimeAPIServer(functionName: "checkUsage", clock: { Date() })
-        var options = EmulatorOptions(clock: { Date() })
+        let server = try await RuntimeAPIServer(functionName: "checkUsage", clock: { Timestamp.now })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = ServeFixture.developmentKey
         let runtimes = try (0..<2).map { _ in
             try LocalRuntime(

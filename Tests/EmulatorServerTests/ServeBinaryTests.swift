@@ -1,7 +1,9 @@
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import NIOCore
 import NIOHTTP1
 import OutboundHTTP
@@ -39,9 +41,9 @@ struct ServeBinaryTests {
         #expect(!server.lines.contains { $0.contains("Swift tasks run on") }, "\(server.lines)")
         let client = OutboundHTTPClient(maximumConnectionsPerEndpoint: 64, maximumIdleConnectionsPerEndpoint: 64)
         let token = try DevelopmentTokens.mint(
-            with: ServeFixture.developmentKey, claims: .init(sub: "binary-burst"), at: Date())
+            with: ServeFixture.developmentKey, claims: .init(sub: "binary-burst"), at: Timestamp.now)
         func send(_ method: HTTPMethod, _ path: String, body: String? = nil) async throws -> (Int, [UInt8]) {
-            guard let url = URL(string: "\(api)\(path)") else { throw FixtureError("not a URL: \(api)\(path)") }
+            guard let url = HTTPURL(string: "\(api)\(path)") else { throw FixtureError("not a URL: \(api)\(path)") }
             var request = OutboundRequest(method: method, url: url, headers: [("Authorization", "Bearer \(token)")])
             if let body {
                 request.headers.append(("Content-Type", "application/json"))

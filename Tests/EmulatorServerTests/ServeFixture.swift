@@ -1,9 +1,11 @@
 import EmulatorKit
 import EmulatorServer
 import Foundation
+import HTTPText
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -13,7 +15,7 @@ import Synchronization
 /// A `serve` stack on ephemeral loopback ports, an HTTP client, and what the server logged.
 struct ServeFixture: Sendable {
     /// 2027-01-15T08:10:00Z: every request of a test falls in one hour.
-    static let when = Date(timeIntervalSince1970: 1_800_000_600)
+    static let when = Timestamp(timeIntervalSince1970: 1_800_000_600)
     static let developmentKey: DevelopmentKey = {
         let directory = ChildProcess.repositoryRoot.appendingPathComponent("emulator/dev-keys")
         do { return try DevelopmentKey(directory: directory) } catch { fatalError("dev keys: \(error)") }
@@ -31,7 +33,7 @@ struct ServeFixture: Sendable {
         _ configuration: ServeConfiguration = settings(),
         _ body: (ServeFixture) async throws -> Void
     ) async throws {
-        var options = EmulatorOptions(clock: { Date() })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = developmentKey
         options.now = when
         let logger = Logger(label: "inkra.serve-tests") { _ in
@@ -88,9 +90,9 @@ struct ServeFixture: Sendable {
 
     /// Sends a request and reads the whole answer.
     func send(
-        _ method: HTTPMethod, _ url: URL, path: String, headers: [(String, String)] = [], body: [UInt8]? = nil
+        _ method: HTTPMethod, _ url: HTTPURL, path: String, headers: [(String, String)] = [], body: [UInt8]? = nil
     ) async throws -> Answer {
-        guard let target = URL(string: url.absoluteString + path) else {
+        guard let target = HTTPURL(string: url.absoluteString + path) else {
             throw FixtureError("not a URL: \(url.absoluteString + path)")
         }
         let request = OutboundRequest(method: method, url: target, headers: headers, body: body ?? [])

@@ -3,6 +3,7 @@ import EmulatorServer
 import Foundation
 import InkraHandlers
 import InkraTestSupport
+import InkraTime
 import Testing
 
 /// The bill of a session recorded by `serve --record` on the REST API, with API Gateway's
@@ -21,7 +22,7 @@ struct ServeRecordCostTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(try await ServeRecordTests.recordSession(payload: "v1", into: folder) == Self.statuses)
 
-        var options = EmulatorOptions(clock: { Date() })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = ServeFixture.developmentKey
         var replayer = try await CostReplayer(options: options, limitsFile: nil)
         replayer.replayer = replayer.replayer.cachingAuthorizer(for: 300)
@@ -59,7 +60,7 @@ struct ServeRecordCostTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(try await ServeRecordTests.recordSession(payload: "v1", into: folder) == Self.statuses)
         func report(limits: String?) async throws -> WhatIfReport {
-            var options = EmulatorOptions(clock: { Date() })
+            var options = EmulatorOptions(clock: { Timestamp.now })
             options.developmentKey = ServeFixture.developmentKey
             if let limits {
                 let file = folder.deletingLastPathComponent().appendingPathComponent("limits-\(UUID().uuidString).json")

@@ -4,6 +4,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import NIOHTTP1
 import Testing
 
@@ -60,7 +61,7 @@ struct ServeRecordTests {
         #expect(limited["body"]?["window"] == "hour")
         #expect(limited["headers"]?["Retry-After"] != nil)
 
-        var options = EmulatorOptions(clock: { Date() })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = ServeFixture.developmentKey
         let records = await Replayer(stack: try await EmulatorStack(options: options)).replay([folder])
         #expect(records.count == 8)
@@ -86,7 +87,7 @@ struct ServeRecordTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(files.count == 2, "\(files)")
         #expect(files.allSatisfy { $0.contains("generateQuestions") })
-        var options = EmulatorOptions(clock: { Date() })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = ServeFixture.developmentKey
         let records = await Replayer(stack: try await EmulatorStack(options: options)).replay([folder])
         #expect(records.map { $0.invocation?.statusCode } == [200])
@@ -98,7 +99,7 @@ struct ServeRecordTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inkra-record-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = try await Self.recordSession(payload: "v1", into: folder)
-        var options = EmulatorOptions(clock: { Date() })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = ServeFixture.developmentKey
         let limits = folder.deletingLastPathComponent().appendingPathComponent("limits-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: limits) }

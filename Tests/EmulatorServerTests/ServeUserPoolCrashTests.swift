@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraTestSupport
 import NIOCore
@@ -32,7 +33,7 @@ struct ServeUserPoolCrashTests {
     static func call(
         _ client: OutboundHTTPClient, _ endpoint: String, _ operation: String, _ body: JSONValue
     ) async throws -> (Int, JSONValue) {
-        guard let url = URL(string: endpoint + "/") else { throw FixtureError("not a URL: \(endpoint)/") }
+        guard let url = HTTPURL(string: endpoint + "/") else { throw FixtureError("not a URL: \(endpoint)/") }
         let request = OutboundRequest(
             method: .POST, url: url,
             headers: [

@@ -1,6 +1,7 @@
 import Foundation
 import InkraAuth
 import InkraJSON
+import InkraTime
 import Testing
 
 /// What a pool's configuration holds when nothing more is said: the clock tolerance on a token's

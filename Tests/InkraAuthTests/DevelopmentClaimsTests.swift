@@ -1,6 +1,7 @@
 import Foundation
 import InkraAuth
 import InkraJSON
+import InkraTime
 import Testing
 
 /// A seedable generator (SplitMix64), so minted identifiers are the same on every run.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraAuth
 import InkraJSON
 import Synchronization
@@ -6,7 +7,7 @@ import Testing
 
 /// An error as the runtime's and the emulator's JWKS fetchers throw for an answer other than 200.
 struct HTTPStatusError: Error, CustomStringConvertible {
-    let url: URL
+    let url: HTTPURL
     let status: Int
     var description: String { "\(url.absoluteString) answered HTTP \(status)" }
 }
@@ -28,13 +29,14 @@ final class Flag: Sendable {
 /// token's `kid`: the first leaves the token unchecked, the second makes it bad.
 @Suite("Remote key source: cannot answer versus no such key")
 struct KeySourceFailureTests {
-    static let url = URL(string: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Pool/.well-known/jwks.json")!
+    static let url = HTTPURL(
+        string: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Pool/.well-known/jwks.json")!
 
     /// A fetch's time limit; only the timeout's own test sets a short one. The test process runs
     /// hundreds of tests on two cores, so a limit near production's 3 s can pass before a fetch
     /// that answers at once has been scheduled.
     static func source(
-        timeout: Duration = .seconds(60), _ fetch: @escaping @Sendable (URL) async throws -> Data
+        timeout: Duration = .seconds(60), _ fetch: @escaping @Sendable (HTTPURL) async throws -> [UInt8]
     ) -> RemoteKeySource {
         RemoteKeySource(url: url, fetch: fetch, now: { now }, timeout: timeout)
     }
@@ -61,8 +63,8 @@ struct KeySourceFailureTests {
             switch failure {
             case "unreachable": throw ConnectionRefused()
             case "503": throw HTTPStatusError(url: url, status: 503)
-            case "html": return Data("<html><body>Service Unavailable</body></html>".utf8)
-            default: return Data(#"{"message":"Internal server error"}"#.utf8)
+            case "html": return Array("<html><body>Service Unavailable</body></html>".utf8)
+            default: return Array(#"{"message":"Internal server error"}"#.utf8)
             }
         }
         let error = try #require(await Self.keySourceError(source))

@@ -1,24 +1,26 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import HTTPText
 import InkraAuth
 import InkraJSON
 import InkraTesting
+import InkraTime
 import Testing
 
 /// A JWKS served to `RemoteKeySource` by a counting stub.
 final class StubEndpoint: @unchecked Sendable {
     private let lock = NSLock()
-    private var document: Data
+    private var document: [UInt8]
     private var fetches = 0
     var failing = false
 
-    init(_ document: Data) { self.document = document }
+    init(_ document: [UInt8]) { self.document = document }
 
     var count: Int { lock.withLock { fetches } }
-    func replace(_ data: Data) { lock.withLock { document = data } }
+    func replace(_ data: [UInt8]) { lock.withLock { document = data } }
 
-    func fetch(_ url: URL) async throws -> Data {
+    func fetch(_ url: HTTPURL) async throws -> [UInt8] {
         try lock.withLock {
             fetches += 1
             if failing { throw URLError(.cannotConnectToHost) }
@@ -33,7 +35,7 @@ struct KeySourceTests {
     func cached() async throws {
         let endpoint = StubEndpoint(testSigner.jwks)
         let source = RemoteKeySource(
-            url: URL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { now })
+            url: HTTPURL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { now })
         let verifier = try verifier(keys: source)
         let token = try testSigner.sign(payload: validClaims())
         for _ in 0..<5 { _ = try await verifier.verify(token) }
@@ -45,7 +47,7 @@ struct KeySourceTests {
         let endpoint = StubEndpoint(testSigner.jwks)
         let clock = ManualClock(now)
         let source = RemoteKeySource(
-            url: URL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { clock.now })
+            url: HTTPURL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { clock.now })
         #expect(try await source.key(withID: "key-1") != nil)
         #expect(endpoint.count == 1)
         await withTaskGroup(of: Void.self) { group in
@@ -68,7 +70,7 @@ struct KeySourceTests {
         let rotated = try TokenSigner.generate(kid: "key-2")
         let endpoint = StubEndpoint(testSigner.jwks)
         let source = RemoteKeySource(
-            url: URL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { now })
+            url: HTTPURL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { now })
         _ = try await verifier(keys: source).verify(try testSigner.sign(payload: validClaims()))
         endpoint.replace(rotated.jwks)
         let claims = try await verifier(keys: source).verify(try rotated.sign(payload: validClaims()))
@@ -81,7 +83,7 @@ struct KeySourceTests {
         let endpoint = StubEndpoint(testSigner.jwks)
         endpoint.failing = true
         let source = RemoteKeySource(
-            url: URL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { now })
+            url: HTTPURL(string: "https://example.com/jwks.json")!, fetch: endpoint.fetch, now: { now })
         await #expect {
             try await verifier(keys: source).verify(try testSigner.sign(payload: validClaims()))
         } throws: {
@@ -93,13 +95,13 @@ struct KeySourceTests {
 
     @Test("A JWKS file that is missing or not a JWKS is named in the error")
     func badFiles() throws {
-        #expect { try JWKSKeySource(contentsOf: URL(fileURLWithPath: "/nonexistent/jwks.json")) } throws: {
+        #expect { try JWKSKeySource(contentsOfFile: "/nonexistent/jwks.json") } throws: {
             "\($0)".contains("/nonexistent/jwks.json")
         }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-jwks-\(UUID().uuidString).json")
         try Data(#"{"nope":[]}"#.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        #expect { try JWKSKeySource(contentsOf: file) } throws: {
+        #expect { try JWKSKeySource(contentsOfFile: file.path) } throws: {
             "\($0)".contains(file.path) && "\($0)".contains("keys")
         }
     }
@@ -112,7 +114,7 @@ struct KeySourceTests {
             "kty": "EC", "crv": "P-256", "kid": "ec-1", "alg": "ES256", "use": "sig",
             "x": .string(b64url(raw.prefix(32))), "y": .string(b64url(raw.suffix(32))),
         ]
-        let keys = try JWKSKeySource(jwks: Data(JSONValue.object(["keys": [jwk]]).jsonString.utf8))
+        let keys = try JWKSKeySource(jwks: Array(JSONValue.object(["keys": [jwk]]).jsonString.utf8))
         let input =
             "\(b64url(Array(#"{"alg":"ES256","kid":"ec-1"}"#.utf8))).\(b64url(Array(validClaims().jsonString.utf8)))"
         let signature = try key.signature(for: Data(input.utf8))
@@ -136,7 +138,7 @@ struct KeySourceTests {
             "kty": "RSA", "kid": "rsa-2", "use": "sig",
             "n": .string(b64url(primitives.modulus)), "e": .string(b64url(primitives.publicExponent)),
         ]
-        let keys = try JWKSKeySource(jwks: Data(JSONValue.object(["keys": [jwk]]).jsonString.utf8))
+        let keys = try JWKSKeySource(jwks: Array(JSONValue.object(["keys": [jwk]]).jsonString.utf8))
         let payload = b64url(Array(validClaims().jsonString.utf8))
         for alg in ["RS384", "RS512"] {
             let input = "\(b64url(Array(#"{"alg":"\#(alg)","kid":"rsa-2"}"#.utf8))).\(payload)"
@@ -163,7 +165,7 @@ struct KeySourceTests {
             "kty": "RSA", "kid": "weak", "alg": "RS256",
             "n": .string(b64url(primitives.modulus)), "e": .string(b64url(primitives.publicExponent)),
         ]
-        let keys = try JWKSKeySource(jwks: Data(JSONValue.object(["keys": [jwk]]).jsonString.utf8))
+        let keys = try JWKSKeySource(jwks: Array(JSONValue.object(["keys": [jwk]]).jsonString.utf8))
         let input =
             "\(b64url(Array(#"{"alg":"RS256","kid":"weak"}"#.utf8))).\(b64url(Array(validClaims().jsonString.utf8)))"
         let signature = try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5)

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import InkraAuth
 import InkraJSON
+import InkraTime
 
 /// One RSA key for the whole module: key generation is slow in debug builds.
 let testSigner: TokenSigner = {
@@ -14,7 +15,7 @@ let impostor: TokenSigner = {
 }()
 
 let issuer = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Pool"
-let now = Date(timeIntervalSince1970: 1_800_000_000)
+let now = Timestamp(timeIntervalSince1970: 1_800_000_000)
 
 /// Claims valid at `now`.
 func validClaims(_ change: (inout JSONObject) -> Void = { _ in }) -> JSONValue {

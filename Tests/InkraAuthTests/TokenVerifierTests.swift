@@ -1,6 +1,7 @@
 import Foundation
 import InkraAuth
 import InkraJSON
+import InkraTime
 import Testing
 
 @Suite("Token verification (docs/functions.md)")
@@ -94,7 +95,7 @@ struct TokenVerifierTests {
             (tampered, .badSignature),
             (try impostor.sign(payload: validClaims()), .badSignature),
             (craft(header: #"{"alg":"none","kid":"key-1"}"#, payload: validClaims().jsonString), .unsupportedAlgorithm),
-            (hmacToken(secret: testSigner.jwks, payload: validClaims()), .unsupportedAlgorithm),
+            (hmacToken(secret: Data(testSigner.jwks), payload: validClaims()), .unsupportedAlgorithm),
             (try testSigner.sign(payload: validClaims(), header: ["kid": "other"]), .unknownKey),
             (craft(header: #"{"alg":"RS256"}"#, payload: validClaims().jsonString), .unknownKey),
             (craft(header: #"{"alg":"RS256","kid":""}"#, payload: validClaims().jsonString), .unknownKey),
@@ -165,7 +166,7 @@ struct TokenVerifierTests {
     func algorithmMismatch() async throws {
         var document = try JSONParser.parse(Array(testSigner.jwks))
         document.set([document["keys"]!.array![0].setting("RS512", at: ["alg"])], at: ["keys"])
-        let keys = try JWKSKeySource(jwks: Data(document.jsonString.utf8))
+        let keys = try JWKSKeySource(jwks: Array(document.jsonString.utf8))
         let token = try testSigner.sign(payload: validClaims())
         await #expect {
             try await verifier(keys: keys).verify(token)
@@ -175,7 +176,7 @@ struct TokenVerifierTests {
     @Test("A JWKS with only a symmetric key verifies nothing")
     func symmetricKey() async throws {
         let keys = try JWKSKeySource(
-            jwks: Data(#"{"keys":[{"kty":"oct","kid":"key-1","k":"c2VjcmV0","alg":"HS256"}]}"#.utf8))
+            jwks: Array(#"{"keys":[{"kty":"oct","kid":"key-1","k":"c2VjcmV0","alg":"HS256"}]}"#.utf8))
         #expect(keys.keyIDs.isEmpty)
         let token = hmacToken(secret: Data("secret".utf8), payload: validClaims())
         await #expect(throws: AuthError.self) { try await verifier(keys: keys).verify(token) }

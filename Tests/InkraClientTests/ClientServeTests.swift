@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraTestSupport
 import NIOHTTP1
 import OutboundHTTP
@@ -170,7 +171,7 @@ final class FaultyProxy: Sendable {
                         #"{"error":"Usage store unavailable; nothing was charged","code":"unavailable","retryAfter":\#(seconds)}"#
                 )
             }
-            guard let target = URL(string: upstream.absoluteString + request.uri) else {
+            guard let target = HTTPURL(string: upstream.absoluteString + request.uri) else {
                 return .json(599, #"{"error":"bad uri"}"#)
             }
             let headers = request.headers.filter {

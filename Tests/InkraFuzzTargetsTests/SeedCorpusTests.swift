@@ -1,6 +1,7 @@
 import Foundation
 import InkraAuth
 import InkraTestSupport
+import InkraTime
 import SingleTable
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraAuth
 import InkraHandlers
 import InkraJSON
@@ -98,7 +99,7 @@ struct UnreachableKeySource: KeySource {
 /// the app then retries instead of signing its user out.
 @Suite("authorizer: bad tokens versus a key source that cannot answer")
 struct AuthorizerKeySourceTests {
-    static let jwksURL = URL(
+    static let jwksURL = HTTPURL(
         string: "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_TestPool/.well-known/jwks.json")!
 
     /// An authorizer over `keys`, with its log and metrics.
@@ -134,7 +135,7 @@ struct AuthorizerKeySourceTests {
 
     /// A fetch's time limit; only the timeout's own test sets a short one (see
     /// `KeySourceFailureTests.source`: a busy test process can outrun a 3 s limit).
-    static func remote(timeout: Duration = .seconds(60), _ fetch: @escaping @Sendable (URL) async throws -> Data)
+    static func remote(timeout: Duration = .seconds(60), _ fetch: @escaping @Sendable (HTTPURL) async throws -> [UInt8])
         -> RemoteKeySource
     {
         RemoteKeySource(url: jwksURL, fetch: fetch, now: { AuthorizerTests.now }, timeout: timeout)
@@ -200,7 +201,7 @@ struct AuthorizerKeySourceTests {
                 case "unreachable": throw UnreachableKeySource.ConnectionRefused()
                 case "503":
                     throw UnreachableKeySource.Status(description: "JWKS \(url.absoluteString) answered HTTP 503")
-                default: return Data("<html><body>Service Unavailable</body></html>".utf8)
+                default: return Array("<html><body>Service Unavailable</body></html>".utf8)
                 }
             })
         let detail = ["unreachable": "Connection refused", "503": "answered HTTP 503"][failure] ?? "not valid JSON"

@@ -2,6 +2,7 @@ import Foundation
 import InkraAuth
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 import Testing
 

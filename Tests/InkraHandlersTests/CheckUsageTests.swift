@@ -2,6 +2,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTesting
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
@@ -53,7 +54,7 @@ struct CheckUsageTests {
         let reply = try Reply(
             await broken.handle(
                 ProxyEvent.rest("GET", authorizer: Fixtures.lambdaContext("x")),
-                context: InvocationContext(time: Date(timeIntervalSince1970: 0)))
+                context: InvocationContext(time: Timestamp(timeIntervalSince1970: 0)))
         )
         #expect(reply.statusCode == 503)
         #expect(reply.body == ["error": "Usage store unavailable", "code": "unavailable", "retryAfter": 2])

@@ -3,6 +3,7 @@ import InkraHandlers
 import InkraJSON
 import InkraTestSupport
 import InkraTesting
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing

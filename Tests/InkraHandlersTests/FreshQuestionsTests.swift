@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
@@ -76,8 +77,8 @@ struct FreshQuestionsTests {
 
     /// Asks `generateQuestions` each topic in turn, an hour apart, on a new table.
     static func ask(_ topics: [String]) async throws -> [[String]] {
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
-        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
+        let start = Timestamp(timeIntervalSince1970: 1_800_000_000)
         var answers: [[String]] = []
         for (index, topic) in topics.enumerated() {
             let instant = start.addingTimeInterval(Double(index) * 3_600)

@@ -3,6 +3,7 @@ import InkraAuth
 import InkraHandlers
 import InkraJSON
 import InkraTesting
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
@@ -26,7 +27,7 @@ struct FunctionMetricsTests {
 
     @Test("generateQuestions counts a full month as QuotaExceeded, a full hour as RateLimitHit")
     func refusals() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
         let monthly = RecordingMetrics()
         let oneAMonthLimits = TierLimits(["free": Limits(monthly: 1, daily: 5, hourly: 5)])
         // The function holds the limits; the authorizer's context names only the tier.
@@ -51,7 +52,7 @@ struct FunctionMetricsTests {
     @Test("generateQuestions counts a store that cannot charge as UsageStoreFailure")
     func storeFailure() async throws {
         let metrics = RecordingMetrics()
-        let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+        let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
         let function = generateQuestions(table: ReadOnlyTable(base: base), metrics: metrics)
         let reply = try Reply(
             await function.handle(ProxyEvent.rest(body: body, authorizer: caller), context: Self.context))

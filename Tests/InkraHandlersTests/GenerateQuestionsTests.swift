@@ -3,6 +3,7 @@ import InkraHandlers
 import InkraJSON
 import InkraTestSupport
 import InkraTesting
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
@@ -184,7 +185,7 @@ struct GenerateQuestionsTests {
 
     @Test("A store failure is 503 and nothing is consumed or generated")
     func storeFailure() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
         let function = GenerateQuestions(
             store: TableUsageStore(table: ReadOnlyTable(base: table), tableName: "inkra-usage"),
             generator: TemplateQuestionGenerator()

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraJSON
 import InkraLLM
 import InkraTestSupport
@@ -13,7 +14,7 @@ struct ChatCompletionsGeneratorTests {
     func generator(_ server: StubHTTPServer, timeout: TimeInterval = Patience.seconds) -> ChatCompletionsGenerator {
         ChatCompletionsGenerator(
             settings: .init(
-                baseURL: URL(string: "http://127.0.0.1:\(server.port)/v1")!, apiKey: "sk-test", model: "test-model",
+                baseURL: HTTPURL(string: "http://127.0.0.1:\(server.port)/v1")!, apiKey: "sk-test", model: "test-model",
                 timeout: timeout)
         )
     }
@@ -82,7 +83,7 @@ struct ChatCompletionsGeneratorTests {
         ] as [(String, String?, Bool)])
     func keyInTheClear(base: String, key: String?, inTheClear: Bool) throws {
         let settings = ChatCompletionsGenerator.Settings(
-            baseURL: try #require(URL(string: base)), apiKey: key, model: "m")
+            baseURL: try #require(HTTPURL(string: base)), apiKey: key, model: "m")
         #expect(settings.sendsKeyInTheClear == inTheClear)
     }
 }

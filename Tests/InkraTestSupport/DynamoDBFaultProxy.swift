@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraJSON
 import NIOHTTP1
 import OutboundHTTP
@@ -58,7 +59,7 @@ package final class DynamoDBFaultProxy: Sendable {
     }
 
     /// The proxy's address, for `AWS_ENDPOINT_URL_DYNAMODB`.
-    package var url: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
+    package var url: HTTPURL { HTTPURL(string: "http://127.0.0.1:\(server.port)")! }
 
     /// How many requests of `operation` (`GetItem`, `TransactWriteItems`) arrived.
     package func count(_ operation: String) -> Int { calls.counts.withLock { $0[operation] ?? 0 } }
@@ -67,7 +68,8 @@ package final class DynamoDBFaultProxy: Sendable {
     /// - Parameters:
     ///   - upstream: the DynamoDB endpoint requests go on to.
     ///   - fault: the fault for an operation's `n`th request (from 1), or `nil` to forward it.
-    package init(upstream: URL, fault: @escaping @Sendable (_ operation: String, _ number: Int) -> Fault?) async throws
+    package init(upstream: HTTPURL, fault: @escaping @Sendable (_ operation: String, _ number: Int) -> Fault?)
+        async throws
     {
         let calls = self.calls
         let client = OutboundHTTPClient()

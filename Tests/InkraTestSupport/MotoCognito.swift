@@ -1,6 +1,8 @@
 import AWSServices
 import Foundation
+import HTTPText
 import InkraJSON
+import InkraTime
 import OutboundHTTP
 
 /// A Cognito user pool in moto_server (``MotoEndpoint``), shaped as template.yaml deploys it (email
@@ -9,7 +11,7 @@ package struct MotoCognito: Sendable {
     /// The pool's id.
     package let userPoolID: String
     /// moto's endpoint.
-    package let endpoint: URL
+    package let endpoint: HTTPURL
     let service: AWSJSONService
 
     /// The environment that points a runtime or the emulator's admin tools at moto's Cognito.
@@ -30,7 +32,7 @@ package struct MotoCognito: Sendable {
     package func admin() throws -> CognitoUserAdmin {
         try CognitoUserAdmin(
             userPoolID: userPoolID, aws: AWSSettings(environment: environment), transport: Self.transport,
-            now: { Date() })
+            now: { Timestamp.now })
     }
 
     /// A new pool in moto.
@@ -41,7 +43,7 @@ package struct MotoCognito: Sendable {
         environment["AWS_ACCESS_KEY_ID"] = "testing"
         environment["AWS_SECRET_ACCESS_KEY"] = "testing"
         let service = try AWSJSONService.cognitoIdentityProvider(
-            AWSSettings(environment: environment), transport: transport, now: { Date() })
+            AWSSettings(environment: environment), transport: transport, now: { Timestamp.now })
         let created = try await service.call(
             "CreateUserPool",
             ["PoolName": .string("inkra-test-\(UUID().uuidString.prefix(8))"), "UsernameAttributes": ["email"]],

@@ -1,6 +1,8 @@
 import AWSServices
 import DynamoDBTable
 import Foundation
+import HTTPText
+import InkraTime
 
 /// The DynamoDB-compatible server the suites run against: the one `INKRA_TEST_DYNAMODB_ENDPOINT`
 /// names (`.ci/run` starts moto_server and sets it), or else a `moto_server` from `PATH` started
@@ -19,13 +21,13 @@ package enum MotoEndpoint {
 
     /// Where the endpoint comes from.
     private enum Source {
-        case named(URL)
+        case named(HTTPURL)
         case started(URL)
     }
 
     private static let configuration: (source: Source?, reason: String) = {
         if let named = ProcessInfo.processInfo.environment["INKRA_TEST_DYNAMODB_ENDPOINT"] {
-            guard let url = URL(string: named), url.host != nil else {
+            guard let url = HTTPURL(string: named) else {
                 return (nil, "INKRA_TEST_DYNAMODB_ENDPOINT is not a URL: \(named)")
             }
             return (.named(url), "")
@@ -37,11 +39,11 @@ package enum MotoEndpoint {
     /// The endpoint. The first call may start moto_server and wait, off Swift's cooperative
     /// threads, until it answers.
     /// - Throws: when there is none (``skipReason``) or moto_server could not be started.
-    package static func url() async throws -> URL {
+    package static func url() async throws -> HTTPURL {
         try await resolved.value.get()
     }
 
-    private static let resolved = Task<Result<URL, MotoServer.StartFailure>, Never> {
+    private static let resolved = Task<Result<HTTPURL, MotoServer.StartFailure>, Never> {
         switch configuration.source {
         case nil:
             return .failure(MotoServer.StartFailure(configuration.reason))
@@ -60,7 +62,7 @@ package enum MotoEndpoint {
 
     /// Starts a moto_server on a thread of its own (the start waits until it answers), and sets
     /// the test credentials once it does.
-    private static func start(_ executable: URL) async -> Result<URL, MotoServer.StartFailure> {
+    private static func start(_ executable: URL) async -> Result<HTTPURL, MotoServer.StartFailure> {
         let started = await withCheckedContinuation { continuation in
             Thread.detachNewThread { continuation.resume(returning: MotoServer.start(executable)) }
         }
@@ -73,11 +75,11 @@ package enum MotoEndpoint {
     /// within 5 s, and the shared server queues a whole parallel run's requests (``patient`` says
     /// why) for longer than that on a loaded machine. Few requests reach this one. Without
     /// moto_server on PATH (a named endpoint only), the shared server.
-    package static func quietURL() async throws -> URL {
+    package static func quietURL() async throws -> HTTPURL {
         try await quiet.value.get()
     }
 
-    private static let quiet = Task<Result<URL, MotoServer.StartFailure>, Never> {
+    private static let quiet = Task<Result<HTTPURL, MotoServer.StartFailure>, Never> {
         guard let executable = MotoServer.executable() else { return await resolved.value }
         return await start(executable)
     }
@@ -98,7 +100,7 @@ package enum MotoEndpoint {
             credentials: AWSCredentials(accessKeyID: "testing", secretAccessKey: "testing"),
             transport: transport,
             options: patient,
-            now: { Date() }
+            now: { Timestamp.now }
         )
     }
 

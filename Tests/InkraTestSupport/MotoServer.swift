@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import Synchronization
 
 #if canImport(Glibc)
@@ -35,7 +36,7 @@ enum MotoServer {
 
     /// Starts moto_server and returns its URL once it answers HTTP, or why it could not.
     /// A port taken between choosing and binding it is tried again with another.
-    static func start(_ executable: URL) -> Result<URL, StartFailure> {
+    static func start(_ executable: URL) -> Result<HTTPURL, StartFailure> {
         let log = FileManager.default.temporaryDirectory
             .appendingPathComponent(
                 "inkra-test-moto-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8)).log")
@@ -61,7 +62,7 @@ enum MotoServer {
             while process.isRunning, ContinuousClock.now < deadline {
                 if answersHTTP(port: port) {
                     running.withLock { $0.append((process, lifeline)) }
-                    return .success(URL(string: "http://127.0.0.1:\(port)")!)
+                    return .success(HTTPURL(string: "http://127.0.0.1:\(port)")!)
                 }
                 usleep(100_000)
             }

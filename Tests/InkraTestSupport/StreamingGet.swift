@@ -1,3 +1,4 @@
+import HTTPText
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -34,8 +35,9 @@ package final class StreamingGet: Sendable {
     /// - Parameters:
     ///   - url: an `http` URL.
     ///   - headers: sent after `Host`.
-    package static func open(_ url: URL, headers: [(String, String)] = []) async throws -> StreamingGet {
-        guard url.scheme == "http", let host = url.host else { throw StreamingGetError("not an http URL: \(url)") }
+    package static func open(_ url: HTTPURL, headers: [(String, String)] = []) async throws -> StreamingGet {
+        guard url.scheme == "http" else { throw StreamingGetError("not an http URL: \(url)") }
+        let host = url.host
         let port = url.port ?? 80
         let (head, headContinuation) = AsyncThrowingStream.makeStream(of: HTTPResponseHead.self)
         let (body, bodyContinuation) = AsyncThrowingStream.makeStream(of: [UInt8].self)

@@ -2,6 +2,7 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTesting
+import InkraTime
 import Testing
 
 /// Each recorded authorizer event of events/authorizer against the event ``AuthorizerEvent``
@@ -27,7 +28,8 @@ struct AuthorizerEventTests {
         let recorded = try #require(Self.samples.first { $0.name == name }?.event)
         let theirs = try AuthorizerRequest(event: recorded)
         let time = try #require(
-            RequestTime.received(in: recorded) ?? recorded["x-inkra-recorded-at"]?.string.map { Date(iso8601: $0) })
+            RequestTime.received(in: recorded) ?? recorded["x-inkra-recorded-at"]?.string.map { Timestamp(iso8601: $0) }
+        )
         let arn = try #require(theirs.resourceArn)
         // arn:aws:execute-api:region:account:api/stage/METHOD/path
         let parts = arn.split(separator: "/", maxSplits: 3).map(String.init)
@@ -55,8 +57,9 @@ struct AuthorizerEventTests {
     }
 
     /// The answer at `time`, or the failed invocation.
-    func outcome(_ authorizer: Authorizer, _ event: JSONValue, at time: Date) async -> Result<JSONValue, FunctionError>
-    {
+    func outcome(_ authorizer: Authorizer, _ event: JSONValue, at time: Timestamp) async -> Result<
+        JSONValue, FunctionError
+    > {
         do {
             return .success(try await authorizer.handle(event, context: InvocationContext(time: time)))
         } catch {

@@ -2,13 +2,14 @@ import Foundation
 import InkraHandlers
 import InkraJSON
 import InkraTesting
+import InkraTime
 import InkraUsage
 import SingleTable
 import Testing
 
 @Suite("InMemoryUsageStore")
 struct InMemoryUsageStoreTests {
-    static let at = Date(iso8601: "2026-03-10T10:20:00Z")
+    static let at = Timestamp(iso8601: "2026-03-10T10:20:00Z")
     static let limits = Limits(monthly: 10, daily: 5, hourly: 5)
 
     @Test("A seeded store holds the items the real store writes for the same calls", arguments: [1, 2, 3])

@@ -1,5 +1,6 @@
 import Foundation
 import InkraTesting
+import InkraTime
 import InkraUsage
 import Testing
 
@@ -9,15 +10,15 @@ struct ManualClockTests {
     func moves() {
         let clock = ManualClock()
         let now = clock.closure
-        #expect(now() == Date(iso8601: "2026-03-10T10:00:00Z"))
+        #expect(now() == Timestamp(iso8601: "2026-03-10T10:00:00Z"))
         clock.advance(by: .seconds(90))
-        #expect(now() == Date(iso8601: "2026-03-10T10:01:30Z"))
+        #expect(now() == Timestamp(iso8601: "2026-03-10T10:01:30Z"))
         clock.advance(by: .milliseconds(250))
-        #expect(clock.now == Date(iso8601: "2026-03-10T10:01:30.250Z"))
+        #expect(clock.now == Timestamp(iso8601: "2026-03-10T10:01:30.250Z"))
         clock.set("2026-03-09T23:00:00+01:00")
-        #expect(now() == Date(iso8601: "2026-03-09T22:00:00Z"))
-        clock.set(Date(timeIntervalSince1970: 0))
-        #expect(clock.now == Date(iso8601: "1970-01-01T00:00:00Z"))
+        #expect(now() == Timestamp(iso8601: "2026-03-09T22:00:00Z"))
+        clock.set(Timestamp(timeIntervalSince1970: 0))
+        #expect(clock.now == Timestamp(iso8601: "1970-01-01T00:00:00Z"))
     }
 
     @Test(
@@ -35,6 +36,6 @@ struct ManualClockTests {
     func edges(start: String, window: String, next: String) throws {
         let clock = ManualClock(start)
         clock.advance(toStartOfNext: try #require(UsageWindow(rawValue: window)))
-        #expect(clock.now == Date(iso8601: next))
+        #expect(clock.now == Timestamp(iso8601: next))
     }
 }

@@ -3,6 +3,7 @@ import InkraAuth
 import InkraHandlers
 import InkraJSON
 import InkraTesting
+import InkraTime
 
 /// The recorded events of events/, and what they need to be read as the emulator reads them: the
 /// development pool's public keys (emulator/dev-keys/dev-jwks.json, which signed their tokens) and
@@ -28,13 +29,13 @@ enum Samples {
 
     /// The authorizer as the emulator runs it over events/: the development pool, ID tokens, at
     /// the event's recorded time.
-    static func authorizer(at instant: Date) throws -> Authorizer {
+    static func authorizer(at instant: Timestamp) throws -> Authorizer {
         let jwks = try Data(contentsOf: root.appendingPathComponent("emulator/dev-keys/dev-jwks.json"))
         let configuration = CognitoConfiguration(
             issuer: "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_InkraLocal",
             clientIds: ["inkra-local-client"])
         let verifier = TokenVerifier(
-            configuration: configuration, keys: try JWKSKeySource(jwks: jwks), now: { instant })
+            configuration: configuration, keys: try JWKSKeySource(jwks: Array(jwks)), now: { instant })
         return Authorizer(verifier: verifier)
     }
 

@@ -3,6 +3,7 @@ import InkraAuth
 import InkraHandlers
 import InkraJSON
 import InkraTesting
+import InkraTime
 import Testing
 
 /// One pool for the suite: generating its RSA key takes a moment in a debug build.

@@ -49,11 +49,10 @@ struct TraceTests {
         let recorder = TraceRecorder(
             header: TraceHeader(root: "1-5759e988-bd862e3fe1be46a994272793", parent: "53995c3f42cd8ad8", sampled: true),
             now: {
-                Date(
-                    timeIntervalSince1970: tick.withLock {
-                        $0 += 1
-                        return $0
-                    })
+                tick.withLock {
+                    $0 += 1
+                    return $0
+                }
             },
             newID: {
                 String(
@@ -80,14 +79,14 @@ struct TraceTests {
         #expect(spans[0].throttle && spans[0].error && !spans[0].fault && spans[0].namespace == .aws)
         #expect(spans[1].fault && spans[1].cause?.hasPrefix("Failure") == true, "\(spans[1])")
         #expect(!outer.fault, "the failure was caught inside")
-        #expect(spans.allSatisfy { ($0.end ?? .distantPast) > $0.start })
+        #expect(spans.allSatisfy { ($0.end ?? 0) > $0.start })
     }
 
     @Test("Past the bound, spans are dropped and counted, never kept without end")
     func bounded() async {
         let recorder = TraceRecorder(
             header: TraceHeader(root: "1-5759e988-bd862e3fe1be46a994272793", parent: nil, sampled: true),
-            now: { Date(timeIntervalSince1970: 0) })
+            now: { 0 })
         let scope = RequestScope(trace: Trace(recorder: recorder))
         for _ in 0..<(TraceRecorder.maximumSpans + 7) {
             await scope.span("backoff") { _, _ in }

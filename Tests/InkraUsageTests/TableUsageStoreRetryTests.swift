@@ -223,7 +223,7 @@ struct TableUsageStoreRetryTests {
 /// An in-memory table whose every transaction and update first meets `conflicts` other
 /// transactions, as DynamoDB reports them.
 final class ConflictingTable: ForwardingTable {
-    let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+    let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
     private let perWrite: Int
     private let state = Mutex((pending: [String: Int](), conflicts: 0))
 

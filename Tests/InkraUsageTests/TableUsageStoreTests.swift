@@ -8,7 +8,7 @@ import Testing
 
 @Suite("Usage store over the single table")
 struct TableUsageStoreTests {
-    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
     var store: TableUsageStore { TableUsageStore(table: table, tableName: "inkra-usage") }
 
     func item(_ pk: String, _ sk: String) async throws -> Item? {

@@ -16,7 +16,7 @@ struct TierLimitsTests {
     @Test("A limits file overrides only what it names")
     func partialFile() throws {
         let json = #"{"free":{"daily":4},"premium":{"monthly":500,"hourly":30}}"#
-        let limits = try TierLimits(json: Data(json.utf8))
+        let limits = try TierLimits(json: Array(json.utf8))
         #expect(limits.limits(forTier: "free") == Limits(monthly: 5, daily: 4, hourly: 2))
         #expect(limits.limits(forTier: "premium") == Limits(monthly: 500, daily: 100, hourly: 30))
     }
@@ -36,7 +36,7 @@ struct TierLimitsTests {
     )
     func badFile(json: String, message: String) {
         #expect {
-            try TierLimits(json: Data(json.utf8), source: "limits.json")
+            try TierLimits(json: Array(json.utf8), source: "limits.json")
         } throws: { error in
             let description = String(describing: error)
             return description.hasPrefix("limits.json: ") && description.contains(message)
@@ -46,7 +46,7 @@ struct TierLimitsTests {
     @Test("A missing limits file is named in the error")
     func missingFile() {
         #expect {
-            try TierLimits(contentsOf: URL(fileURLWithPath: "/nonexistent/limits.json"))
+            try TierLimits(contentsOfFile: "/nonexistent/limits.json")
         } throws: { error in
             String(describing: error).contains("/nonexistent/limits.json")
         }

@@ -12,7 +12,7 @@ import Testing
 /// a table that throttles would otherwise get the same reads again and again.
 @Suite("Unprocessed keys: asked for again after a full-jitter backoff, within the deadline")
 struct UnprocessedKeysTests {
-    let at = Date(timeIntervalSince1970: 1_773_136_800)  // 2026-03-10T10:00:00Z
+    let at = Timestamp(timeIntervalSince1970: 1_773_136_800)  // 2026-03-10T10:00:00Z
 
     @Test("Keys left unprocessed three times are read on the fourth try, after growing waits")
     func readAfterBackoff() async throws {
@@ -47,7 +47,7 @@ struct UnprocessedKeysTests {
 /// An in-memory table whose `BatchGetItem` leaves every key unprocessed for its first `pages`
 /// calls, as DynamoDB does when the table throttles.
 final class UnprocessedTable: ForwardingTable {
-    let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+    let base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
     private let pages: Int
     private let count = Mutex(0)
 

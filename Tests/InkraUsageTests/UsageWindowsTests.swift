@@ -80,8 +80,10 @@ struct UsageWindowsTests {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         var seconds = -2_000_000_000
         while seconds < 4_000_000_000 {
-            let date = Date(timeIntervalSince1970: TimeInterval(seconds))
-            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+            let date = Timestamp(timeIntervalSince1970: TimeInterval(seconds))
+            let parts = calendar.dateComponents(
+                [.year, .month, .day, .hour, .minute, .second],
+                from: Date(timeIntervalSince1970: date.timeIntervalSince1970))
             let civil = CivilTime(date)
             #expect(civil.year == parts.year && civil.month == parts.month && civil.day == parts.day)
             #expect(civil.hour == parts.hour && civil.minute == parts.minute && civil.second == parts.second)
@@ -96,8 +98,8 @@ struct UsageWindowsTests {
         formatter.timeZone = TimeZone(identifier: "UTC")!
         var seconds = -2_000_000_000
         while seconds < 4_000_000_000 {
-            let date = Date(timeIntervalSince1970: TimeInterval(seconds))
-            let expected = formatter.string(from: date)
+            let date = Timestamp(timeIntervalSince1970: TimeInterval(seconds))
+            let expected = formatter.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970))
             let civil = CivilTime(date)
             #expect(civil.iso8601 == expected)
             #expect(civil.hourKey == String(expected.prefix(13)))
@@ -121,9 +123,11 @@ struct UsageWindowsTests {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var milliseconds: Int64 = -2_000_000_000_123
         while milliseconds < 4_000_000_000_000 {
-            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let date = Timestamp(timeIntervalSince1970: Double(milliseconds) / 1000)
             let text = CivilTime.iso8601(milliseconds: milliseconds)
-            #expect(text == formatter.string(from: date), "\(milliseconds)")
+            #expect(
+                text == formatter.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970)),
+                "\(milliseconds)")
             #expect(CivilTime.iso8601Milliseconds(date) == text, "\(milliseconds)")
             #expect(CivilTime.iso8601(date) == String(text.prefix(19)) + "Z")
             milliseconds += 7_777_777_777
@@ -132,9 +136,10 @@ struct UsageWindowsTests {
         #expect(CivilTime.iso8601(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
         #expect(CivilTime.iso8601(milliseconds: 0) == "1970-01-01T00:00:00.000Z")
         #expect(
-            CivilTime.iso8601Milliseconds(Date(timeIntervalSince1970: 1_773_136_800.0079)) == "2026-03-10T10:00:00.007Z"
+            CivilTime.iso8601Milliseconds(Timestamp(timeIntervalSince1970: 1_773_136_800.0079))
+                == "2026-03-10T10:00:00.007Z"
         )
-        #expect(CivilTime.iso8601Milliseconds(Date(timeIntervalSince1970: -0.0001)) == "1969-12-31T23:59:59.999Z")
+        #expect(CivilTime.iso8601Milliseconds(Timestamp(timeIntervalSince1970: -0.0001)) == "1969-12-31T23:59:59.999Z")
     }
 
     @Test("API Gateway's requestTime agrees with Foundation's calendar across many instants")
@@ -145,10 +150,13 @@ struct UsageWindowsTests {
         formatter.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
         var seconds = 0
         while seconds < 4_000_000_000 {
-            let date = Date(timeIntervalSince1970: TimeInterval(seconds) + 0.75)
-            #expect(CivilTime.apiGatewayTime(date) == formatter.string(from: date), "\(seconds)")
+            let date = Timestamp(timeIntervalSince1970: TimeInterval(seconds) + 0.75)
+            #expect(
+                CivilTime.apiGatewayTime(date)
+                    == formatter.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970)), "\(seconds)")
             seconds += 7_777_777
         }
-        #expect(CivilTime.apiGatewayTime(Date(timeIntervalSince1970: 1_773_136_800)) == "10/Mar/2026:10:00:00 +0000")
+        #expect(
+            CivilTime.apiGatewayTime(Timestamp(timeIntervalSince1970: 1_773_136_800)) == "10/Mar/2026:10:00:00 +0000")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import InkraUsage
 import LambdaRuntimeAPI
 import Synchronization
@@ -35,7 +36,7 @@ final class ScriptedRuntimeAPI: Sendable {
                     return .json(
                         500, #"{"errorMessage":"State transition error","errorType":"InvalidStateTransition"}"#)
                 }
-                let deadline = Int((Date().timeIntervalSince1970 + 60) * 1000)
+                let deadline = Int((Timestamp.now.timeIntervalSince1970 + 60) * 1000)
                 return StubHTTPServer.Answer(
                     status: 200,
                     headers: [
@@ -102,7 +103,7 @@ extension RuntimeLoopTests {
             events: [("r1", secretEvent), ("r2", #"{"n":2}"#)], answers: ["r1/response": status])
         defer { api.server.shutdown() }
         let log = LogLines()
-        let loop = RuntimeLoop(client: try RuntimeClient(address: api.address, now: { Date() }), log: log.add)
+        let loop = RuntimeLoop(client: try RuntimeClient(address: api.address, now: { Timestamp.now }), log: log.add)
         try await loop.run(limit: 2) { _, event in event }
 
         #expect(api.calls == ["GET next", "POST r1/response", "POST r1/error", "GET next", "POST r2/response"])
@@ -126,7 +127,7 @@ extension RuntimeLoopTests {
             events: [("r1", secretEvent), ("r2", #"{"n":2}"#)], answers: ["r1/error": status])
         defer { api.server.shutdown() }
         let log = LogLines()
-        let loop = RuntimeLoop(client: try RuntimeClient(address: api.address, now: { Date() }), log: log.add)
+        let loop = RuntimeLoop(client: try RuntimeClient(address: api.address, now: { Timestamp.now }), log: log.add)
         try await loop.run(limit: 2) { _, event in
             if event == Array(secretEvent.utf8) {
                 throw InvocationFailure(errorType: "Handler.Broken", errorMessage: "it broke")
@@ -146,7 +147,7 @@ extension RuntimeLoopTests {
         let api = try await ScriptedRuntimeAPI(
             events: [("r1", secretEvent), ("r2", #"{"n":2}"#)], answers: ["r1/\(call)": 500])
         defer { api.server.shutdown() }
-        let loop = RuntimeLoop(client: try RuntimeClient(address: api.address, now: { Date() }))
+        let loop = RuntimeLoop(client: try RuntimeClient(address: api.address, now: { Timestamp.now }))
         let error = await #expect(throws: RuntimeAPIError.self) {
             try await loop.run(limit: 2) { _, event in
                 if call == "error" { throw InvocationFailure(errorType: "Handler.Broken", errorMessage: "it broke") }

@@ -3,6 +3,7 @@ import EmulatorServer
 import Foundation
 import InkraJSON
 import InkraTestSupport
+import InkraTime
 import LambdaRuntimeAPI
 import Testing
 
@@ -17,7 +18,7 @@ final class Seen: @unchecked Sendable {
         lock.withLock {
             contexts.append(context)
             traces.append(ProcessInfo.processInfo.environment["_X_AMZN_TRACE_ID"])
-            remaining.append(context.remainingTime(now: Date()))
+            remaining.append(context.remainingTime(now: Timestamp.now))
         }
     }
 
@@ -38,8 +39,8 @@ struct RuntimeLoopTests {
     func start(limit: Int, _ handler: @escaping RuntimeLoop.Handler) async throws -> (
         RuntimeAPIServer, Task<Void, any Error>
     ) {
-        let server = try await RuntimeAPIServer(functionName: "echo", clock: { Date() })
-        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Date() }))
+        let server = try await RuntimeAPIServer(functionName: "echo", clock: { Timestamp.now })
+        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Timestamp.now }))
         let task = Task { try await loop.run(limit: limit, handler: handler) }
         return (server, task)
     }
@@ -51,11 +52,11 @@ struct RuntimeLoopTests {
             seen.add(context)
             return event
         }
-        var windows: [ClosedRange<Date>] = []
+        var windows: [ClosedRange<Timestamp>] = []
         for index in 0..<3 {
-            let sent = Date()
+            let sent = Timestamp.now
             let outcome = await server.invoke(Array("{\"n\":\(index)}".utf8), timeout: Self.timeout)
-            windows.append(sent.addingTimeInterval(Self.timeout)...Date().addingTimeInterval(Self.timeout))
+            windows.append(sent.addingTimeInterval(Self.timeout)...Timestamp.now.addingTimeInterval(Self.timeout))
             #expect(outcome == .response(Array("{\"n\":\(index)}".utf8)))
         }
         try await task.value
@@ -104,8 +105,8 @@ struct RuntimeLoopTests {
 
     @Test("An init error reaches /runtime/init/error")
     func initError() async throws {
-        let server = try await RuntimeAPIServer(clock: { Date() })
-        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Date() }))
+        let server = try await RuntimeAPIServer(clock: { Timestamp.now })
+        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Timestamp.now }))
         await loop.reportInitializationFailure(
             InvocationFailure(errorType: "Runtime.InitError", errorMessage: "COGNITO_USER_POOL_ID is required"))
         guard case .initializationFailed(let type, let body)? = await server.queue.initializationFailure else {
@@ -122,9 +123,9 @@ struct RuntimeLoopTests {
 
     @Test("A connection dropped mid-loop is retried, and the next invocation is served")
     func droppedConnection() async throws {
-        let server = try await RuntimeAPIServer(clock: { Date() })
+        let server = try await RuntimeAPIServer(clock: { Timestamp.now })
         await server.queue.dropNext()
-        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Date() }))
+        let loop = RuntimeLoop(client: try RuntimeClient(address: server.address, now: { Timestamp.now }))
         let task = Task { try await loop.run(limit: 1) { _, event in event } }
         #expect(await server.invoke(Array("after".utf8), timeout: Self.timeout) == .response(Array("after".utf8)))
         try await task.value
@@ -143,9 +144,9 @@ struct RuntimeLoopTests {
 
     @Test("A runtime between its answer and its next poll is still attached; the next invocation waits for it")
     func attachedBetweenPolls() async throws {
-        let server = try await RuntimeAPIServer(clock: { Date() })
+        let server = try await RuntimeAPIServer(clock: { Timestamp.now })
         #expect(await server.isAttached == false)
-        let client = try RuntimeClient(address: server.address, now: { Date() })
+        let client = try RuntimeClient(address: server.address, now: { Timestamp.now })
         let first = Task { await server.invoke(Array("one".utf8), timeout: Self.timeout) }
         let (context, event) = try await Self.blocking { try client.next() }
         try await Self.blocking { try client.respond(to: context.requestID, with: event) }
@@ -173,7 +174,7 @@ struct RuntimeLoopTests {
                 body: "{}")
         }
         defer { server.shutdown() }
-        let arrival = Date(timeIntervalSince1970: 1_800_000_000)
+        let arrival = Timestamp(timeIntervalSince1970: 1_800_000_000)
         let client = try RuntimeClient(address: "127.0.0.1:\(server.port)", now: { arrival })
         let (context, event) = try await Self.blocking { try client.next() }
         #expect(server.requests.map { "\($0.method) \($0.uri)" } == ["GET /2018-06-01/runtime/invocation/next"])
@@ -185,9 +186,10 @@ struct RuntimeLoopTests {
 
     @Test("An unreachable Runtime API ends the loop with an error after the retries")
     func unreachable() async throws {
-        let loop = RuntimeLoop(client: try RuntimeClient(address: "127.0.0.1:1", now: { Date() }), maximumAttempts: 2)
+        let loop = RuntimeLoop(
+            client: try RuntimeClient(address: "127.0.0.1:1", now: { Timestamp.now }), maximumAttempts: 2)
         await #expect(throws: RuntimeAPIError.self) { try await loop.run(limit: 1) { _, event in event } }
-        #expect(throws: RuntimeAPIError.self) { try RuntimeClient(address: "no-port", now: { Date() }) }
+        #expect(throws: RuntimeAPIError.self) { try RuntimeClient(address: "no-port", now: { Timestamp.now }) }
     }
 
     static let head = "HTTP/1.1 200 OK\r\nLambda-Runtime-Aws-Request-Id: r1\r\n"
@@ -210,7 +212,7 @@ struct RuntimeLoopTests {
     func badFraming(answer: String, message: String) async throws {
         let server = try await RawAnswerServer(answer: answer, closeAfterAnswer: true)
         defer { server.shutdown() }
-        let client = try RuntimeClient(address: "127.0.0.1:\(server.port)", now: { Date() })
+        let client = try RuntimeClient(address: "127.0.0.1:\(server.port)", now: { Timestamp.now })
         await #expect(throws: RuntimeAPIError(.protocolError, message)) {
             try await Self.blocking { try client.next() }
         }
@@ -221,7 +223,7 @@ struct RuntimeLoopTests {
         let answer = Self.head + "Transfer-Encoding: Chunked\r\n\r\nA\r\n0123456789\r\n2; note=x\r\n!!\r\n0\r\n\r\n"
         let server = try await RawAnswerServer(answer: answer, closeAfterAnswer: false)
         defer { server.shutdown() }
-        let client = try RuntimeClient(address: "127.0.0.1:\(server.port)", now: { Date() })
+        let client = try RuntimeClient(address: "127.0.0.1:\(server.port)", now: { Timestamp.now })
         for _ in 0..<2 {
             let (context, body) = try await Self.blocking { try client.next() }
             #expect(context.requestID == "r1")

@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import Testing
 
 @testable import LocalUserPool
@@ -23,7 +24,7 @@ struct DeleteAccountPoolTests {
 
     @Test("204 and the user is gone from the pool; again 204; another user stays; without a pool, usage only")
     func deletesThePoolUser() async throws {
-        var options = EmulatorOptions(clock: { Date() })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = PoolFixture.key
         let stack = try await EmulatorStack(options: options)
         let fixture = PoolFixture()

@@ -66,7 +66,7 @@ struct EndpointTests {
         let jwks = await endpoint.respond(
             LocalHTTPRequest(method: "GET", path: "/us-east-1_InkraLocal/.well-known/jwks.json"))
         #expect(jwks.status == 200)
-        #expect(Data(jwks.body) == fixture.pool.jwks)
+        #expect(jwks.body == fixture.pool.jwks)
         let discovery = await endpoint.respond(
             LocalHTTPRequest(method: "GET", path: "/us-east-1_InkraLocal/.well-known/openid-configuration"))
         let document = try JSONParser.parse(discovery.body)

@@ -3,6 +3,7 @@ import EmulatorKit
 import Foundation
 import InkraAuth
 import InkraTesting
+import InkraTime
 import Synchronization
 import Testing
 
@@ -21,7 +22,7 @@ final class PoolFixture: Sendable {
     static let cliClient = "inkra-local-cli-client"
     static let password = "Correct-Horse-9battery"
 
-    let clock = ManualClock(Date(timeIntervalSince1970: 1_762_326_189))
+    let clock = ManualClock(Timestamp(timeIntervalSince1970: 1_762_326_189))
     let pool: UserPool
 
     /// - Parameters:

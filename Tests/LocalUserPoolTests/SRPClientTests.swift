@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import Testing
 
 @testable import LocalUserPool
@@ -21,8 +22,7 @@ struct SRPClientTests {
         let key = try client.sessionKey(
             serverPublic: serverPublic, salt: salt, userID: KnownValues.userID, password: KnownValues.password)
         #expect(key.map { String($0, radix: 16).leftPadded(to: 2) }.joined() == KnownValues.sessionKey)
-        let timestamp = try #require(
-            ISO8601DateFormatter().date(from: "2025-11-05T07:03:09Z"))
+        let timestamp = try #require(CivilTime.instant(iso8601: "2025-11-05T07:03:09Z"))
         let responses = try client.responses(
             to: [
                 "SALT": KnownValues.salt, "SRP_B": KnownValues.serverPublic, "USER_ID_FOR_SRP": KnownValues.userID,
@@ -43,17 +43,17 @@ struct SRPClientTests {
         var missing = good
         missing["SRP_B"] = nil
         #expect(throws: SRPClientError("the PASSWORD_VERIFIER challenge has no SRP_B")) {
-            try client.responses(to: missing, password: "p", at: Date(timeIntervalSince1970: 0))
+            try client.responses(to: missing, password: "p", at: Timestamp(timeIntervalSince1970: 0))
         }
         var zero = good
         zero["SRP_B"] = SRP.prime.hex
         #expect(throws: SRPClientError("the challenge's SRP_B is 0 mod N")) {
-            try client.responses(to: zero, password: "p", at: Date(timeIntervalSince1970: 0))
+            try client.responses(to: zero, password: "p", at: Timestamp(timeIntervalSince1970: 0))
         }
         var notBase64 = good
         notBase64["SECRET_BLOCK"] = "*not base64*"
         #expect(throws: SRPClientError("the challenge's SECRET_BLOCK is not base64")) {
-            try client.responses(to: notBase64, password: "p", at: Date(timeIntervalSince1970: 0))
+            try client.responses(to: notBase64, password: "p", at: Timestamp(timeIntervalSince1970: 0))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import Testing
 
 @testable import LocalUserPool
@@ -59,7 +60,7 @@ struct SRPTests {
     @Test("TIMESTAMP in Cognito's form: the day not zero-padded, UTC")
     func timestamp() {
         // 2025-11-05T07:03:09Z
-        #expect(SRP.timestamp(Date(timeIntervalSince1970: 1_762_326_189)) == "Wed Nov 5 07:03:09 UTC 2025")
+        #expect(SRP.timestamp(Timestamp(timeIntervalSince1970: 1_762_326_189)) == "Wed Nov 5 07:03:09 UTC 2025")
         #expect(SRP.isWellFormed(timestamp: "Wed Nov 5 07:03:09 UTC 2025"))
         #expect(SRP.isWellFormed(timestamp: "Wed Nov 25 07:03:09 UTC 2026"))
         #expect(!SRP.isWellFormed(timestamp: "2025-11-05T07:03:09Z"))

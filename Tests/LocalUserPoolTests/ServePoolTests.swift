@@ -1,6 +1,8 @@
 import EmulatorKit
 import EmulatorServer
 import Foundation
+import HTTPText
+import InkraTime
 import Logging
 import Testing
 
@@ -11,7 +13,7 @@ struct ServePoolTests {
     private func serve(cognitoPort: Int, fallsBack: Bool, _ body: (ServeEndpoints) async throws -> Void) async throws
         -> (any Error)?
     {
-        var options = EmulatorOptions(clock: { Date() })
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = PoolFixture.key
         let stack = try await EmulatorStack(options: options)
         var configuration = ServeConfiguration.ephemeral

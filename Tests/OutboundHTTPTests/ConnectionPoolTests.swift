@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraTestSupport
 import NIOCore
 import NIOPosix
@@ -9,7 +10,7 @@ import Testing
 @Suite("The connection pool's bookkeeping")
 struct ConnectionPoolTests {
     static func endpoint(_ text: String) throws -> Endpoint {
-        try Endpoint(#require(URL(string: text)))
+        try Endpoint(#require(HTTPURL(string: text)))
     }
 
     struct UnexpectedLease: Error {}

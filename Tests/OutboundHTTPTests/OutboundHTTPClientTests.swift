@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraTestSupport
 import NIOHTTP1
 import NIOSSL
@@ -12,7 +13,7 @@ struct OutboundHTTPClientTests {
         OutboundHTTPClient(tlsConfiguration: tls)
     }
 
-    static func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
+    static func url(_ text: String) throws -> HTTPURL { try #require(HTTPURL(string: text)) }
 
     /// A timeout for requests whose test is not about time: for hangs only (``Patience``).
     static let patient = Patience.hang
@@ -257,14 +258,19 @@ struct OutboundHTTPClientTests {
     }
 
     @Test(
-        "URLs that are not http or https with a host are refused before connecting",
-        arguments: [
-            "ftp://example.com/file", "file:///etc/passwd", "http:///path-only", "mailto:someone@example.com",
-        ])
+        "URLs with a host that are not http or https are refused before connecting",
+        arguments: ["ftp://example.com/file", "ws://127.0.0.1:9/socket", "gopher://example.com/"])
     func invalidURL(_ text: String) async throws {
         let error = try await Self.failure(Self.client(), OutboundRequest(url: Self.url(text)))
         #expect(error.code == .invalidURL)
         #expect(error.message.contains(text))
+    }
+
+    @Test(
+        "URLs without a host make no request at all: HTTPURL refuses them",
+        arguments: ["file:///etc/passwd", "http:///path-only", "mailto:someone@example.com"])
+    func noHost(_ text: String) {
+        #expect(HTTPURL(string: text) == nil)
     }
 
     @Test("after shutdown a request fails as shutDown")

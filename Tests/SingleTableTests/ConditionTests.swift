@@ -7,7 +7,7 @@ struct ConditionTests {
     static let item: Item = [
         "PK": .s("c"), "SK": .s("item"), "count": .n(5), "name": .s("Ada Lovelace"), "tags": .ss(["a", "b"]),
         "scores": .ns([1, 2]), "list": .l([.s("x"), .n(3)]), "map": .m(["nested": .m(["deep": .n(7)])]),
-        "flag": .bool(true), "nothing": .null, "bytes1": .b(Data([1, 2, 3])), "status": .s("active"),
+        "flag": .bool(true), "nothing": .null, "bytes1": .b([1, 2, 3]), "status": .s("active"),
     ]
 
     static let cases: [(String, [String: String], [String: AttributeValue], Bool)] = [
@@ -55,7 +55,7 @@ struct ConditionTests {
         ("#reserved = :five", ["#reserved": "count"], [":five": .n(5)], true),
         ("#n > :a", ["#n": "name"], [":a": .s("Ae")], false),
         ("#n > :a", ["#n": "name"], [":a": .s("Aa")], true),
-        ("bytes1 = :blob", [:], [":blob": .b(Data([1, 2, 3]))], true),
+        ("bytes1 = :blob", [:], [":blob": .b([1, 2, 3])], true),
     ]
 
     @Test("Each condition feature of docs/table.md", arguments: TableContract.factories)

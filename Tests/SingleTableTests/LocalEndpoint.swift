@@ -2,6 +2,8 @@ import AWSServices
 import DynamoDBTable
 import EmulatorKit
 import Foundation
+import HTTPText
+import InkraTime
 import SingleTable
 
 /// Our DynamoDB client talking to the emulator's DynamoDB endpoint without a socket: the
@@ -22,11 +24,12 @@ enum LocalEndpoint {
     /// A fresh endpoint with the contract table created through it, and a client for it.
     static func freshTable() async throws -> any Table {
         let endpoint = LocalDynamoDB(
-            table: InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() }), now: { Date() })
+            table: InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now }),
+            now: { Timestamp.now })
         let client = DynamoDBTable(
-            endpoint: URL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
+            endpoint: HTTPURL(string: "http://127.0.0.1:8000")!, region: "us-east-1",
             credentials: AWSCredentials(accessKeyID: "local", secretAccessKey: "local"),
-            transport: LocalEndpointTransport(endpoint: endpoint), now: { Date() })
+            transport: LocalEndpointTransport(endpoint: endpoint), now: { Timestamp.now })
         try await client.createTable(.singleTable(named: contractTable), timeToLiveAttribute: "expiresAt")
         return client
     }

@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import SingleTable
 import Testing
 
@@ -105,7 +106,7 @@ struct QueryTests {
     func numericOrder(factory: TableContract.Factory) async throws {
         let table = InMemoryTable(
             schema: TableSchema(tableName: contractTable, key: .init(partitionKey: "PK", sortKey: "N")),
-            now: { Date() }
+            now: { Timestamp.now }
         )
         _ = factory
         for n in ["10", "9", "-1", "1.5", "100"] {

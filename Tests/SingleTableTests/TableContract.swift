@@ -1,6 +1,7 @@
 import DynamoDBTable
 import Foundation
 import InkraTestSupport
+import InkraTime
 import SingleTable
 import Testing
 
@@ -28,7 +29,7 @@ enum TableContract {
     static var factories: [Factory] {
         var list = [
             Factory(description: "InMemoryTable") {
-                InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+                InMemoryTable(schema: .singleTable(named: contractTable), now: { Timestamp.now })
             },
             Factory(description: "DynamoDBTable over the emulator's DynamoDB endpoint") {
                 try await LocalEndpoint.freshTable()

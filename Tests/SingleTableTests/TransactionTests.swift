@@ -1,5 +1,6 @@
 import Foundation
 import InkraTesting
+import InkraTime
 import SingleTable
 import Testing
 
@@ -108,7 +109,7 @@ struct TransactionTests {
 
     @Test("A ClientRequestToken makes a retry count once")
     func idempotentRetry() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Timestamp.now })
         let request = TransactWriteItemsRequest(
             transactItems: [increment("a", limit: 5)], clientRequestToken: "retry-1")
         try await table.transactWriteItems(request)
@@ -124,7 +125,7 @@ struct TransactionTests {
 
     @Test("A ClientRequestToken expires after ten minutes")
     func tokenExpiry() async throws {
-        let clock = ManualClock(Date(timeIntervalSince1970: 1_000_000))
+        let clock = ManualClock(Timestamp(timeIntervalSince1970: 1_000_000))
         let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { clock.now })
         let request = TransactWriteItemsRequest(transactItems: [increment("a", limit: 5)], clientRequestToken: "t")
         try await table.transactWriteItems(request)
@@ -135,7 +136,7 @@ struct TransactionTests {
 
     @Test("Tokens expire oldest first: a newer one is still held when an older one has gone")
     func tokensExpireInOrder() async throws {
-        let clock = ManualClock(Date(timeIntervalSince1970: 1_000_000))
+        let clock = ManualClock(Timestamp(timeIntervalSince1970: 1_000_000))
         let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { clock.now })
         try await table.transactWriteItems(
             TransactWriteItemsRequest(transactItems: [increment("a", limit: 5)], clientRequestToken: "old"))

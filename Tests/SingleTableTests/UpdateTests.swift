@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import SingleTable
 import Testing
 
@@ -138,7 +139,7 @@ struct UpdateTests {
 
     @Test("Each expression text is its own, however many the table has seen and however alike they are")
     func manyTexts() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Timestamp.now })
         // More distinct texts than the table keeps parsed, each applied twice, in two passes.
         let prefix = "SET touched = :v, "
         for pass in 0..<2 {

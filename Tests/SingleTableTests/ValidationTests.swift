@@ -1,6 +1,7 @@
 import DynamoDBTable
 import Foundation
 import InkraJSON
+import InkraTime
 import SingleTable
 import Testing
 
@@ -37,7 +38,7 @@ struct ValidationTests {
         ]
     )
     func numberSize(text: String, size: Int) async throws {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Timestamp.now })
         let number = try Number(parsing: text)
         // PK "p" and SK "s" (3 bytes each with their names), "n" (1 + the number), "x" (1 + the text).
         let room = 400 * 1024 - 3 - 3 - 1 - size - 1
@@ -67,7 +68,7 @@ struct ValidationTests {
     func placeholders(expression: String, names: [String: String], values: [String: AttributeValue], message: String)
         async throws
     {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Timestamp.now })
         let error = await expectTableError(.validation, message) {
             _ = try await table.update("p", "1", expression, names: names, values: values)
         }
@@ -99,7 +100,7 @@ struct ValidationTests {
         expression: String, condition: String, names: [String: String], values: [String: AttributeValue],
         message: String?
     ) async throws {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Timestamp.now })
         guard let message else {
             _ = try await table.update("p", "1", expression, condition: condition, names: names, values: values)
             #expect(try await table.get("p", "1")?["a"] == .n(1))
@@ -114,7 +115,7 @@ struct ValidationTests {
 
     @Test("A query's key condition, filter and projection share their placeholders")
     func queryPlaceholders() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Timestamp.now })
         try await table.put(["PK": .s("p"), "SK": .s("1"), "n": .n(5)])
         func query(_ names: [String: String], _ values: [String: AttributeValue]) async throws -> [Item] {
             try await table.query(
@@ -164,7 +165,7 @@ struct ValidationTests {
 
     @Test("Set rules hold inside maps and lists too, on puts and updates, and a refused write changes nothing")
     func nestedSets() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Timestamp.now })
         let plain: Item = ["PK": .s("s"), "SK": .s("1"), "n": .n(1), "t": .s("x"), "b": .bool(true), "z": .null]
         try await table.put(plain)
         let refused: [(AttributeValue, String)] = [
@@ -197,7 +198,7 @@ struct ValidationTests {
 
     @Test("A Limit below 1 is refused on Query and Scan, and a huge one is no crash")
     func limitBelowOne() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Timestamp.now })
         try await table.put(["PK": .s("p"), "SK": .s("1")])
         for limit in [0, -1, Int.min] {
             let scan = await expectTableError(.validation, "limit") {
@@ -220,7 +221,7 @@ struct ValidationTests {
 
     @Test("Malformed expressions are validation errors, never crashes")
     func malformedExpressions() async throws {
-        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Date() })
+        let table = InMemoryTable(schema: .singleTable(named: contractTable), now: { Timestamp.now })
         let expressions = [
             "", "SET", "SET a", "SET a =", "SET = :v", "ADD", "REMOVE", "SET a = :v SET b = :v", "SET a = :v,",
             "SET a[ = :v", "SET a[x] = :v", "SET a.#= :v", "SET a = if_not_exists(:v)", "SET a = unknown_fn(a, :v)",
@@ -250,9 +251,9 @@ struct ValidationTests {
     @Test("Attribute values round-trip through DynamoDB's JSON")
     func dynamoJSON() throws {
         let item: Item = [
-            "s": .s("text"), "n": .n(try Number(parsing: "-12.5")), "b": .b(Data([0, 255])), "bool": .bool(false),
+            "s": .s("text"), "n": .n(try Number(parsing: "-12.5")), "b": .b([0, 255]), "bool": .bool(false),
             "null": .null,
-            "m": .m(["k": .l([.n(1), .s("x")])]), "ss": .ss(["a"]), "ns": .ns([1, 2]), "bs": .bs([Data([1])]),
+            "m": .m(["k": .l([.n(1), .s("x")])]), "ss": .ss(["a"]), "ns": .ns([1, 2]), "bs": .bs([[1]]),
         ]
         let json = Wire.item(item)
         #expect(try Wire.item(try JSONParser.parse(json.jsonString)) == item)

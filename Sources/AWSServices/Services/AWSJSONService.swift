@@ -1,11 +1,6 @@
+import HTTPText
 import InkraJSON
 import InkraTime
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Calls to an AWS service's JSON protocol (`POST /`, `X-Amz-Target`, SigV4): what the runtime
 /// reads once at start (an SSM parameter, the tier limits; a Secrets Manager secret, the model's
@@ -25,28 +20,28 @@ package struct AWSJSONService: RequestBound {
         /// default throughput is 40 transactions per second) for longer than one request's retries.
         package var maximumAttempts = 5
         /// The first retry's backoff cap; doubles each retry.
-        package var baseDelay: TimeInterval = 0.1
+        package var baseDelay: Double = 0.1
         /// The largest backoff cap. The four waits add up to 1.5 s at most (0.75 s on average).
-        package var maximumDelay: TimeInterval = 1
+        package var maximumDelay: Double = 1
         /// The most time a call may take, all attempts included (or one attempt's timeout, when
         /// the caller gives a longer one), and never past the bound request's deadline: 5 s.
         /// Start-up has no request deadline; this bounds each of its reads (the limits, a secret),
         /// so a throttled start-up still fits Lambda's 10 s Init phase, which Lambda tries again at
         /// the first invocation when it does not.
-        package var deadline: TimeInterval = 5
+        package var deadline: Double = 5
 
         /// The defaults.
         package init() {}
     }
 
     /// The service's endpoint.
-    package let endpoint: URL
+    package let endpoint: HTTPURL
     let signer: SigV4Signer
     let targetPrefix: String
     let transport: any DynamoDBTransport
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> Timestamp
     let retries: Retries
-    let sleep: @Sendable (TimeInterval) async throws -> Void
+    let sleep: @Sendable (Double) async throws -> Void
     let jitter: @Sendable () -> Double
     /// The request the calls are made for; none by default (start-up's reads).
     var scope = RequestScope()
@@ -62,11 +57,11 @@ package struct AWSJSONService: RequestBound {
     ///   - jitter: a random fraction in 0..<1 for the backoff.
     ///   - now: the clock the requests are signed at.
     init(
-        endpoint: URL, signer: SigV4Signer, targetPrefix: String, transport: any DynamoDBTransport,
+        endpoint: HTTPURL, signer: SigV4Signer, targetPrefix: String, transport: any DynamoDBTransport,
         retries: Retries = Retries(),
-        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        now: @escaping @Sendable () -> Date
+        now: @escaping @Sendable () -> Timestamp
     ) {
         self.endpoint = endpoint
         self.signer = signer
@@ -85,7 +80,7 @@ package struct AWSJSONService: RequestBound {
     ///   - jitter: a fraction in 0...1 of each backoff's ceiling.
     /// - Returns: the same client, but for those two.
     package func waiting(
-        with sleep: @escaping @Sendable (TimeInterval) async throws -> Void,
+        with sleep: @escaping @Sendable (Double) async throws -> Void,
         jitter: @escaping @Sendable () -> Double
     ) -> AWSJSONService {
         AWSJSONService(
@@ -97,7 +92,7 @@ package struct AWSJSONService: RequestBound {
     /// - Throws: ``AWSServiceError/invalidConfiguration`` naming a missing variable.
     package static func ssm(
         _ aws: AWSSettings, transport: any DynamoDBTransport = HTTPClientTransport(), retries: Retries = Retries(),
-        now: @escaping @Sendable () -> Date
+        now: @escaping @Sendable () -> Timestamp
     ) throws(AWSServiceError) -> AWSJSONService {
         try service(.ssm, target: "AmazonSSM", aws, transport: transport, retries: retries, now: now)
     }
@@ -107,7 +102,7 @@ package struct AWSJSONService: RequestBound {
     /// - Throws: ``AWSServiceError/invalidConfiguration`` naming a missing variable.
     package static func secretsManager(
         _ aws: AWSSettings, transport: any DynamoDBTransport = HTTPClientTransport(), retries: Retries = Retries(),
-        now: @escaping @Sendable () -> Date
+        now: @escaping @Sendable () -> Timestamp
     ) throws(AWSServiceError) -> AWSJSONService {
         try service(.secretsManager, target: "secretsmanager", aws, transport: transport, retries: retries, now: now)
     }
@@ -123,7 +118,7 @@ package struct AWSJSONService: RequestBound {
     /// - Throws: ``AWSServiceError/invalidConfiguration`` naming a missing variable.
     package static func cognitoIdentityProvider(
         _ aws: AWSSettings, region: String? = nil, transport: any DynamoDBTransport = HTTPClientTransport(),
-        retries: Retries = Retries(), now: @escaping @Sendable () -> Date
+        retries: Retries = Retries(), now: @escaping @Sendable () -> Timestamp
     ) throws(AWSServiceError) -> AWSJSONService {
         try service(
             .cognitoIdentityProvider, target: "AWSCognitoIdentityProviderService", aws, region: region,
@@ -132,7 +127,7 @@ package struct AWSJSONService: RequestBound {
 
     private static func service(
         _ service: AWSSettings.Service, target: String, _ aws: AWSSettings, region: String? = nil,
-        transport: any DynamoDBTransport, retries: Retries, now: @escaping @Sendable () -> Date
+        transport: any DynamoDBTransport, retries: Retries, now: @escaping @Sendable () -> Timestamp
     ) throws(AWSServiceError) -> AWSJSONService {
         let client = try aws.client(for: service, region: region)
         return AWSJSONService(
@@ -160,13 +155,13 @@ package struct AWSJSONService: RequestBound {
     ///   - timeout: how long one attempt may take: 3 s, as the table client's attempts.
     /// - Throws: ``AWSServiceError`` with the service's error type and message, and how many
     ///   attempts were made.
-    package func call(_ operation: String, _ body: JSONValue, timeout: TimeInterval = 3) async throws -> JSONValue {
+    package func call(_ operation: String, _ body: JSONValue, timeout: Double = 3) async throws -> JSONValue {
         let bytes = body.jsonBytes
         let clock = ContinuousClock()
         let end = clock.now.advanced(by: .seconds(max(retries.deadline, timeout)))
         let backoff = Backoff(base: .seconds(retries.baseDelay), cap: .seconds(retries.maximumDelay), jitter: jitter)
         /// Seconds left before the nearer of the call's end and the request's deadline.
-        func left() -> TimeInterval {
+        func left() -> Double {
             let now = clock.now
             return scope.bounded(max(.zero, now.duration(to: end)), at: now).seconds
         }
@@ -202,7 +197,7 @@ package struct AWSJSONService: RequestBound {
     }
 
     /// One attempt.
-    private func send(_ operation: String, _ bytes: [UInt8], timeout: TimeInterval) async throws(AWSServiceError)
+    private func send(_ operation: String, _ bytes: [UInt8], timeout: Double) async throws(AWSServiceError)
         -> JSONValue
     {
         let headers = [

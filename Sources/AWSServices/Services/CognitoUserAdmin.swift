@@ -1,11 +1,6 @@
+import HTTPText
 import InkraJSON
 import InkraTime
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// An administrator's calls on one Cognito user pool (`AWSCognitoIdentityProviderService.*`),
 /// signed with the function's or operator's credentials: what account deletion needs.
@@ -21,7 +16,7 @@ package struct CognitoUserAdmin: RequestBound {
     /// - Throws: ``AWSServiceError/invalidConfiguration`` naming a missing variable.
     package init(
         userPoolID: String, aws: AWSSettings, transport: any DynamoDBTransport = HTTPClientTransport(),
-        retries: AWSJSONService.Retries = AWSJSONService.Retries(), now: @escaping @Sendable () -> Date
+        retries: AWSJSONService.Retries = AWSJSONService.Retries(), now: @escaping @Sendable () -> Timestamp
     ) throws(AWSServiceError) {
         let poolRegion = userPoolID.contains("_") ? userPoolID.split(separator: "_").first.map(String.init) : nil
         self.userPoolID = userPoolID
@@ -37,7 +32,7 @@ package struct CognitoUserAdmin: RequestBound {
     }
 
     /// The endpoint calls go to.
-    package var endpoint: URL { service.endpoint }
+    package var endpoint: HTTPURL { service.endpoint }
 
     /// Deletes a user (`AdminDeleteUser`). `username` may be the user's `sub`, which Cognito accepts
     /// in a pool where email is the user name attribute. Throttling, a 5xx or a dropped connection
@@ -48,7 +43,7 @@ package struct CognitoUserAdmin: RequestBound {
     ///   (`UserNotFoundException`), so a repeated deletion succeeds.
     /// - Throws: ``AWSServiceError`` for any other answer (the pool missing, access denied,
     ///   throttling) or when the endpoint cannot be reached.
-    package func deleteUser(_ username: String, timeout: TimeInterval = 3) async throws -> Bool {
+    package func deleteUser(_ username: String, timeout: Double = 3) async throws -> Bool {
         do {
             _ = try await service.call(
                 "AdminDeleteUser", ["UserPoolId": .string(userPoolID), "Username": .string(username)],

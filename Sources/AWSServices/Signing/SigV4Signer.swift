@@ -1,12 +1,7 @@
 import HTTPText
 import InkraCrypto
 import InkraJSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraTime
 
 /// AWS Signature Version 4 for one service and region.
 package struct SigV4Signer: Sendable {
@@ -44,10 +39,10 @@ package struct SigV4Signer: Sendable {
     ///   - date: the signing time.
     package func sign(
         method: String,
-        url: URL,
+        url: HTTPURL,
         headers: [(String, String)],
         body: [UInt8],
-        date: Date
+        date: Timestamp
     ) -> (headers: [(String, String)], signature: Signature) {
         let amzDate = Self.amzDate(date)
         var signed = headers
@@ -70,7 +65,7 @@ package struct SigV4Signer: Sendable {
     }
 
     /// The signature of a request whose headers already include `X-Amz-Date` (and `Host`).
-    package func signature(method: String, url: URL, headers: [(String, String)], body: [UInt8], amzDate: String)
+    package func signature(method: String, url: HTTPURL, headers: [(String, String)], body: [UInt8], amzDate: String)
         -> Signature
     {
         let day = String(amzDate.prefix(8))
@@ -105,11 +100,9 @@ package struct SigV4Signer: Sendable {
     /// lower case, IPv6 in brackets, and the port only when it is not the scheme's default, so
     /// `https://dynamodb.us-east-1.amazonaws.com:443` is signed and sent as
     /// `dynamodb.us-east-1.amazonaws.com`.
-    package static func hostHeader(of url: URL) -> String {
-        var host = (url.host(percentEncoded: false) ?? "").lowercased()
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if host.contains(":") { host = "[\(host)]" }
-        let defaultPort = url.scheme?.lowercased() == "https" ? 443 : 80
+    package static func hostHeader(of url: HTTPURL) -> String {
+        let host = url.host.utf8.contains(UInt8(ascii: ":")) ? "[\(url.host)]" : url.host
+        let defaultPort = url.scheme == "https" ? 443 : 80
         guard let port = url.port, port != defaultPort else { return host }
         return "\(host):\(port)"
     }
@@ -124,12 +117,9 @@ package struct SigV4Signer: Sendable {
     }
 
     /// `yyyyMMdd'T'HHmmss'Z'` in UTC.
-    package static func amzDate(_ date: Date) -> String {
-        amzDateStyle.format(date)
+    package static func amzDate(_ date: Timestamp) -> String {
+        CivilTime(date).iso8601.filter { $0 != "-" && $0 != ":" }
     }
-
-    private static let amzDateStyle = Date.ISO8601FormatStyle(
-        dateSeparator: .omitted, dateTimeSeparator: .standard, timeSeparator: .omitted, timeZone: .gmt)
 
     /// Lower-cased names, sorted; values trimmed with inner runs of spaces collapsed; repeated
     /// headers joined with commas.
@@ -142,14 +132,14 @@ package struct SigV4Signer: Sendable {
         return merged.keys.sorted().map { ($0, merged[$0]!.joined(separator: ",")) }
     }
 
-    static func canonicalPath(_ url: URL) -> String {
+    static func canonicalPath(_ url: HTTPURL) -> String {
         let path = url.path.isEmpty ? "/" : url.path
         return path.split(separator: "/", omittingEmptySubsequences: false)
-            .map { encode(String($0)) }.joined(separator: "/")
+            .map { encode(decode($0)) }.joined(separator: "/")
     }
 
-    static func canonicalQuery(_ url: URL) -> String {
-        guard let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery, !query.isEmpty
+    static func canonicalQuery(_ url: HTTPURL) -> String {
+        guard let query = url.query, !query.isEmpty
         else { return "" }
         let pairs = query.split(separator: "&").map { part -> (String, String) in
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

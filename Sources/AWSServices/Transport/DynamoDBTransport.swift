@@ -1,27 +1,22 @@
+import HTTPText
 import NIOHTTP1
 import OutboundHTTP
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// One signed HTTP request to DynamoDB.
 package struct DynamoDBHTTPRequest: Sendable {
     /// The operation, such as `TransactWriteItems`.
     package var operation: String
     /// The endpoint URL.
-    package var url: URL
+    package var url: HTTPURL
     /// The headers, signed.
     package var headers: [(String, String)]
     /// The JSON body.
     package var body: [UInt8]
     /// How long to wait for the answer.
-    package var timeout: TimeInterval
+    package var timeout: Double
 
     /// A request to send, its headers already signed.
-    package init(operation: String, url: URL, headers: [(String, String)], body: [UInt8], timeout: TimeInterval) {
+    package init(operation: String, url: HTTPURL, headers: [(String, String)], body: [UInt8], timeout: Double) {
         self.operation = operation
         self.url = url
         self.headers = headers

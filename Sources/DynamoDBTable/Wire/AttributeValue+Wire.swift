@@ -1,11 +1,6 @@
+import HTTPText
 import InkraJSON
 import SingleTable
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// DynamoDB's JSON form of attribute values and items (`{"S":"text"}`, `{"N":"12.5"}`,
 /// `{"M":{…}}`…), on `JSONValue`: the package's one codec for it, used by this client, the
@@ -16,14 +11,14 @@ package enum Wire {
         switch value {
         case .s(let text): ["S": .string(text)]
         case .n(let number): ["N": .string(number.description)]
-        case .b(let data): ["B": .string(data.base64EncodedString())]
+        case .b(let data): ["B": .string(Base64.encode(data))]
         case .bool(let flag): ["BOOL": .bool(flag)]
         case .null: ["NULL": true]
         case .m(let map): ["M": item(map)]
         case .l(let list): ["L": .array(list.map(Self.value))]
         case .ss(let set): ["SS": .array(set.map(JSONValue.string))]
         case .ns(let set): ["NS": .array(set.map { .string($0.description) })]
-        case .bs(let set): ["BS": .array(set.map { .string($0.base64EncodedString()) })]
+        case .bs(let set): ["BS": .array(set.map { .string(Base64.encode($0)) })]
         }
     }
 
@@ -45,8 +40,8 @@ package enum Wire {
             guard let text = value.string else { throw malformed("N must be a string") }
             return try Number(parsing: text)
         }
-        func binary(_ value: JSONValue) throws(TableError) -> Data {
-            guard let text = value.string, let data = Data(base64Encoded: text) else {
+        func binary(_ value: JSONValue) throws(TableError) -> [UInt8] {
+            guard let text = value.string, let data = Base64.decode(text) else {
                 throw malformed("B must be base64")
             }
             return data

@@ -96,7 +96,7 @@ package struct CostReport: Sendable {
     package var users: Int { columns.first?.usage.users.count ?? 0 }
 
     /// The period the recording covers: its first and last event's recorded instant.
-    package var period: ClosedRange<Date>? { columns.first?.usage.period }
+    package var period: ClosedRange<Timestamp>? { columns.first?.usage.period }
 
     /// An average month: a Gregorian year's 365.2425 days over 12, in seconds.
     package static let month: Decimal = 2_629_746
@@ -250,7 +250,7 @@ extension CostReport {
     }
 
     /// The heading's period: "recorded from A to B (3 days)".
-    static func recorded(_ period: ClosedRange<Date>?) -> String {
+    static func recorded(_ period: ClosedRange<Timestamp>?) -> String {
         guard let period else { return "recorded at no instant the events name" }
         let from = CivilTime.iso8601(period.lowerBound)
         guard period.upperBound > period.lowerBound else { return "all recorded at \(from)" }

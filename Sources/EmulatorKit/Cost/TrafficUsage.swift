@@ -1,5 +1,6 @@
 import Foundation
 import InkraHandlers
+import InkraTime
 
 /// What a slice of replayed traffic used of each billed resource: the quantities AWS prices, not
 /// yet priced (``Bill``).
@@ -79,7 +80,7 @@ package struct MeteredEvent: Sendable {
     /// ``MeteredCall/recorded`` and ``MeteredCall/replayed``), for ``AlgorithmEstimate``.
     package var call: MeteredCall?
     /// When it was recorded, when the event says.
-    package var recordedAt: Date?
+    package var recordedAt: Timestamp?
 }
 
 /// A replay's usage: in total, by function (the authorizer's runs in front of other functions
@@ -104,7 +105,7 @@ package struct TrafficUsage: Sendable {
     /// The `generateQuestions` calls, in replay order, each with what its event used.
     package var calls: [(call: MeteredCall, usage: Usage)] = []
     /// The first and the last recorded instant of the events: the period the traffic covers.
-    package var period: ClosedRange<Date>?
+    package var period: ClosedRange<Timestamp>?
     /// What the table holds after the replay, in DynamoDB's storage bytes (items plus 100 bytes
     /// each, GSI1's copies included).
     package var storedBytes = 0

@@ -1,6 +1,7 @@
 import DynamoDBTable
 import Foundation
 import InkraJSON
+import InkraTime
 import SingleTable
 import Synchronization
 
@@ -14,10 +15,10 @@ package final class LocalDynamoDB: Sendable {
     package static let requestLimit = 16 << 20
 
     private let tables: Mutex<[String: LocalTable]>
-    private let now: @Sendable () -> Date
+    private let now: @Sendable () -> Timestamp
 
     /// An endpoint serving `table` (the emulator's usage table) and any table created through it.
-    package init(table: InMemoryTable, now: @escaping @Sendable () -> Date) {
+    package init(table: InMemoryTable, now: @escaping @Sendable () -> Timestamp) {
         self.now = now
         let name = table.schema.tableName
         tables = Mutex([

@@ -1,6 +1,7 @@
 import DynamoDBTable
 import Foundation
 import InkraJSON
+import InkraTime
 import SingleTable
 
 /// One table of the local DynamoDB endpoint: the in-memory table and what DescribeTable tells.
@@ -8,7 +9,7 @@ struct LocalTable: Sendable {
     var table: InMemoryTable
     /// `AttributeDefinitions`: name → type (`S`, `N`, `B`).
     var attributeTypes: [String: String]
-    var created: Date
+    var created: Timestamp
     var timeToLiveAttribute: String?
     let id = UUID().uuidString.lowercased()
 
@@ -64,7 +65,9 @@ struct LocalTable: Sendable {
     }
 
     /// Reads CreateTable's body into a schema and attribute types.
-    static func create(_ request: WireRequest, now: @escaping @Sendable () -> Date) throws(TableError) -> LocalTable {
+    static func create(_ request: WireRequest, now: @escaping @Sendable () -> Timestamp) throws(TableError)
+        -> LocalTable
+    {
         let name = try request.tableName
         guard (3...255).contains(name.count),
             name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." })

@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import Synchronization
 
 /// API Gateway's authorizer cache: an authorizer's answer kept per identity source (the token)
@@ -10,7 +11,7 @@ package final class AuthorizerCache: Sendable {
         var answer: Invocation.Outcome
         /// Why the authorizer denied, when it did (a Deny is an answer, and cached as one).
         var refusal: String?
-        var expires: Date
+        var expires: Timestamp
         /// What API Gateway made of the answer, by resource: the policy is the same for every
         /// request the entry serves, so each resource's evaluation is kept with it.
         var decisions: [GatewayChain.DecisionKey: GatewayChain.Decision] = [:]
@@ -31,7 +32,7 @@ package final class AuthorizerCache: Sendable {
 
     /// How long an answer is kept; zero turns caching off.
     package let timeToLive: TimeInterval
-    private let now: @Sendable () -> Date
+    private let now: @Sendable () -> Timestamp
     private let state = Mutex(State())
     /// The most answers kept; the oldest are dropped past it.
     private let capacity: Int
@@ -41,7 +42,7 @@ package final class AuthorizerCache: Sendable {
     ///   - timeToLive: seconds an answer is kept (API Gateway's default is 300; 0 turns it off).
     ///   - capacity: the most tokens kept at once.
     ///   - now: the clock expiry is measured by.
-    package init(timeToLive: TimeInterval = 300, capacity: Int = 10_000, now: @escaping @Sendable () -> Date) {
+    package init(timeToLive: TimeInterval = 300, capacity: Int = 10_000, now: @escaping @Sendable () -> Timestamp) {
         self.timeToLive = timeToLive
         self.capacity = capacity
         self.now = now
@@ -65,7 +66,7 @@ package final class AuthorizerCache: Sendable {
     ///   and whether the answer came from the cache.
     func answer(
         for token: String,
-        at time: Date? = nil,
+        at time: Timestamp? = nil,
         decisionKey: GatewayChain.DecisionKey,
         authorize: () async -> (Invocation.Outcome, refusal: String?),
         decide: (Invocation.Outcome) -> GatewayChain.Decision

@@ -1,10 +1,11 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 
 /// Runs a function elsewhere: given the function, the event and its recorded time, the result —
 /// or `nil` to run the function in-process.
-package typealias FunctionTarget = @Sendable (FunctionName, JSONValue, Date?) async -> Invocation?
+package typealias FunctionTarget = @Sendable (FunctionName, JSONValue, Timestamp?) async -> Invocation?
 
 /// API Gateway's part of a request: the authorizer in front of the function, its answer turned
 /// into 401 / 403 or injected into the event as API Gateway injects it.
@@ -14,7 +15,7 @@ package struct GatewayChain: Sendable {
     /// API); `nil` from it means "run it in-process".
     var target: FunctionTarget?
     /// The event's recorded time, passed on to a real runtime.
-    var recordedTime: Date?
+    var recordedTime: Timestamp?
     /// API Gateway's authorizer cache, when answers are cached per token.
     var authorizerCache: AuthorizerCache?
     /// Whether a REST API's request models (``RequestModel/byFunction``) are checked after the
@@ -45,7 +46,7 @@ package struct GatewayChain: Sendable {
         return chain
     }
 
-    private func run(_ function: FunctionName, _ event: JSONValue, at time: Date?) async -> Invocation {
+    private func run(_ function: FunctionName, _ event: JSONValue, at time: Timestamp?) async -> Invocation {
         if let target, let result = await target(function, event, recordedTime) { return result }
         return await Invocation.run(stack.handler(for: function), event, context: stack.context(at: time))
     }
@@ -54,7 +55,7 @@ package struct GatewayChain: Sendable {
     /// (a runtime behind the Runtime API answers only `Unauthorized`).
     /// The run's duration is `nil` when a runtime elsewhere answered.
     private func runAuthorizer(
-        _ event: JSONValue, at time: Date?
+        _ event: JSONValue, at time: Timestamp?
     ) async -> (Invocation.Outcome, refusal: String?, duration: Duration?) {
         if let target, let result = await target(.authorizer, event, recordedTime) {
             return (result.outcome, nil, nil)
@@ -81,7 +82,7 @@ package struct GatewayChain: Sendable {
     /// without its identity source. For `authorizer` and `repairCharges`, the event goes to it alone.
     /// In-process functions run at `time` (a replayed event's recorded time, the request's time
     /// under `serve`), else at the stack's ``EmulatorStack/now()``.
-    package func invoke(_ function: FunctionName, event: JSONValue, at time: Date? = nil) async -> Invocation {
+    package func invoke(_ function: FunctionName, event: JSONValue, at time: Timestamp? = nil) async -> Invocation {
         let time = time ?? stack.now()
         // The authorizer, and repairCharges (invoked by its schedule, not through API Gateway),
         // take their events alone.

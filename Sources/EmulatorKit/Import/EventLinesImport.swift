@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 
 /// Imports a JSON-lines file of events — `replay`'s form for many events: an event a line, naming

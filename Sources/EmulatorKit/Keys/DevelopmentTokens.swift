@@ -1,5 +1,6 @@
 import Foundation
 import InkraAuth
+import InkraTime
 
 /// Mints tokens with the development key, carrying exactly the claims Cognito puts in an ID or an
 /// access token of template.yaml's user pool (see ``DevelopmentClaims``).
@@ -81,7 +82,7 @@ package enum DevelopmentTokens {
         /// from `generator`.
         /// - Throws: ``EmulatorError`` as ``check()`` does.
         package func developmentClaims(
-            at instant: Date, using generator: inout some RandomNumberGenerator
+            at instant: Timestamp, using generator: inout some RandomNumberGenerator
         ) throws(EmulatorError) -> DevelopmentClaims {
             try check()
             var claims = DevelopmentClaims(
@@ -104,7 +105,7 @@ package enum DevelopmentTokens {
     /// A signed token, issued at `instant`.
     /// - Throws: ``EmulatorError`` when Cognito could not issue such a token (see
     ///   ``Claims/check()``), or when signing fails.
-    package static func mint(with key: DevelopmentKey, claims: Claims, at instant: Date) throws -> String {
+    package static func mint(with key: DevelopmentKey, claims: Claims, at instant: Timestamp) throws -> String {
         var generator = SystemRandomNumberGenerator()
         return try mint(with: key, claims: claims, at: instant, using: &generator)
     }
@@ -112,7 +113,8 @@ package enum DevelopmentTokens {
     /// A signed token, issued at `instant`, its identifiers drawn from `generator`.
     /// - Throws: as ``mint(with:claims:at:)``.
     package static func mint(
-        with key: DevelopmentKey, claims: Claims, at instant: Date, using generator: inout some RandomNumberGenerator
+        with key: DevelopmentKey, claims: Claims, at instant: Timestamp,
+        using generator: inout some RandomNumberGenerator
     ) throws -> String {
         try key.signer.sign(try claims.developmentClaims(at: instant, using: &generator))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPText
 import InkraJSON
+import InkraTime
 import LocalUserPool
 import NIOHTTP1
 import OutboundHTTP
@@ -12,7 +13,7 @@ import OutboundHTTP
 /// authorizer reads.
 package struct CognitoSignIn: Sendable {
     /// The pool's endpoint: `https://cognito-idp.REGION.amazonaws.com/`, or a local pool's.
-    package var endpoint: URL
+    package var endpoint: HTTPURL
     /// The pool's id, `REGION_NAME`.
     package var poolID: String
     /// The app client's id.
@@ -22,11 +23,11 @@ package struct CognitoSignIn: Sendable {
     /// How long each of the two calls may take.
     package var timeout: Duration = .seconds(30)
     /// The instant of the claim, for its `TIMESTAMP`.
-    package var now: @Sendable () -> Date
+    package var now: @Sendable () -> Timestamp
 
     /// A sign-in to a pool through one of its app clients.
     /// - Parameter now: the clock of the SRP claim's `TIMESTAMP`, given by the command.
-    package init(endpoint: URL, poolID: String, clientID: String, now: @escaping @Sendable () -> Date) {
+    package init(endpoint: HTTPURL, poolID: String, clientID: String, now: @escaping @Sendable () -> Timestamp) {
         self.endpoint = endpoint
         self.poolID = poolID
         self.clientID = clientID
@@ -35,9 +36,9 @@ package struct CognitoSignIn: Sendable {
 
     /// Cognito's public endpoint for the region a pool id begins with (`us-east-1_…`), in that
     /// region's partition (`AWSPartition`).
-    package static func endpoint(forPoolID poolID: String) -> URL? {
+    package static func endpoint(forPoolID poolID: String) -> HTTPURL? {
         guard let underscore = poolID.firstIndex(of: "_"), underscore != poolID.startIndex else { return nil }
-        return URL(string: "https://\(AWSPartition.host("cognito-idp", region: String(poolID[..<underscore])))/")
+        return HTTPURL(string: "https://\(AWSPartition.host("cognito-idp", region: String(poolID[..<underscore])))/")
     }
 
     /// Signs `username` in and returns the id token.

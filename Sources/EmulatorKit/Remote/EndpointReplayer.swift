@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraAuth
 import InkraHandlers
 import InkraJSON
@@ -22,7 +23,7 @@ import OutboundHTTP
 /// is failing, and sending the rest would only add load to it.
 package struct EndpointReplayer: Sendable {
     /// The stage's URL.
-    package var endpoint: URL
+    package var endpoint: HTTPURL
     /// The test user's id token; `nil` sends no token.
     package var token: String?
     /// How many 5xx answers (or failed exchanges) in a row stop the run.
@@ -33,7 +34,7 @@ package struct EndpointReplayer: Sendable {
     package var client = OutboundHTTPClient.shared
 
     /// A replayer against a stage.
-    package init(endpoint: URL, token: String?) {
+    package init(endpoint: HTTPURL, token: String?) {
         self.endpoint = endpoint
         self.token = token
     }

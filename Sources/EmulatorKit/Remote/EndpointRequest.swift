@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraJSON
 import NIOHTTP1
 import OutboundHTTP
@@ -32,7 +33,7 @@ package struct EndpointRequest: Sendable {
     ///   - endpoint: the stage's URL (`https://ID.execute-api.REGION.amazonaws.com/prod`).
     ///   - token: the token sent in place of the one an event carried, under the same scheme
     ///     (`Bearer TOKEN`, or the bare token when the event had it bare); `nil` sends none.
-    package static func make(_ event: JSONValue, endpoint: URL, token: String?) -> Result<Self, EmulatorError> {
+    package static func make(_ event: JSONValue, endpoint: HTTPURL, token: String?) -> Result<Self, EmulatorError> {
         let isV2 = event["version"]?.string == "2.0"
         guard let method = (isV2 ? event["requestContext"]?["http"]?["method"] : event["httpMethod"])?.string,
             let path = (isV2 ? event["rawPath"] : event["path"])?.string
@@ -47,7 +48,7 @@ package struct EndpointRequest: Sendable {
         url += Self.withoutStage(path, stage: event["requestContext"]?["stage"]?.string)
         let query = isV2 ? event["rawQueryString"]?.string ?? "" : Self.queryString(event)
         if !query.isEmpty { url += "?" + query }
-        guard let target = URL(string: url) else {
+        guard let target = HTTPURL(string: url) else {
             return .failure(EmulatorError("its path and query do not make a URL with the endpoint"))
         }
         var headers: [(String, String)] = []

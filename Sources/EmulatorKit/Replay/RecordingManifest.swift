@@ -157,7 +157,7 @@ package struct RecordingManifest: Sendable, Hashable {
         let own = try stack.options.cognitoConfiguration().issuer
         for issuer in issuers where issuer.configuration.issuer != own {
             do {
-                let keys = try JWKSKeySource(jwks: Data(issuer.jwks.jsonBytes))
+                let keys = try JWKSKeySource(jwks: Array(issuer.jwks.jsonBytes))
                 stack.trustedPools.trust(issuer.configuration, keys: keys)
             } catch {
                 throw EmulatorError("\(Self.fileName): the keys of \(issuer.configuration.issuer): \(error)")

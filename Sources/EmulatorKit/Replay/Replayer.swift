@@ -181,7 +181,7 @@ package struct Replayer: Sendable {
         return record
     }
 
-    private func invoke(_ function: FunctionName, _ event: JSONValue, at time: Date?) async -> Invocation {
+    private func invoke(_ function: FunctionName, _ event: JSONValue, at time: Timestamp?) async -> Invocation {
         var chain = stack.gateway
         chain.target = target
         chain.recordedTime = time
@@ -193,7 +193,7 @@ package struct Replayer: Sendable {
     package static let maximumEventSize = 6 * 1024 * 1024
 
     /// The event without the emulator's own fields, and the instant it was recorded.
-    package static func prepare(_ event: JSONValue) -> (JSONValue, Date?) {
+    package static func prepare(_ event: JSONValue) -> (JSONValue, Timestamp?) {
         var cleaned = event
         cleaned.set(nil, at: ["x-inkra-function"])
         cleaned.set(nil, at: ["x-inkra-recorded-at"])
@@ -203,7 +203,7 @@ package struct Replayer: Sendable {
 
     /// `requestContext.requestTimeEpoch` / `timeEpoch` (milliseconds), else `x-inkra-recorded-at`
     /// (ISO-8601), the field the emulator reads for authorizer events, which carry no time.
-    static func recordedTime(_ event: JSONValue) -> Date? {
+    static func recordedTime(_ event: JSONValue) -> Timestamp? {
         if let time = RequestTime.received(in: event) { return time }
         if let text = event["x-inkra-recorded-at"]?.string {
             return CivilTime.instant(iso8601: text, allowingDate: true)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraAuth
 import InkraHandlers
 import InkraUsage
@@ -45,7 +46,7 @@ package final class LocalRuntime: Sendable {
         function: FunctionName,
         server: any RuntimeAPIEndpoint,
         options: EmulatorOptions,
-        dynamoDBEndpoint: URL?,
+        dynamoDBEndpoint: HTTPURL?,
         logLevel: String = "warning",
         debugger: DebugServer? = nil,
         xrayDaemonAddress: String? = nil
@@ -139,7 +140,7 @@ package final class LocalRuntime: Sendable {
         function: FunctionName,
         address: String,
         options: EmulatorOptions,
-        dynamoDBEndpoint: URL?,
+        dynamoDBEndpoint: HTTPURL?,
         logLevel: String,
         developmentJWKS: URL?,
         shell: [String: String] = ProcessInfo.processInfo.environment

@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraTracing
 
 /// Invokes a function running in a real runtime behind the local Runtime API, and reads its
@@ -15,7 +16,7 @@ package struct RuntimeInvoker: Sendable {
     /// ``Invocation/trace`` holds what the runtime sent.
     package let traces: (any TraceSource)?
     /// The clock of the trace ids' time, given with ``traces``.
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> Timestamp
 
     /// An invoker over a server.
     /// - Parameters:
@@ -25,7 +26,7 @@ package struct RuntimeInvoker: Sendable {
     ///   - now: the clock of the trace ids' time.
     package init(
         server: any RuntimeAPIEndpoint, timeout: TimeInterval = 3, traces: (any TraceSource)? = nil,
-        now: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 0) }
+        now: @escaping @Sendable () -> Timestamp = { Timestamp(timeIntervalSince1970: 0) }
     ) {
         self.server = server
         self.timeout = timeout
@@ -35,7 +36,7 @@ package struct RuntimeInvoker: Sendable {
 
     /// A new sampled trace header, as Lambda sends one with active tracing: a root of the current
     /// time and 96 random bits, and the function segment's id as the parent.
-    package static func sampledTraceHeader(at time: Date) -> (header: String, root: String) {
+    package static func sampledTraceHeader(at time: Timestamp) -> (header: String, root: String) {
         let seconds = String(UInt64(max(0, time.timeIntervalSince1970)), radix: 16)
         let root =
             "1-\(String(repeating: "0", count: max(0, 8 - seconds.count)))\(seconds)-"
@@ -47,7 +48,7 @@ package struct RuntimeInvoker: Sendable {
     /// event, a scheduled event) gets its recorded time where API Gateway puts a request's,
     /// `requestContext.requestTimeEpoch` (milliseconds), which a runtime started with
     /// `INKRA_CLOCK=request-time` reads: the runtime reads API Gateway's fields only.
-    package func invoke(_ event: JSONValue, recordedAt time: Date? = nil) async -> Invocation {
+    package func invoke(_ event: JSONValue, recordedAt time: Timestamp? = nil) async -> Invocation {
         var payload = event
         if let time, RequestTime.received(in: event) == nil, payload.object != nil {
             let milliseconds = Int((time.timeIntervalSince1970 * 1000).rounded())

@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import Synchronization
 
 /// The invocations a local Runtime API hands out, and what comes back for them: the logic of
@@ -11,7 +12,7 @@ package actor RuntimeQueue {
         /// The event.
         package var event: [UInt8]
         /// When the invocation times out (`Lambda-Runtime-Deadline-Ms`).
-        package var deadline: Date
+        package var deadline: Timestamp
         /// The function's ARN (`Lambda-Runtime-Invoked-Function-Arn`).
         package var functionARN: String
         /// The X-Ray trace header (`Lambda-Runtime-Trace-Id`).
@@ -19,14 +20,14 @@ package actor RuntimeQueue {
     }
 
     /// The clock deadlines are set by.
-    private let now: @Sendable () -> Date
+    private let now: @Sendable () -> Timestamp
     private var pending: [Pending] = []
     private var waiters: [CheckedContinuation<Pending?, Never>] = []
     private var inFlight: [String: CheckedContinuation<RuntimeOutcome, Never>] = [:]
     private var initFailure: RuntimeOutcome?
 
     /// A queue whose deadlines are set by `now`.
-    package init(now: @escaping @Sendable () -> Date) { self.now = now }
+    package init(now: @escaping @Sendable () -> Timestamp) { self.now = now }
     private var ended: String?
     private var closed = false
     private var dropNextConnection = false

@@ -47,7 +47,7 @@ package enum SampleEvents {
         _ kind: Kind,
         token: String?,
         body: String = #"{"topic":"my grandmother's childhood in Naples","length":"short"}"#,
-        at time: Date,
+        at time: Timestamp,
         requestID: String = UUID().uuidString.lowercased()
     ) -> JSONValue {
         let epochMilliseconds = Int(time.timeIntervalSince1970 * 1000)
@@ -117,7 +117,7 @@ package enum SampleEvents {
     }
 
     private static func rest(
-        method: String, path: String, body: String?, bearer: String?, time: Date, epoch: Int, requestID: String
+        method: String, path: String, body: String?, bearer: String?, time: Timestamp, epoch: Int, requestID: String
     ) -> JSONValue {
         let headers = proxyHeaders(bearer: bearer, lowercased: false)
         var multi = JSONObject()
@@ -141,7 +141,7 @@ package enum SampleEvents {
     }
 
     private static func http(
-        method: String, path: String, body: String?, bearer: String?, time: Date, epoch: Int, requestID: String
+        method: String, path: String, body: String?, bearer: String?, time: Timestamp, epoch: Int, requestID: String
     ) -> JSONValue {
         let headers = proxyHeaders(bearer: bearer, lowercased: true)
         var event: JSONValue = [

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPText
 import InkraJSON
 import NIOHTTP1
 import OutboundHTTP
@@ -8,7 +9,7 @@ package enum ClockClient {
     /// Sends `body` (or a `GET` when `nil`) to `serve`'s clock.
     /// - Returns: the clock's state, `{"now": …, "virtual": …}`.
     /// - Throws: ``EmulatorError`` naming the server and what it answered.
-    package static func send(_ body: JSONValue?, to serve: URL) async throws(EmulatorError) -> JSONValue {
+    package static func send(_ body: JSONValue?, to serve: HTTPURL) async throws(EmulatorError) -> JSONValue {
         let url = serve.appendingPathComponent("_inkra").appendingPathComponent("clock")
         let request =
             body.map {

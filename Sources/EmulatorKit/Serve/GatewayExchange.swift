@@ -1,6 +1,7 @@
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 
 /// One request the local API Gateway answered, as its observers (the console, `serve --record`)
 /// see it.
@@ -31,7 +32,7 @@ package struct GatewayExchange: Sendable {
     /// `nil` when no route matched.
     package var unitsConsumed: Int?
     /// When the request arrived, on the stack's clock.
-    package var started: Date
+    package var started: Timestamp
     /// How long the answer took.
     package var duration: Duration
     /// The X-Ray segment document the function's runtime sent, when it ran in one that traced it.
@@ -43,7 +44,7 @@ package struct GatewayExchange: Sendable {
     package init(
         method: String, path: String, query: String = "", requestID: String, userID: String? = nil,
         function: FunctionName? = nil, event: JSONValue? = nil, authorizer: AuthorizerStep? = nil,
-        response: LocalHTTPResponse, unitsConsumed: Int? = nil, started: Date, duration: Duration = .zero
+        response: LocalHTTPResponse, unitsConsumed: Int? = nil, started: Timestamp, duration: Duration = .zero
     ) {
         self.method = method
         self.path = path

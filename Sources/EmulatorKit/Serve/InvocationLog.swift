@@ -44,7 +44,7 @@ package final class InvocationLog: Sendable {
 package struct InvocationLogHandler: LogHandler {
     private var upstream: any LogHandler
     private let captureLevel: Logger.Level
-    private let now: @Sendable () -> Date
+    private let now: @Sendable () -> Timestamp
     /// The logger's metadata, handed on with each line rather than set on the upstream handler.
     package var metadata: Logger.Metadata = [:]
 
@@ -53,7 +53,8 @@ package struct InvocationLogHandler: LogHandler {
     ///   - upstream: where lines at its own level go as well (standard error, usually).
     ///   - captureLevel: the lowest level an invocation's log keeps.
     ///   - now: the clock the captured lines are stamped by.
-    package init(upstream: any LogHandler, captureLevel: Logger.Level = .info, now: @escaping @Sendable () -> Date) {
+    package init(upstream: any LogHandler, captureLevel: Logger.Level = .info, now: @escaping @Sendable () -> Timestamp)
+    {
         self.upstream = upstream
         self.captureLevel = captureLevel
         self.now = now

@@ -60,7 +60,7 @@ package struct LocalAPIGateway: Sendable {
     package let authorizerCache: AuthorizerCache
     private let chain: GatewayChain
     private let builder: ProxyEventBuilder
-    private let clock: @Sendable () -> Date
+    private let clock: @Sendable () -> Timestamp
     private let throttle: StageThrottle?
 
     /// The API in front of a stack.
@@ -99,7 +99,7 @@ package struct LocalAPIGateway: Sendable {
     }
 
     private func answer(
-        _ request: LocalHTTPRequest, requestID: String, time: Date, record: inout ServedRequest
+        _ request: LocalHTTPRequest, requestID: String, time: Timestamp, record: inout ServedRequest
     ) async -> LocalHTTPResponse {
         guard let path = pathWithoutStage(request.path) else { return notFound() }
         let matching = Self.routes.filter { $0.resource == path || $0.resource + "/" == path }
@@ -127,7 +127,7 @@ package struct LocalAPIGateway: Sendable {
 
     /// The chain's invocation, or `nil` when ``Configuration/integrationTimeout`` passes first; the
     /// invocation then runs on, as Lambda runs a function API Gateway gave up on.
-    private func invoke(_ function: FunctionName, event: JSONValue, at time: Date) async -> Invocation? {
+    private func invoke(_ function: FunctionName, event: JSONValue, at time: Timestamp) async -> Invocation? {
         let chain = self.chain
         guard let limit = configuration.integrationTimeout else {
             return await chain.invoke(function, event: event, at: time)
@@ -224,7 +224,7 @@ package struct ServedRequest: Sendable {
     /// API Gateway's request id.
     package var requestID: String
     /// When the request arrived, on the stack's clock.
-    package var time: Date
+    package var time: Timestamp
     /// The function the route led to, if any.
     package var function: FunctionName?
     /// How the authorizer took part.

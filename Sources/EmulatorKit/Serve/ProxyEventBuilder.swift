@@ -24,7 +24,7 @@ struct ProxyEventBuilder: Sendable {
     ///   - requestID: API Gateway's request id.
     ///   - time: when the request arrived.
     func event(
-        for request: LocalHTTPRequest, resource: String, path: String, requestID: String, at time: Date
+        for request: LocalHTTPRequest, resource: String, path: String, requestID: String, at time: Timestamp
     ) -> JSONValue {
         let epoch = Int(time.timeIntervalSince1970 * 1000)
         let host = request.header("Host") ?? "localhost"
@@ -42,7 +42,7 @@ struct ProxyEventBuilder: Sendable {
     }
 
     private func restEvent(
-        _ request: LocalHTTPRequest, resource: String, path: String, requestID: String, time: Date, epoch: Int,
+        _ request: LocalHTTPRequest, resource: String, path: String, requestID: String, time: Timestamp, epoch: Int,
         host: String, body: String?, isBase64: Bool
     ) -> JSONValue {
         let (headers, multiHeaders) = Self.restHeaders(request.headers)
@@ -99,7 +99,7 @@ struct ProxyEventBuilder: Sendable {
     ])
 
     private func httpEvent(
-        _ request: LocalHTTPRequest, resource: String, requestID: String, time: Date, epoch: Int, host: String,
+        _ request: LocalHTTPRequest, resource: String, requestID: String, time: Timestamp, epoch: Int, host: String,
         body: String?, isBase64: Bool
     ) -> JSONValue {
         var headers = JSONObject()

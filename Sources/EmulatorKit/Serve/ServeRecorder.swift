@@ -97,7 +97,7 @@ package final class ServeRecorder: Sendable {
     /// `2027-01-15T08-10-00.000Z-000001-generateQuestions-<request id>.json`: the time first, so
     /// that name order is time order, then the sequence, for requests answered in the same
     /// millisecond (or at a fixed `--now`).
-    static func fileName(time: Date, number: Int, function: FunctionName, requestID: String) -> String {
+    static func fileName(time: Timestamp, number: Int, function: FunctionName, requestID: String) -> String {
         let stamp = CivilTime.iso8601Milliseconds(time).replacingOccurrences(of: ":", with: "-")
         let id = String(
             requestID.unicodeScalars.map { scalar in

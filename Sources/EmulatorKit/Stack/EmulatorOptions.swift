@@ -1,5 +1,7 @@
 import Foundation
+import HTTPText
 import InkraAuth
+import InkraTime
 
 /// What the emulator runs with: whose tokens it trusts, where state lives, the clock and the seed.
 package struct EmulatorOptions: Sendable {
@@ -29,11 +31,11 @@ package struct EmulatorOptions: Sendable {
     /// The upgrade URL sent with monthly refusals.
     package var upgradeURL = "https://inkra.app/premium"
     /// A fixed clock for every invocation, instead of each event's recorded time.
-    package var now: Date?
+    package var now: Timestamp?
     /// The question generator's seed.
     package var seed: UInt64 = 0
     /// A DynamoDB-compatible endpoint to keep usage in, instead of the in-memory table.
-    package var dynamoDBEndpoint: URL?
+    package var dynamoDBEndpoint: HTTPURL?
     /// The development key (emulator/dev-keys), trusted unless another JWKS or pool is named.
     package var developmentKey: DevelopmentKey?
 
@@ -43,11 +45,11 @@ package struct EmulatorOptions: Sendable {
     package static let defaultTokenUse = TokenUse.id
 
     /// The real time, for everything not replayed at a recorded instant or `--now`.
-    package var clock: @Sendable () -> Date
+    package var clock: @Sendable () -> Timestamp
 
     /// The defaults (trust the development key, in memory, recorded time, seed 0) on a clock; the
     /// command line passes the system clock.
-    package init(clock: @escaping @Sendable () -> Date) {
+    package init(clock: @escaping @Sendable () -> Timestamp) {
         self.clock = clock
     }
 

@@ -1,9 +1,11 @@
 import AWSServices
 import DynamoDBTable
 import Foundation
+import HTTPText
 import InkraAuth
 import InkraHandlers
 import InkraRuntime
+import InkraTime
 import InkraUsage
 import LocalUserPool
 import Logging
@@ -84,7 +86,7 @@ package struct EmulatorStack: Sendable {
         let limits: TierLimits
         if let file = options.limitsFile {
             do {
-                limits = try TierLimits(contentsOf: file)
+                limits = try TierLimits(contentsOfFile: file.path)
             } catch {
                 throw EmulatorError("--limits: \(error)")
             }
@@ -115,7 +117,7 @@ package struct EmulatorStack: Sendable {
         // A limits file is read again as the runtime reads its own (`INKRA_LIMITS_MAX_AGE`), so a
         // changed file reaches the next call a max age later, on the stack's clock.
         let refresh = options.limitsFile.map {
-            LimitsRefresh(source: .file($0), limits: limits, maxAge: options.limitsMaxAge, logger: logger)
+            LimitsRefresh(source: .file($0.path), limits: limits, maxAge: options.limitsMaxAge, logger: logger)
         }
         var functions: [FunctionName: any EventHandler] = [:]
         do {
@@ -147,13 +149,13 @@ package struct EmulatorStack: Sendable {
 
     /// The time a function runs at when no event says otherwise: `--now` when set, else the
     /// real time.
-    package func now() -> Date {
+    package func now() -> Timestamp {
         options.now ?? options.clock()
     }
 
     /// The context of an invocation in-process, at `time` (else ``now()``): its logger is the
     /// stack's, with the request id in its metadata.
-    package func context(at time: Date? = nil) -> InvocationContext {
+    package func context(at time: Timestamp? = nil) -> InvocationContext {
         let requestID = RequestID.make()
         var logger = self.logger
         logger[metadataKey: "requestId"] = "\(requestID)"
@@ -181,8 +183,8 @@ package struct EmulatorStack: Sendable {
     /// A DynamoDB client for an endpoint, with credentials and region from the environment (any
     /// credentials do for local servers).
     package static func dynamoDB(
-        _ endpoint: URL, environment: [String: String] = ProcessInfo.processInfo.environment,
-        now: @escaping @Sendable () -> Date
+        _ endpoint: HTTPURL, environment: [String: String] = ProcessInfo.processInfo.environment,
+        now: @escaping @Sendable () -> Timestamp
     ) -> DynamoDBTable {
         // The package's one reader of the AWS variables. The endpoint is given here, so an
         // AWS_ENDPOINT_URL_* that is not a URL concerns another client and is not this one's error.
@@ -202,7 +204,7 @@ package struct EmulatorStack: Sendable {
     private static func keySource(_ options: EmulatorOptions) throws(EmulatorError) -> any KeySource {
         if let file = options.jwksFile {
             do {
-                return try JWKSKeySource(contentsOf: file)
+                return try JWKSKeySource(contentsOfFile: file.path)
             } catch {
                 throw EmulatorError("--jwks \(file.path): \(error)")
             }
@@ -212,7 +214,7 @@ package struct EmulatorStack: Sendable {
                 throw EmulatorError("no development key is loaded and no --jwks, --issuer or --user-pool-id was given")
             }
             do {
-                return try JWKSKeySource(jwks: key.jwks)
+                return try JWKSKeySource(jwks: Array(key.jwks))
             } catch {
                 throw EmulatorError("development JWKS: \(error)")
             }
@@ -222,12 +224,12 @@ package struct EmulatorStack: Sendable {
     }
 
     /// Fetches a pool's JWKS over HTTPS, with the client the functions use (as `bootstrap` does).
-    @Sendable private static func fetch(_ url: URL) async throws -> Data {
+    @Sendable private static func fetch(_ url: HTTPURL) async throws -> [UInt8] {
         let response = try await OutboundHTTPClient.shared.execute(
             OutboundRequest(url: url), timeout: .seconds(5), maximumResponseBytes: 1024 * 1024)
         guard response.status == 200 else {
             throw EmulatorError("\(url.absoluteString) answered HTTP \(response.status)")
         }
-        return Data(response.body)
+        return response.body
     }
 }

@@ -9,22 +9,22 @@ import Synchronization
 package final class VirtualClock: Sendable {
     private let offset: Mutex<TimeInterval>
     /// The real time it flows with (the command line's clock), which deadlines in real seconds read.
-    package let real: @Sendable () -> Date
+    package let real: @Sendable () -> Timestamp
 
     /// A clock that reads `start` now (the real time when `nil`), and flows from there with `real`.
-    package init(start: Date? = nil, real: @escaping @Sendable () -> Date) {
+    package init(start: Timestamp? = nil, real: @escaping @Sendable () -> Timestamp) {
         self.real = real
         offset = Mutex(start.map { $0.timeIntervalSince(real()) } ?? 0)
     }
 
     /// The time now.
-    package func now() -> Date { real().addingTimeInterval(offset.withLock { $0 }) }
+    package func now() -> Timestamp { real().addingTimeInterval(offset.withLock { $0 }) }
 
     /// Moves the clock forward by `seconds` (not backward: time the stack has seen does not undo).
     /// - Returns: the time after the move.
     /// - Throws: ``EmulatorError`` for a negative or non-finite amount.
     @discardableResult
-    package func advance(by seconds: TimeInterval) throws(EmulatorError) -> Date {
+    package func advance(by seconds: TimeInterval) throws(EmulatorError) -> Timestamp {
         guard seconds.isFinite, seconds >= 0 else {
             throw EmulatorError("the clock only moves forward: advance by a positive duration, not \(seconds) s")
         }
@@ -36,7 +36,7 @@ package final class VirtualClock: Sendable {
     /// - Returns: the time after the move.
     /// - Throws: ``EmulatorError`` for an instant in the clock's past.
     @discardableResult
-    package func set(to instant: Date) throws(EmulatorError) -> Date {
+    package func set(to instant: Timestamp) throws(EmulatorError) -> Timestamp {
         let current = now()
         guard instant >= current else {
             throw EmulatorError(

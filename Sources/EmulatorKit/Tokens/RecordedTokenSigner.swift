@@ -2,6 +2,7 @@ import Foundation
 import InkraAuth
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import Synchronization
 
 /// `replay` over a folder imported with `import --with-tokens`: signs, with the development key,
@@ -49,7 +50,8 @@ package final class RecordedTokenSigner: Sendable {
     ///   - time: its recorded instant.
     /// - Throws: ``EmulatorError`` when an authorizer event names a recording `.inkra-tokens.json` does not
     ///   hold, or the claims cannot be signed.
-    package func signing(_ event: JSONValue, function: FunctionName, at time: Date?) throws(EmulatorError) -> JSONValue?
+    package func signing(_ event: JSONValue, function: FunctionName, at time: Timestamp?) throws(EmulatorError)
+        -> JSONValue?
     {
         if function == .authorizer {
             guard let reference = event[Self.recordedTokenField] else { return nil }
@@ -121,8 +123,8 @@ package final class RecordedTokenSigner: Sendable {
         var claims = DevelopmentClaims(
             sub: user, tokenUse: recorded["token_use"]?.string ?? configuration.tokenUse.rawValue,
             clientId: configuration.clientIds.first ?? DevelopmentKey.clientID, issuer: configuration.issuer,
-            issuedAt: Date(timeIntervalSince1970: recorded["iat"]?.double ?? exp),
-            expiresAt: Date(timeIntervalSince1970: exp))
+            issuedAt: Timestamp(timeIntervalSince1970: recorded["iat"]?.double ?? exp),
+            expiresAt: Timestamp(timeIntervalSince1970: exp))
         claims.jti = entry.requestID
         claims.groups = recorded["cognito:groups"]?.array?.compactMap(\.string) ?? []
         // Cognito writes every custom attribute as a string.

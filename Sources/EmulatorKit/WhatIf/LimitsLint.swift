@@ -1,5 +1,6 @@
 import Foundation
 import InkraJSON
+import InkraTime
 import InkraUsage
 
 /// `limits lint`: what calendar windows let through. The limits count calls per UTC clock hour,
@@ -31,18 +32,16 @@ package struct LimitsLint: Sendable {
     /// rolling 30 days can touch three months) and 2028 (a leap year) and a month after; each
     /// hour's day and month as running indexes.
     private static let calendar: (day: [Int], month: [Int]) = {
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC") ?? TimeZone(secondsFromGMT: 0) ?? .current
-        let start = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
+        let start = Timestamp(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z
         let hours = (365 + 366 + 31) * 24
         var days: [Int] = []
         var months: [Int] = []
         days.reserveCapacity(hours)
         months.reserveCapacity(hours)
         for hour in 0..<hours {
-            let parts = utc.dateComponents([.year, .month], from: start.addingTimeInterval(Double(hour) * 3600))
+            let civil = CivilTime(start.addingTimeInterval(Double(hour) * 3600))
             days.append(hour / 24)
-            months.append((parts.year ?? 0) * 12 + (parts.month ?? 0))
+            months.append(civil.year * 12 + civil.month)
         }
         return (days, months)
     }()

@@ -2,6 +2,7 @@ import Foundation
 import InkraAuth
 import InkraHandlers
 import InkraJSON
+import InkraTime
 
 /// One metered call of a what-if replay: who made it, what the recording says became of it, and
 /// what became of it under the new limits. It holds identifiers only, never the request's body.
@@ -15,7 +16,7 @@ package struct MeteredCall: Sendable, Hashable {
     /// The caller's tier (`free`, `premium`), or `unknown`.
     package var tier: String
     /// When the call was recorded.
-    package var recordedAt: Date?
+    package var recordedAt: Timestamp?
     /// What the recording says became of it.
     package var recorded: Admission
     /// What became of it in the replay.
@@ -25,7 +26,7 @@ package struct MeteredCall: Sendable, Hashable {
 
     /// Creates a call.
     package init(
-        file: String, requestID: String? = nil, userID: String? = nil, tier: String, recordedAt: Date? = nil,
+        file: String, requestID: String? = nil, userID: String? = nil, tier: String, recordedAt: Timestamp? = nil,
         recorded: Admission, replayed: Admission, monthlyQuota: Int? = nil
     ) {
         self.file = file

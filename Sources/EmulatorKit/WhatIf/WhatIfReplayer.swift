@@ -39,7 +39,7 @@ package struct WhatIfReplayer: Sendable {
     package static func limits(_ file: URL?, flag: String) throws(EmulatorError) -> TierLimits {
         guard let file else { return TierLimits() }
         do {
-            return try TierLimits(contentsOf: file)
+            return try TierLimits(contentsOfFile: file.path)
         } catch {
             throw EmulatorError("\(flag): \(error)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import InkraTime
 import InkraUsage
 
 /// How usage windows could count a user's calls: today's calendar windows, or one of the two
@@ -36,7 +37,7 @@ package enum WindowAlgorithm: String, Sendable, Hashable, CaseIterable {
     ///   - instants: the calls' instants, in the order they were made.
     ///   - limits: the user's limits.
     /// - Returns: one admission per call, `.admitted` or `.refused(window)`.
-    package func decide(_ instants: [Date], limits: Limits) -> [Admission] {
+    package func decide(_ instants: [Timestamp], limits: Limits) -> [Admission] {
         switch self {
         case .calendar: return Self.calendarDecisions(instants, limits)
         case .slidingWindow: return Self.slidingDecisions(instants, limits)
@@ -44,7 +45,7 @@ package enum WindowAlgorithm: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    private static func calendarDecisions(_ instants: [Date], _ limits: Limits) -> [Admission] {
+    private static func calendarDecisions(_ instants: [Timestamp], _ limits: Limits) -> [Admission] {
         var used: [String: Int] = [:]
         return instants.map { instant in
             let windows = UsageWindows(at: instant)
@@ -57,8 +58,8 @@ package enum WindowAlgorithm: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    private static func slidingDecisions(_ instants: [Date], _ limits: Limits) -> [Admission] {
-        var admitted: [Date] = []
+    private static func slidingDecisions(_ instants: [Timestamp], _ limits: Limits) -> [Admission] {
+        var admitted: [Timestamp] = []
         return instants.map { instant in
             for window in order {
                 let since = instant.addingTimeInterval(-length(of: window))
@@ -69,7 +70,7 @@ package enum WindowAlgorithm: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    private static func bucketDecisions(_ instants: [Date], _ limits: Limits) -> [Admission] {
+    private static func bucketDecisions(_ instants: [Timestamp], _ limits: Limits) -> [Admission] {
         var tokens: [UsageWindow: Double] = [:]
         for window in order { tokens[window] = Double(limits.limit(for: window)) }
         var last = instants.first

@@ -3,6 +3,7 @@ import EmulatorKit
 import Foundation
 import InkraHandlers
 import InkraJSON
+import InkraTime
 import InkraUsage
 import LocalUserPool
 import SingleTable
@@ -22,11 +23,11 @@ struct ConsoleReader: Sendable {
     init(stack: EmulatorStack, feed: ConsoleFeed) {
         self.stack = stack
         self.feed = feed
-        limits = (stack.options.limitsFile.flatMap { try? TierLimits(contentsOf: $0) }) ?? TierLimits()
+        limits = (stack.options.limitsFile.flatMap { try? TierLimits(contentsOfFile: $0.path) }) ?? TierLimits()
     }
 
     /// The stack's "now": `--now` when fixed, else its clock.
-    var now: Date { stack.options.now ?? stack.options.clock() }
+    var now: Timestamp { stack.options.now ?? stack.options.clock() }
 
     /// The ids the stack knows (its pool's users, the callers of its requests) by the partition
     /// that holds each one's items: the table keeps no id, only keyed pseudonyms.

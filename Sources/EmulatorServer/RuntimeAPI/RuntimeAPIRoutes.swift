@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import HTTPTypes
 import Hummingbird
+import InkraTime
 import NIOCore
 
 /// The Runtime API's routes, as Lambda documents them

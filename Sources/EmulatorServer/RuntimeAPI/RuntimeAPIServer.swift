@@ -2,6 +2,7 @@ import EmulatorKit
 import Foundation
 import Hummingbird
 import InkraJSON
+import InkraTime
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -31,7 +32,7 @@ package final class RuntimeAPIServer: RuntimeAPIEndpoint {
     /// - Throws: ``EmulatorError`` when the port cannot be bound.
     package init(
         host: String = "127.0.0.1", port: Int = 0, functionName: String = "function",
-        clock: @escaping @Sendable () -> Date, logger: Logger = RuntimeAPIServer.quietLogger
+        clock: @escaping @Sendable () -> Timestamp, logger: Logger = RuntimeAPIServer.quietLogger
     ) async throws {
         let queue = RuntimeQueue(now: clock)
         let functionARN = "arn:aws:lambda:us-east-1:123456789012:function:\(functionName)"

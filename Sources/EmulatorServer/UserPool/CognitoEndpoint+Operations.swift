@@ -1,5 +1,6 @@
 import Foundation
 import InkraJSON
+import InkraTime
 import LocalUserPool
 
 extension CognitoEndpoint {

@@ -1,5 +1,6 @@
 import EmulatorKit
 import Foundation
+import HTTPText
 import InkraAuth
 import LocalUserPool
 import Logging
@@ -24,7 +25,7 @@ extension LocalServer {
 
     /// Once the pool's port is bound: its issuer is `http://HOST:PORT/<poolId>` (or the form
     /// `--pool-issuer` names), which the authorizer trusts unless told to trust another pool.
-    func trustUserPool(at endpoint: URL?) {
+    func trustUserPool(at endpoint: HTTPURL?) {
         guard let cognito, let endpoint else { return }
         let settings = cognito.pool.settings
         cognito.pool.issuer = settings.issuer(localEndpoint: endpoint.absoluteString)

@@ -1,11 +1,6 @@
 import HTTPText
 import InkraJSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraTime
 
 /// The claims of a verified Cognito token that the functions use.
 package struct CognitoClaims: Sendable, Hashable {
@@ -22,9 +17,9 @@ package struct CognitoClaims: Sendable, Hashable {
     /// `iss`.
     package var issuer: String
     /// `exp`.
-    package var expiresAt: Date
+    package var expiresAt: Timestamp
     /// `iat`, when the token has one.
-    package var issuedAt: Date?
+    package var issuedAt: Timestamp?
     /// `cognito:groups`.
     package var groups: [String]
     /// `custom:subscription_tier`.
@@ -48,8 +43,8 @@ package struct CognitoClaims: Sendable, Hashable {
         clientId: String? = nil,
         audience: [String] = [],
         issuer: String,
-        expiresAt: Date,
-        issuedAt: Date? = nil,
+        expiresAt: Timestamp,
+        issuedAt: Timestamp? = nil,
         groups: [String] = [],
         subscriptionTier: String? = nil,
         customTier: String? = nil,

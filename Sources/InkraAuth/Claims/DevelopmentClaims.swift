@@ -1,10 +1,5 @@
 import InkraJSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraTime
 
 /// The claims of a token minted for development or tests: exactly the claims Amazon Cognito puts
 /// in a user pool's ID or access token when no pre token generation trigger changes them
@@ -29,9 +24,9 @@ package struct DevelopmentClaims: Sendable, Hashable {
     /// `iss`.
     package var issuer: String
     /// `iat` and `auth_time`.
-    package var issuedAt: Date
+    package var issuedAt: Timestamp
     /// `exp`.
-    package var expiresAt: Date
+    package var expiresAt: Timestamp
     /// `cognito:username` (ID token) or `username` (access token). In a pool whose users sign in
     /// with their email, as template.yaml's does, Cognito sets it to the `sub`.
     package var username: String
@@ -63,8 +58,8 @@ package struct DevelopmentClaims: Sendable, Hashable {
         tokenUse: String = TokenUse.id.rawValue,
         clientId: String,
         issuer: String,
-        issuedAt: Date,
-        expiresAt: Date
+        issuedAt: Timestamp,
+        expiresAt: Timestamp
     ) {
         var generator = SystemRandomNumberGenerator()
         self.init(
@@ -78,8 +73,8 @@ package struct DevelopmentClaims: Sendable, Hashable {
         tokenUse: String = TokenUse.id.rawValue,
         clientId: String,
         issuer: String,
-        issuedAt: Date,
-        expiresAt: Date,
+        issuedAt: Timestamp,
+        expiresAt: Timestamp,
         using generator: inout some RandomNumberGenerator
     ) {
         self.sub = sub

@@ -1,12 +1,8 @@
+import HTTPText
+import InkraJSON
 import InkraTime
 import InkraTracing
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Where verification keys come from.
 package protocol KeySource: Sendable {
@@ -34,20 +30,20 @@ package final class JWKSKeySource: KeySource {
 
     /// Keys from a JWKS document.
     /// - Throws: ``AuthError`` when it is not a JWKS.
-    package init(jwks: Data) throws {
+    package init(jwks: [UInt8]) throws {
         entries = Dictionary(try JWKEntry.parse(jwks, source: "JWKS").map { ($0.kid, $0) }) { first, _ in first }
     }
 
     /// Keys from a JWKS file.
     /// - Throws: ``AuthError`` naming the file when it cannot be read or is not a JWKS.
-    package init(contentsOf url: URL) throws {
-        let data: Data
+    package init(contentsOfFile path: String) throws {
+        let data: [UInt8]
         do {
-            data = try Data(contentsOf: url)
+            data = try FileBytes.read(atPath: path)
         } catch {
-            throw AuthError(.jwksUnreadable, "JWKS file \(url.path) cannot be read: \(error)")
+            throw AuthError(.jwksUnreadable, "JWKS file \(path) cannot be read: \(error.reason)")
         }
-        entries = Dictionary(try JWKEntry.parse(data, source: "JWKS file \(url.path)").map { ($0.kid, $0) }) { a, _ in a
+        entries = Dictionary(try JWKEntry.parse(data, source: "JWKS file \(path)").map { ($0.kid, $0) }) { a, _ in a
         }
     }
 
@@ -72,15 +68,15 @@ package final class JWKSKeySource: KeySource {
 /// the source could not answer, so the token is not known to be bad. A `kid` missing from a JWKS
 /// that was fetched is answered `nil`: that token is bad.
 package actor RemoteKeySource: KeySource {
-    private let url: URL
-    private let fetch: @Sendable (URL) async throws -> Data
-    private let now: @Sendable () -> Date
-    private let penalty: TimeInterval
+    private let url: HTTPURL
+    private let fetch: @Sendable (HTTPURL) async throws -> [UInt8]
+    private let now: @Sendable () -> Timestamp
+    private let penalty: Double
     private let timeout: Duration
     private var entries: [String: JWKEntry] = [:]
     private var keys: [String: VerificationKey] = [:]
     private var loaded = false
-    private var quietUntil: Date?
+    private var quietUntil: Timestamp?
     private var inFlight: Task<[String: JWKEntry], any Error>?
     /// How many times the JWKS was fetched.
     package private(set) var fetchCount = 0
@@ -95,10 +91,10 @@ package actor RemoteKeySource: KeySource {
     ///     5-second Lambda timeout (template.yaml), so a JWKS that hangs is reported by the function
     ///     (its error, metric and log line) rather than cut off by Lambda.
     package init(
-        url: URL,
-        fetch: @escaping @Sendable (URL) async throws -> Data,
-        now: @escaping @Sendable () -> Date,
-        penalty: TimeInterval = 10,
+        url: HTTPURL,
+        fetch: @escaping @Sendable (HTTPURL) async throws -> [UInt8],
+        now: @escaping @Sendable () -> Timestamp,
+        penalty: Double = 10,
         timeout: Duration = .seconds(3)
     ) {
         self.url = url
@@ -143,9 +139,9 @@ package actor RemoteKeySource: KeySource {
         let task = Task { () async throws -> [String: JWKEntry] in
             // A span of the request's trace: the pool's public URL, the time.
             let data = try await scope.span("JWKS", namespace: .remote) {
-                (span, _) async throws(AuthError) -> Data in
+                (span, _) async throws(AuthError) -> [UInt8] in
                 span.method = "GET"
-                span.url = TraceSpan.plainURL(url)
+                span.url = TraceSpan.plainURL(url.absoluteString)
                 return try await Self.fetch(url, with: fetch, within: timeout)
             }
             let parsed = try JWKEntry.parse(data, source: url.absoluteString)
@@ -163,8 +159,8 @@ package actor RemoteKeySource: KeySource {
     /// or has not answered within `timeout` (`withDeadline`: the fetch is then cancelled, and left
     /// behind if it does not stop).
     private static func fetch(
-        _ url: URL, with fetch: @escaping @Sendable (URL) async throws -> Data, within timeout: Duration
-    ) async throws(AuthError) -> Data {
+        _ url: HTTPURL, with fetch: @escaping @Sendable (HTTPURL) async throws -> [UInt8], within timeout: Duration
+    ) async throws(AuthError) -> [UInt8] {
         do {
             return try await withDeadline(.now.advanced(by: timeout)) { try await fetch(url) }
         } catch is DeadlinePassed {

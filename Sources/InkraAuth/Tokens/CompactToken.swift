@@ -1,12 +1,6 @@
 import HTTPText
 import InkraJSON
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// A JWT in compact form, split and decoded but not yet verified. The emulator reads an unverified
 /// token's claims with it too (whose events to keep in order, which pool issued a token), never
 /// to trust them.

@@ -1,12 +1,6 @@
 import InkraCrypto
 import InkraJSON
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Mints RS256 tokens: for tests and the local emulator's development tokens, never for
 /// production use.
 package struct TokenSigner: Sendable {
@@ -31,7 +25,7 @@ package struct TokenSigner: Sendable {
     }
 
     /// The public JWKS: `{"keys":[{"kty":"RSA","kid":…,"alg":"RS256","use":"sig","n":…,"e":…}]}`.
-    package var jwks: Data {
+    package var jwks: [UInt8] {
         let entry: JSONValue = [
             "kty": "RSA",
             "kid": .string(kid),
@@ -41,7 +35,7 @@ package struct TokenSigner: Sendable {
             "e": .string(CompactToken.encode(key.publicExponent)),
         ]
         let document: JSONValue = ["keys": [entry]]
-        return Data(document.jsonString.utf8)
+        return Array(document.jsonString.utf8)
     }
 
     /// Signs claims with RS256.

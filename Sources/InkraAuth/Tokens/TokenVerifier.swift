@@ -2,19 +2,13 @@ import InkraJSON
 import InkraTime
 import Logging
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Verifies Cognito user-pool tokens exactly as docs/functions.md describes: form, algorithm, signature by
 /// the key whose `kid` the token names, issuer, token use, client, and time claims.
 public struct TokenVerifier: Sendable {
     /// What tokens must satisfy.
     package let configuration: CognitoConfiguration
     let keys: any KeySource
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> Timestamp
     let logger: Logger
 
     /// The algorithms accepted; `none` and HMAC never are.
@@ -26,7 +20,7 @@ public struct TokenVerifier: Sendable {
     package init(
         configuration: CognitoConfiguration,
         keys: any KeySource,
-        now: @escaping @Sendable () -> Date,
+        now: @escaping @Sendable () -> Timestamp,
         logger: Logger = Logger(label: "inkra.auth")
     ) {
         self.configuration = configuration
@@ -53,7 +47,7 @@ public struct TokenVerifier: Sendable {
     ///     the request's id); the verifier's own when `nil`.
     /// - Throws: ``AuthError`` with the reason, as ``verify(_:)``.
     package func verify(
-        _ token: String, at instant: Date, in scope: RequestScope = RequestScope(), logger: Logger? = nil
+        _ token: String, at instant: Timestamp, in scope: RequestScope = RequestScope(), logger: Logger? = nil
     ) async throws(AuthError) -> CognitoClaims {
         do {
             return try await check(token, at: instant, in: scope)
@@ -66,7 +60,7 @@ public struct TokenVerifier: Sendable {
         }
     }
 
-    private func check(_ raw: String, at instant: Date, in scope: RequestScope) async throws(AuthError)
+    private func check(_ raw: String, at instant: Timestamp, in scope: RequestScope) async throws(AuthError)
         -> CognitoClaims
     {
         let token = try CompactToken(raw)
@@ -99,7 +93,7 @@ public struct TokenVerifier: Sendable {
         return try claims(token.payload, at: instant.timeIntervalSince1970)
     }
 
-    private func claims(_ payload: JSONObject, at instant: TimeInterval) throws(AuthError) -> CognitoClaims {
+    private func claims(_ payload: JSONObject, at instant: Double) throws(AuthError) -> CognitoClaims {
         let tolerance = configuration.clockTolerance
         guard let issuer = payload["iss"]?.string, issuer == configuration.issuer else {
             throw AuthError(
@@ -177,8 +171,8 @@ public struct TokenVerifier: Sendable {
             clientId: clientId,
             audience: audience,
             issuer: issuer,
-            expiresAt: Date(timeIntervalSince1970: exp),
-            issuedAt: payload["iat"]?.double.map(Date.init(timeIntervalSince1970:)),
+            expiresAt: Timestamp(timeIntervalSince1970: exp),
+            issuedAt: payload["iat"]?.double.map(Timestamp.init(timeIntervalSince1970:)),
             groups: payload["cognito:groups"]?.array?.compactMap(\.string) ?? [],
             subscriptionTier: payload["custom:subscription_tier"]?.string.flatMap { $0.isEmpty ? nil : $0 },
             customTier: payload["custom:tier"]?.string.flatMap { $0.isEmpty ? nil : $0 },

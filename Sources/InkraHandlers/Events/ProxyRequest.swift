@@ -1,10 +1,6 @@
+import HTTPText
 import InkraJSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraTime
 
 /// An API Gateway proxy event — REST API (payload 1.0) or HTTP API (payload 2.0) — read leniently:
 /// only what the functions need, from whichever shape the event has.
@@ -62,11 +58,11 @@ public struct ProxyRequest: Sendable {
 
     /// When API Gateway received the request: `requestTimeEpoch` (REST) or `timeEpoch` (HTTP API),
     /// both in milliseconds.
-    package var requestTime: Date? {
+    package var requestTime: Timestamp? {
         guard let context = requestContext,
             let milliseconds = (context["requestTimeEpoch"] ?? context["timeEpoch"])?.double
         else { return nil }
-        return Date(timeIntervalSince1970: milliseconds / 1000)
+        return Timestamp(timeIntervalSince1970: milliseconds / 1000)
     }
 
     /// API Gateway's request id.
@@ -80,7 +76,7 @@ public struct ProxyRequest: Sendable {
             throw HTTPError.badRequest("body must be a string in the event, not \(body.typeName)")
         }
         guard event["isBase64Encoded"]?.bool == true else { return Array(text.utf8) }
-        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+        guard let data = Base64.decode(text, ignoringUnknownCharacters: true) else {
             throw HTTPError.badRequest("body is marked isBase64Encoded but is not valid base64")
         }
         return Array(data)

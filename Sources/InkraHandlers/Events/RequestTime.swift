@@ -1,19 +1,14 @@
 import InkraJSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraTime
 
 /// When API Gateway received a request, as its events say it.
 package enum RequestTime {
     /// API Gateway's receive time in an event: `requestContext.requestTimeEpoch` (REST, and REST
     /// `REQUEST` authorizers) or `requestContext.timeEpoch` (HTTP API), in milliseconds.
-    package static func received(in event: JSONValue) -> Date? {
+    package static func received(in event: JSONValue) -> Timestamp? {
         guard let context = event["requestContext"],
             let milliseconds = (context["requestTimeEpoch"] ?? context["timeEpoch"])?.double
         else { return nil }
-        return Date(timeIntervalSince1970: milliseconds / 1000)
+        return Timestamp(timeIntervalSince1970: milliseconds / 1000)
     }
 }

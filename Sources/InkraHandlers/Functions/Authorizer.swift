@@ -1,15 +1,9 @@
+import CoreMetrics
 import InkraAuth
 import InkraJSON
 import InkraTime
 import InkraUsage
 import Logging
-import Metrics
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `authorizer`: verifies the caller's Cognito token for API Gateway and describes the caller in
 /// the context the other functions read.

@@ -1,15 +1,9 @@
+import CoreMetrics
 import InkraAuth
 import InkraJSON
 import InkraTime
 import InkraUsage
 import Logging
-import Metrics
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `checkUsage` (GET): the caller's usage in the month, day and hour; consumes nothing. A deleted
 /// account's token gets 401 `unauthorized`, as from `generateQuestions`.

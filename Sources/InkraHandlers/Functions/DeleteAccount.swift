@@ -1,14 +1,8 @@
+import CoreMetrics
 import InkraJSON
 import InkraTime
 import InkraUsage
 import Logging
-import Metrics
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `deleteAccount` (`DELETE /account`): erases every usage item of the caller (their month, day and
 /// hour counters, idempotency records, refunds and refusal marks) and then their account in the

@@ -1,16 +1,10 @@
+import CoreMetrics
 import InkraAuth
 import InkraJSON
 import InkraTime
 import InkraTracing
 import InkraUsage
 import Logging
-import Metrics
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `generateQuestions` (POST): checks the caller and the body, consumes one unit of usage in all
 /// three windows at once, then generates.
@@ -68,7 +62,7 @@ public struct GenerateQuestions: EventHandler {
     }
 
     /// Answers one proxy request at an instant, under the bound invocation's deadline.
-    private func respond(to request: ProxyRequest, at instant: Date) async -> ProxyResponse {
+    private func respond(to request: ProxyRequest, at instant: Timestamp) async -> ProxyResponse {
         do {
             return try await answer(request, at: instant)
         } catch let error as HTTPError {
@@ -79,7 +73,7 @@ public struct GenerateQuestions: EventHandler {
         }
     }
 
-    private func answer(_ request: ProxyRequest, at instant: Date) async throws -> ProxyResponse {
+    private func answer(_ request: ProxyRequest, at instant: Timestamp) async throws -> ProxyResponse {
         guard let caller = CallerIdentity(authorizer: request.authorizer) else { throw HTTPError.unauthorized }
         let bodyBytes = try request.bodyBytes()
         let body = try QuestionsBody(bodyBytes)

@@ -2,12 +2,6 @@ import InkraTime
 import InkraTracing
 import Logging
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// What a function knows of the invocation under way, beside its event: the request's id, its
 /// time, its deadlines, its trace header and a logger (as Lambda's own context has them).
 ///
@@ -28,7 +22,7 @@ public struct InvocationContext: Sendable {
     /// invocation's start, or, under `INKRA_CLOCK=request-time`, API Gateway's receive time of
     /// the event (`requestContext.requestTimeEpoch` or `timeEpoch`), which is also where the
     /// emulator puts a replayed event's recorded time.
-    public var time: Date
+    public var time: Timestamp
     /// The instant by which the request's work must be over: the earlier of Lambda's deadline and
     /// API Gateway's integration timeout, less a margin. `nil`: no deadline (a test, a local call),
     /// and each step is bounded by its own timeout only.
@@ -52,7 +46,7 @@ public struct InvocationContext: Sendable {
     ///   - logger: the invocation's logger.
     public init(
         requestID: String = "local",
-        time: Date,
+        time: Timestamp,
         deadline: ContinuousClock.Instant? = nil,
         cleanupDeadline: ContinuousClock.Instant? = nil,
         traceID: String? = nil,

@@ -1,14 +1,8 @@
+import CoreMetrics
 import InkraJSON
 import InkraTime
 import InkraUsage
 import Logging
-import Metrics
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `repairCharges` (on a schedule: template.yaml runs it every five minutes): gives back the unit
 /// of every call with an `Idempotency-Key` that was charged and never answered — its runtime was

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// The default question generator: offline, deterministic for a topic, count, length, language,
 /// turn and seed, drawing on a bank of interview questions in six categories and arranging them
 /// the way an interview flows — an opening first, background, turning points and feelings in the

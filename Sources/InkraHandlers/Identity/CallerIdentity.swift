@@ -2,12 +2,6 @@ import HTTPText
 import InkraAuth
 import InkraJSON
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Who is calling, as API Gateway's authorizer described them.
 public struct CallerIdentity: Sendable, Hashable {
     /// The user (the token's `sub`).

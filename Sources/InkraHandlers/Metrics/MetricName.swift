@@ -1,4 +1,4 @@
-import Metrics
+import CoreMetrics
 
 /// The names of the metrics the functions emit (CloudWatch Embedded Metric Format lines in
 /// `bootstrap`, namespace `Inkra`, dimension `function`): the one source of truth that

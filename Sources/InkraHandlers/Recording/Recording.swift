@@ -2,12 +2,6 @@ import InkraJSON
 import InkraTime
 import InkraUsage
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// One recorded invocation (`INKRA_RECORD_EVENTS=1`), as `bootstrap` writes it to its log and
 /// `inkra-emulator import` reads it back: the function, Lambda's request id, the instant the
 /// function read from its clock (whole milliseconds), and either the redacted event and its
@@ -53,15 +47,15 @@ package struct Recording: Sendable, Hashable {
     }
 
     /// The instant as a date.
-    package var instant: Date { Self.date(milliseconds: epochMilliseconds) }
+    package var instant: Timestamp { Self.date(milliseconds: epochMilliseconds) }
 
     /// A date from whole milliseconds, computed as every reader of `requestTimeEpoch` computes it.
-    package static func date(milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    package static func date(milliseconds: Int64) -> Timestamp {
+        Timestamp(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
     /// A date's whole milliseconds (rounded down).
-    package static func milliseconds(of date: Date) -> Int64 {
+    package static func milliseconds(of date: Timestamp) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 

@@ -1,11 +1,5 @@
 import InkraJSON
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// The log lines of a ``Recording``, in Lambda's text or JSON log format, and their reading back.
 ///
 /// Text: `INKRA_RECORDING <request id> <part>/<parts> <payload>`. JSON: one object with
@@ -97,7 +91,7 @@ package enum RecordingLines {
     /// Reads a log message (a line as the runtime wrote it, in either format).
     package static func read(_ message: some StringProtocol) -> Reading {
         let text = String(message.trimmingSuffix { $0 == "\n" || $0 == "\r" })
-        guard text.contains(tag) else { return .other }
+        guard text.utf8.firstRange(ofPart: tag.utf8) != nil else { return .other }
         if text.first == "{" {
             guard let object = try? JSONParser.parse(text), let header = object["message"]?.string,
                 header.hasPrefix(tag)
@@ -112,7 +106,7 @@ package enum RecordingLines {
             }
             return parse(header: header, payload: payload)
         }
-        guard let start = text.firstRange(of: tag + " ") else { return .other }
+        guard let start = text.utf8.firstRange(ofPart: (tag + " ").utf8) else { return .other }
         let rest = text[start.lowerBound...]
         let fields = rest.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
         guard fields.count == 4 else { return .broken("a recording line without its parts count and payload") }

@@ -1,12 +1,8 @@
+import HTTPText
 import InkraAuth
 import InkraJSON
+import InkraTime
 import InkraUsage
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// What a recording keeps of an invocation: an allow-list of what replay needs to reach the same
 /// outcome, and nothing else (docs/configuration.md, `INKRA_RECORD_EVENTS`).
@@ -102,12 +98,12 @@ package struct RecordingRedaction: Sendable {
         guard base64 else {
             return String(decoding: BodyRedaction.redact(Array(text.utf8)), as: UTF8.self)
         }
-        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+        guard let data = Base64.decode(text, ignoringUnknownCharacters: true) else {
             return String(
                 text.unicodeScalars.map { $0.properties.isAlphabetic || ("0"..."9").contains($0) ? "A" : Character($0) }
             )
         }
-        return Data(BodyRedaction.redact(Array(data))).base64EncodedString()
+        return Base64.encode(BodyRedaction.redact(data))
     }
 
     /// A function's result as a recording keeps it: generated questions become their count.
@@ -155,7 +151,7 @@ package struct RecordingRedaction: Sendable {
     }
 
     /// Whole seconds since 1970, as JWT time claims count them.
-    private static func seconds(_ date: Date) -> Int64 {
+    private static func seconds(_ date: Timestamp) -> Int64 {
         Int64(date.timeIntervalSince1970.rounded(.down))
     }
 

@@ -1,10 +1,5 @@
+import HTTPText
 import InkraAuth
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Each setting's form, default and readers: what `bootstrap`'s `Configuration` checks a value
 /// against, the error that says what a setting accepts, the value an unset setting reads as, and
@@ -49,7 +44,7 @@ extension RuntimeSetting {
         /// Text, or a URL's text.
         case text(String)
         /// A URL.
-        case url(URL)
+        case url(HTTPURL)
 
         /// The word or the text.
         package var text: String? {
@@ -65,7 +60,7 @@ extension RuntimeSetting {
             return seconds
         }
         /// The URL.
-        package var url: URL? {
+        package var url: HTTPURL? {
             guard case .url(let url) = self else { return nil }
             return url
         }
@@ -169,13 +164,10 @@ extension RuntimeSetting {
             }
             return (3...255).contains(text.count) && allowed ? .text(text) : nil
         case .httpURL:
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                ["http", "https"].contains(scheme),
-                url.host != nil
-            else { return nil }
+            guard let url = HTTPURL(string: text), ["http", "https"].contains(url.scheme) else { return nil }
             return .url(url)
         case .absoluteURL:
-            guard let url = URL(string: text), url.scheme != nil, url.host != nil else { return nil }
+            guard let url = HTTPURL(string: text) else { return nil }
             return .url(url)
         case .text:
             return .text(text)

@@ -1,22 +1,16 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// The package's one home for writing instants as text, in UTC: ISO 8601 for usage timestamps,
 /// recordings, log lines and the emulator's event times, and API Gateway's `requestTime` for the
 /// events the emulator and InkraTesting build (integer arithmetic, no formatter objects).
 extension CivilTime {
     /// `2026-03-10T10:00:00Z`: the instant to the whole second (rounded down).
-    package static func iso8601(_ instant: Date) -> String {
+    package static func iso8601(_ instant: Timestamp) -> String {
         CivilTime(instant).iso8601
     }
 
     /// `2026-03-10T10:00:00.123Z`: the instant to the millisecond (rounded down), read to the
     /// nearest microsecond first, so that a date made from whole milliseconds (`requestTimeEpoch`)
     /// shows them, whatever the `Double` makes of them.
-    package static func iso8601Milliseconds(_ instant: Date) -> String {
+    package static func iso8601Milliseconds(_ instant: Timestamp) -> String {
         let microseconds = Int64((instant.timeIntervalSince1970 * 1_000_000).rounded())
         let milliseconds = microseconds >= 0 ? microseconds / 1000 : (microseconds - 999) / 1000
         return iso8601(milliseconds: milliseconds)
@@ -34,7 +28,7 @@ extension CivilTime {
 
     /// `10/Mar/2026:10:00:00 +0000`: API Gateway's `requestContext.requestTime` (REST) and `time`
     /// (HTTP API), to the whole second (rounded down).
-    package static func apiGatewayTime(_ instant: Date) -> String {
+    package static func apiGatewayTime(_ instant: Timestamp) -> String {
         let civil = CivilTime(instant)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
         return "\(two(civil.day))/\(monthNames[civil.month - 1])/\(civil.year):\(two(civil.hour)):"

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// The package's one home for reading instants from text, beside the one for writing them:
 /// RFC 3339's internet date-time (the ISO 8601 profile this package writes), digit by digit with
 /// integer arithmetic and no formatter objects (the emulator's `x-inkra-recorded-at`, `--now`, the
@@ -17,7 +11,7 @@ extension CivilTime {
     /// A field out of its range (month 13, February 30, hour 24, minute 60), a missing zone, any
     /// other shape, or anything before or after (a space included) is refused: `nil`. A leap second (`:60`) is read as
     /// the first second of the next minute.
-    package static func instant(iso8601 text: some StringProtocol, allowingDate: Bool = false) -> Date? {
+    package static func instant(iso8601 text: some StringProtocol, allowingDate: Bool = false) -> Timestamp? {
         var reader = DigitReader(Array(text.utf8))
         guard let year = reader.number(digits: 4), reader.skip("-"), let month = reader.number(digits: 2),
             reader.skip("-"), let day = reader.number(digits: 2), (1...12).contains(month), day >= 1
@@ -52,7 +46,7 @@ extension CivilTime {
         }
         guard reader.atEnd else { return nil }
         let seconds = days + hour * 3_600 + minute * 60 + second - offset
-        return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(nanoseconds) / 1_000_000_000)
+        return Timestamp(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1_000_000_000)
     }
 }
 

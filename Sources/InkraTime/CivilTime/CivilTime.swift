@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// A UTC calendar reading of an instant, computed with integer arithmetic (no `Calendar`, no
 /// formatter), so the usage hot path stays cheap.
 package struct CivilTime: Hashable, Sendable {
@@ -21,7 +15,7 @@ package struct CivilTime: Hashable, Sendable {
     package internal(set) var second: Int
 
     /// Reads an instant in UTC, to the whole second (rounded down).
-    package init(_ instant: Date) {
+    package init(_ instant: Timestamp) {
         self.init(epochSeconds: Int(instant.timeIntervalSince1970.rounded(.down)))
     }
 
@@ -49,7 +43,7 @@ package struct CivilTime: Hashable, Sendable {
         Self.days(fromCivil: year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second
     }
 
-    package var date: Date { Date(timeIntervalSince1970: TimeInterval(epochSeconds)) }
+    package var date: Timestamp { Timestamp(timeIntervalSince1970: Double(epochSeconds)) }
 
     /// `YYYY-MM`.
     package var monthKey: String { text(length: 7) }

@@ -1,6 +1,6 @@
 extension Duration {
-    /// The duration in seconds, its fraction included: what a `TimeInterval`, a timeout in
-    /// seconds or a rate per second takes.
+    /// The duration in seconds, its fraction included: what a timeout in seconds, a
+    /// `Timestamp`'s arithmetic or a rate per second takes.
     package var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }

@@ -1,11 +1,5 @@
 import InkraJSON
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// The limits of each tier, by tier name, with the defaults of the free and premium tiers.
 public struct TierLimits: Sendable, Hashable {
     /// Tier name → limits.
@@ -31,18 +25,18 @@ public struct TierLimits: Sendable, Hashable {
     ///
     /// A tier may name only some of its windows; the others keep that tier's defaults.
     /// - Throws: ``LimitsFileError`` naming the file and the field that is wrong.
-    package init(contentsOf url: URL) throws {
-        let data: Data
+    package init(contentsOfFile path: String) throws {
+        let data: [UInt8]
         do {
-            data = try Data(contentsOf: url)
+            data = try FileBytes.read(atPath: path)
         } catch {
-            throw LimitsFileError(path: url.path, reason: "cannot be read (\(error))")
+            throw LimitsFileError(path: path, reason: "cannot be read (\(error.reason))")
         }
-        try self.init(json: data, source: url.path)
+        try self.init(json: data, source: path)
     }
 
     /// Parses the JSON of a limits file; `source` names it in errors.
-    package init(json data: Data, source: String = "limits file") throws {
+    package init(json data: [UInt8], source: String = "limits file") throws {
         self.init()
         guard let object = (try? JSONParser.parse(data))?.object else {
             throw LimitsFileError(path: source, reason: "must be a JSON object of tier names to limits")

@@ -1,10 +1,5 @@
+import HTTPText
 import InkraCrypto
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// What the table keeps of an `Idempotency-Key`, and how: never the key, the body or the answer
 /// in the clear.
@@ -43,14 +38,14 @@ struct IdempotencySeal {
     /// `<status> <body>`.
     func seal(_ response: StoredResponse) throws -> String {
         let plain = Array("\(response.statusCode) \(response.body)".utf8)
-        return Data(try AES256GCM.seal(plain, key: sealingKey)).base64EncodedString()
+        return Base64.encode(try AES256GCM.seal(plain, key: sealingKey))
     }
 
     /// The stored response, or `nil` when the text was not sealed under this key.
     func open(_ sealed: String) -> StoredResponse? {
-        guard let combined = Data(base64Encoded: sealed),
+        guard let combined = Base64.decode(sealed),
             let plain = AES256GCM.open(combined, key: sealingKey),
-            let text = String(bytes: plain, encoding: .utf8),
+            let text = String(validating: plain, as: UTF8.self),
             let space = text.firstIndex(of: " "),
             let status = Int(text[..<space])
         else { return nil }

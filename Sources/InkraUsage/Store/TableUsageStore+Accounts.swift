@@ -1,10 +1,5 @@
+import InkraTime
 import SingleTable
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Deleting an account without resetting its meter (docs/table.md, "Deleted accounts").
 ///
@@ -44,11 +39,11 @@ extension TableUsageStore {
     ///   - userID: the account.
     ///   - email: its verified email, when known; without one nothing is carried over.
     ///   - instant: now.
-    package func closeAccount(of userID: String, email: String?, at instant: Date) async throws -> UsageErasure {
+    package func closeAccount(of userID: String, email: String?, at instant: Timestamp) async throws -> UsageErasure {
         let windows = UsageWindows(at: instant)
         let epoch = Int(windows.instant.timeIntervalSince1970)
         let closedUntil = epoch + Self.closedAccountSeconds
-        let lastMonth = UsageWindows(at: Date(timeIntervalSince1970: TimeInterval(closedUntil))).month
+        let lastMonth = UsageWindows(at: Timestamp(timeIntervalSince1970: Double(closedUntil))).month
         let months = windows.month == lastMonth ? [windows.month] : [windows.month, lastMonth]
         func write(_ request: UpdateItemRequest) async throws {
             do {

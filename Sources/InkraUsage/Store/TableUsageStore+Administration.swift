@@ -1,12 +1,6 @@
 import InkraTime
 import SingleTable
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Support's tools and the user's own deletion: refund, reset, erase.
 ///
 /// Every expression is fixed text; the counter's name travels as `#count`, values as placeholders.
@@ -27,7 +21,7 @@ extension TableUsageStore {
     /// that keep writing to it.
     static let erasePasses = 8
 
-    package func refund(_ units: Int, to userID: String, at instant: Date, reference: String?) async throws
+    package func refund(_ units: Int, to userID: String, at instant: Timestamp, reference: String?) async throws
         -> UsageRefund
     {
         let windows = UsageWindows(at: instant)
@@ -87,7 +81,7 @@ extension TableUsageStore {
             "the counters of \(userID) kept changing during \(Self.refundAttempts) attempts; try again")
     }
 
-    package func reset(_ window: UsageWindow, of userID: String, at instant: Date) async throws -> WindowChange {
+    package func reset(_ window: UsageWindow, of userID: String, at instant: Timestamp) async throws -> WindowChange {
         let slot = Slot(window, UsageWindows(at: instant))
         let request = UpdateItemRequest(
             tableName: tableName,

@@ -1,11 +1,6 @@
+import InkraCrypto
 import InkraTime
 import SingleTable
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A call's idempotency record: what makes a user's unit stay charged exactly when the call is
 /// answered 200, whatever fails in between (docs/table.md, "Idempotency records").
@@ -29,7 +24,7 @@ extension TableUsageStore {
     static let leaseWithoutDeadline = 32
 
     /// A fresh attempt token.
-    static func newAttempt() -> String { UUID().uuidString }
+    static func newAttempt() -> String { RandomUUID.string() }
 
     /// Seconds from now to the end of the request's clean-up budget, rounded up, at least one:
     /// no other request may take the record over before the holder has stopped writing.
@@ -97,7 +92,7 @@ extension TableUsageStore {
             let chargedAt = old[Attribute.chargedAt]?.intValue
         {
             let consumption = Consumption(
-                userID: request.userID, instant: Date(timeIntervalSince1970: TimeInterval(chargedAt)),
+                userID: request.userID, instant: Timestamp(timeIntervalSince1970: Double(chargedAt)),
                 idempotencyKey: request.idempotencyKey, attempt: ours)
             return try await charged(consumption, limits: request.limits)
         }
@@ -143,7 +138,7 @@ extension TableUsageStore {
             throw UsageStoreError(operation: "take over an unanswered call", underlying: error)
         }
         let consumption = Consumption(
-            userID: request.userID, instant: Date(timeIntervalSince1970: TimeInterval(chargedAt)),
+            userID: request.userID, instant: Timestamp(timeIntervalSince1970: Double(chargedAt)),
             idempotencyKey: request.idempotencyKey, attempt: attempt)
         return try await charged(consumption, limits: request.limits)
     }
@@ -210,7 +205,7 @@ extension TableUsageStore {
 
     // MARK: - Repair
 
-    package func repairCharges(at instant: Date) async throws -> ChargeRepair {
+    package func repairCharges(at instant: Timestamp) async throws -> ChargeRepair {
         let now = Int(instant.timeIntervalSince1970)
         var report = ChargeRepair(repaired: 0, leftAlone: 0)
         for daysBack in 0...Self.repairHorizonDays {
@@ -242,7 +237,7 @@ extension TableUsageStore {
             let lease = record[Attribute.lease]?.intValue, lease <= now,
             let chargedAt = record[Attribute.chargedAt]?.intValue
         else { return false }
-        let windows = UsageWindows(at: Date(timeIntervalSince1970: TimeInterval(chargedAt)))
+        let windows = UsageWindows(at: Timestamp(timeIntervalSince1970: Double(chargedAt)))
         do {
             return try await giveBack(
                 partition: partition, windows, hold: Hold(sortKey: sortKey, attempt: attempt, leaseEndedBy: now))

@@ -1,12 +1,6 @@
 import InkraTime
 import SingleTable
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// A user's standing refusal: what makes a refusal after the first cost one read and no write.
 ///
 /// A refused consume writes the user's `REFUSED` item (docs/table.md): the window that refused,

@@ -1,11 +1,6 @@
+import InkraCrypto
 import InkraTime
 import SingleTable
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 extension TableUsageStore {
     /// Writes a transaction, retrying it while other requests hold its items (see ``Retry``).
@@ -105,7 +100,7 @@ extension TableUsageStore {
         /// Waits between attempts.
         var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
         /// A new `ClientRequestToken`.
-        var token: @Sendable () -> String = { UUID().uuidString }
+        var token: @Sendable () -> String = { RandomUUID.string() }
         /// The clock the deadline is read on.
         var now: @Sendable () -> ContinuousClock.Instant = { .now }
 

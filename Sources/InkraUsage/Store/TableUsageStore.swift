@@ -1,12 +1,6 @@
 import InkraTime
 import SingleTable
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// A ``UsageStore`` over any `Table` with the single-table design of docs/table.md.
 ///
 /// A consume is one `TransactWriteItems` of three conditional `ADD`s (month, day, hour), plus the
@@ -150,7 +144,7 @@ package struct TableUsageStore: UsageStore, RequestBound {
         )
     }
 
-    package func usage(for userID: String, email: String?, at instant: Date, limits: Limits) async throws
+    package func usage(for userID: String, email: String?, at instant: Timestamp, limits: Limits) async throws
         -> UsageReport
     {
         try await usage(inPartition: partition(of: userID), email: email, at: instant, limits: limits)
@@ -158,7 +152,7 @@ package struct TableUsageStore: UsageStore, RequestBound {
 
     /// ``usage(for:email:at:limits:)`` of the user whose partition is `partition`, for a reader of
     /// the table that holds no id (serve's console).
-    package func usage(inPartition partition: String, email: String?, at instant: Date, limits: Limits)
+    package func usage(inPartition partition: String, email: String?, at instant: Timestamp, limits: Limits)
         async throws -> UsageReport
     {
         let windows = UsageWindows(at: instant)

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraTime
 
 /// One window's counter before and after a support tool changed it.
 public struct WindowChange: Sendable, Hashable {
@@ -48,7 +44,7 @@ public struct UsageRefund: Sendable, Hashable {
 
     /// The reference of a refund that names none: the hour of `instant` and the units
     /// (`2026-11-17T12/2`), so the same command run again within the hour changes nothing.
-    package static func defaultReference(units: Int, at instant: Date) -> String {
+    package static func defaultReference(units: Int, at instant: Timestamp) -> String {
         "\(UsageWindows(at: instant).hour)/\(units)"
     }
 }

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraTime
 
 /// Counts each user's costly calls in monthly, daily and hourly windows, all at once or not at all.
 ///
@@ -28,7 +24,7 @@ public protocol UsageStore: Sendable {
     /// and whose lease has run out (a crash, a timeout whose give-back failed), and marks its
     /// record so that a later retry with that key runs as a new call.
     /// - Parameter instant: now; leases that ran out before it are repaired.
-    func repairCharges(at instant: Date) async throws -> ChargeRepair
+    func repairCharges(at instant: Timestamp) async throws -> ChargeRepair
     /// A user's usage in the windows of an instant; reads only.
     /// - Parameters:
     ///   - userID: the user.
@@ -36,7 +32,7 @@ public protocol UsageStore: Sendable {
     ///     then counts what a deleted account of the same address used in it.
     ///   - instant: the instant whose windows are read.
     ///   - limits: the user's limits.
-    func usage(for userID: String, email: String?, at instant: Date, limits: Limits) async throws -> UsageReport
+    func usage(for userID: String, email: String?, at instant: Timestamp, limits: Limits) async throws -> UsageReport
     /// The users refused at least once on a UTC day (`YYYY-MM-DD`), in user order.
     func refusedUsers(on day: String) async throws -> [String]
     /// The users refused at least once on a UTC day (`YYYY-MM-DD`), in user order, each with the
@@ -51,9 +47,9 @@ public protocol UsageStore: Sendable {
     ///   - instant: the instant whose windows get the units back.
     ///   - reference: names the refund (an incident or a ticket); `nil` names it after the hour
     ///     of `instant` and `units` (`UsageRefund.defaultReference(units:at:)`).
-    func refund(_ units: Int, to userID: String, at instant: Date, reference: String?) async throws -> UsageRefund
+    func refund(_ units: Int, to userID: String, at instant: Timestamp, reference: String?) async throws -> UsageRefund
     /// Sets one window of `instant` back to zero; a window already at zero is left alone.
-    func reset(_ window: UsageWindow, of userID: String, at instant: Date) async throws -> WindowChange
+    func reset(_ window: UsageWindow, of userID: String, at instant: Timestamp) async throws -> WindowChange
     /// Deletes every item of a user (usage, rate limits, idempotency records, refunds, and so the
     /// user's refusal marks in GSI1); erasing a user with no items removes nothing.
     func erase(user userID: String) async throws -> UsageErasure
@@ -62,12 +58,12 @@ public protocol UsageStore: Sendable {
     /// may still be used, and the units it used in the windows of `instant`, kept under a keyed
     /// hash of `email` until each window ends, for an account signed up again with that address.
     /// Closing an account again changes nothing more.
-    func closeAccount(of userID: String, email: String?, at instant: Date) async throws -> UsageErasure
+    func closeAccount(of userID: String, email: String?, at instant: Timestamp) async throws -> UsageErasure
 }
 
 extension UsageStore {
     /// A user's usage in the windows of an instant, without an email.
-    package func usage(for userID: String, at instant: Date, limits: Limits) async throws -> UsageReport {
+    package func usage(for userID: String, at instant: Timestamp, limits: Limits) async throws -> UsageReport {
         try await usage(for: userID, email: nil, at: instant, limits: limits)
     }
 }
@@ -77,7 +73,7 @@ public struct ConsumeRequest: Sendable, Hashable {
     /// The user (the token's `sub`).
     package var userID: String
     /// When the call happened; decides the windows.
-    package var instant: Date
+    package var instant: Timestamp
     /// The user's limits.
     package var limits: Limits
     /// The caller's `Idempotency-Key`, when it sent one.
@@ -93,7 +89,7 @@ public struct ConsumeRequest: Sendable, Hashable {
 
     /// Creates a request.
     package init(
-        userID: String, instant: Date, limits: Limits, idempotencyKey: String? = nil, requestBody: [UInt8] = [],
+        userID: String, instant: Timestamp, limits: Limits, idempotencyKey: String? = nil, requestBody: [UInt8] = [],
         tier: String? = nil, email: String? = nil
     ) {
         self.userID = userID
@@ -111,7 +107,7 @@ public struct Consumption: Sendable, Hashable {
     /// The user.
     package var userID: String
     /// The instant whose windows were charged.
-    package var instant: Date
+    package var instant: Timestamp
     /// The idempotency key the call carried.
     package var idempotencyKey: String?
     /// With an idempotency key: the attempt that holds the key's record (a random token), so that
@@ -119,7 +115,7 @@ public struct Consumption: Sendable, Hashable {
     package var attempt: String?
 
     /// Creates a consumption record.
-    package init(userID: String, instant: Date, idempotencyKey: String? = nil, attempt: String? = nil) {
+    package init(userID: String, instant: Timestamp, idempotencyKey: String? = nil, attempt: String? = nil) {
         self.userID = userID
         self.instant = instant
         self.idempotencyKey = idempotencyKey
@@ -168,7 +164,7 @@ public struct Refusal: Sendable, Hashable {
     /// Units used in it.
     package var used: Int
     /// When it resets.
-    package var resetsAt: Date
+    package var resetsAt: Timestamp
     /// Whole seconds until then, at least 1.
     package var retryAfter: Int
     /// The first day of the next month, `YYYY-MM-01`.
@@ -179,7 +175,7 @@ public struct Refusal: Sendable, Hashable {
 
     /// Creates a refusal.
     package init(
-        window: UsageWindow, limit: Int, used: Int, resetsAt: Date, retryAfter: Int, resetDate: String,
+        window: UsageWindow, limit: Int, used: Int, resetsAt: Timestamp, retryAfter: Int, resetDate: String,
         recorded: Bool = true
     ) {
         self.window = window
@@ -199,13 +195,13 @@ public struct WindowUsage: Sendable, Hashable {
     /// The window's limit.
     package var limit: Int
     /// When the window resets.
-    package var resetsAt: Date
+    package var resetsAt: Timestamp
 
     /// Units left, never below zero.
     package var remaining: Int { max(0, limit - used) }
 
     /// Creates a reading.
-    package init(used: Int, limit: Int, resetsAt: Date) {
+    package init(used: Int, limit: Int, resetsAt: Timestamp) {
         self.used = used
         self.limit = limit
         self.resetsAt = resetsAt

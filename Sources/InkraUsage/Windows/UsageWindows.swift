@@ -1,11 +1,5 @@
 import InkraTime
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// One of the three calendar windows a unit of usage is counted in.
 public enum UsageWindow: String, Sendable, Hashable, CaseIterable {
     /// The UTC calendar month.
@@ -19,7 +13,7 @@ public enum UsageWindow: String, Sendable, Hashable, CaseIterable {
 /// The UTC calendar windows an instant falls in, and when each resets.
 package struct UsageWindows: Sendable, Hashable {
     /// The instant, to the whole second.
-    package let instant: Date
+    package let instant: Timestamp
     /// `YYYY-MM`.
     package let month: String
     /// `YYYY-MM-DD`.
@@ -29,16 +23,16 @@ package struct UsageWindows: Sendable, Hashable {
     /// The instant as `YYYY-MM-DDTHH:MM:SSZ`.
     package let timestamp: String
     /// The first instant of the next month.
-    package let monthResetsAt: Date
+    package let monthResetsAt: Timestamp
     /// The next UTC midnight.
-    package let dayResetsAt: Date
+    package let dayResetsAt: Timestamp
     /// The first instant of the next hour.
-    package let hourResetsAt: Date
+    package let hourResetsAt: Timestamp
     /// The first day of the next month, `YYYY-MM-01`.
     package let resetDate: String
 
     /// The windows of an instant.
-    package init(at instant: Date) {
+    package init(at instant: Timestamp) {
         self = Self.lastSecond.value(for: Int(instant.timeIntervalSince1970.rounded(.down))) {
             Self(computing: instant)
         }
@@ -47,7 +41,7 @@ package struct UsageWindows: Sendable, Hashable {
     /// Every request of one second has the same windows: the last second's are kept.
     private static let lastSecond = LastValue<Int, UsageWindows>()
 
-    private init(computing instant: Date) {
+    private init(computing instant: Timestamp) {
         let civil = CivilTime(instant)
         self.instant = civil.date
         month = civil.monthKey
@@ -62,7 +56,7 @@ package struct UsageWindows: Sendable, Hashable {
     }
 
     /// When a window resets.
-    package func resetsAt(_ window: UsageWindow) -> Date {
+    package func resetsAt(_ window: UsageWindow) -> Timestamp {
         switch window {
         case .month: monthResetsAt
         case .day: dayResetsAt
@@ -76,7 +70,7 @@ package struct UsageWindows: Sendable, Hashable {
     }
 
     /// Formats an instant as `YYYY-MM-DDTHH:MM:SSZ`.
-    package static func iso8601(_ instant: Date) -> String {
+    package static func iso8601(_ instant: Timestamp) -> String {
         CivilTime(instant).iso8601
     }
 }

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraJSON
 
 /// Evaluates conditions and operands against an item, with DynamoDB's semantics: comparing values
 /// of different types is false, not an error; a missing attribute makes a comparison false.
@@ -40,8 +36,8 @@ enum ConditionEvaluator {
             guard let container = try operand(subject, item, context), let needle = try operand(element, item, context)
             else { return false }
             switch (container, needle) {
-            case (.s(let text), .s(let part)): return part.isEmpty || text.utf8.firstRange(of: part.utf8) != nil
-            case (.b(let data), .b(let part)): return part.isEmpty || data.firstRange(of: part) != nil
+            case (.s(let text), .s(let part)): return part.isEmpty || text.utf8.firstRange(ofPart: part.utf8) != nil
+            case (.b(let data), .b(let part)): return part.isEmpty || data.firstRange(ofPart: part) != nil
             case (.ss(let set), .s(let value)): return set.contains { AttributeValue.sameBytes($0, value) }
             case (.ns(let set), .n(let value)): return set.contains(value)
             case (.bs(let set), .b(let value)): return set.contains(value)

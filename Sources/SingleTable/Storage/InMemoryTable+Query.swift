@@ -1,11 +1,5 @@
 import Synchronization
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 extension InMemoryTable {
     package func query(_ request: QueryRequest) async throws -> QueryResponse {
         try select(

@@ -1,10 +1,5 @@
+import InkraTime
 import Synchronization
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A DynamoDB-like table held in memory: partitions ordered by sort key, sparse global secondary
 /// indexes, condition and update expressions, transactions — every operation atomic.
@@ -18,7 +13,7 @@ package final class InMemoryTable: Table {
     let expressions: ExpressionCache
     /// The key attributes' names, which an update may not change.
     let keyNames: Set<String>
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> Timestamp
     /// Where each operation's changes are recorded before they take effect, if anywhere.
     let journal: (any TableJournal)?
 
@@ -27,7 +22,7 @@ package final class InMemoryTable: Table {
     ///   - schema: the table's name, key and indexes.
     ///   - items: items to load; each must carry the key attributes.
     ///   - now: the clock for `ClientRequestToken` expiry.
-    package convenience init(schema: TableSchema, items: [Item] = [], now: @escaping @Sendable () -> Date) {
+    package convenience init(schema: TableSchema, items: [Item] = [], now: @escaping @Sendable () -> Timestamp) {
         self.init(schema: schema, items: items, journal: nil, now: now)
     }
 
@@ -35,7 +30,7 @@ package final class InMemoryTable: Table {
     /// in `journal` (a write-ahead log) before it takes effect.
     package init(
         schema: TableSchema, items: [Item] = [], journal: (any TableJournal)?,
-        now: @escaping @Sendable () -> Date
+        now: @escaping @Sendable () -> Timestamp
     ) {
         self.schema = schema
         keyNames = Set([schema.key.partitionKey] + (schema.key.sortKey.map { [$0] } ?? []))

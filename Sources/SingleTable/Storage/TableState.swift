@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import InkraTime
 
 /// The items of an in-memory table: partitions ordered by sort key, and each global secondary
 /// index as partitions of (index sort key, table key) entries. Not thread-safe: the table guards it.
@@ -51,10 +47,10 @@ struct TableState {
     /// one in 2⁶⁴ of mistaking one for the other) rather than the request: a replay runs tens of
     /// thousands of transactions a minute, and holding each request for ten minutes took 28 MB of
     /// a million-event replay's 66.
-    private(set) var tokens: [String: (fingerprint: Int, at: Date)] = [:]
+    private(set) var tokens: [String: (fingerprint: Int, at: Timestamp)] = [:]
     /// The same tokens in the order they were used, from `tokenHead` on, so expiry looks only at
     /// the oldest.
-    private var tokenOrder: [(token: String, at: Date)] = []
+    private var tokenOrder: [(token: String, at: Timestamp)] = []
     private var tokenHead = 0
 
     init(schema: TableSchema) {
@@ -63,14 +59,14 @@ struct TableState {
     }
 
     /// Remembers a transaction's client request token, with its request's hash.
-    mutating func remember(_ token: String, fingerprint: Int, at instant: Date) {
+    mutating func remember(_ token: String, fingerprint: Int, at instant: Timestamp) {
         tokens[token] = (fingerprint, instant)
         tokenOrder.append((token, instant))
     }
 
     /// Forgets the tokens used at or before an instant (a token is valid for ten minutes), oldest first:
     /// amortized constant time per transaction, however many tokens are held.
-    mutating func expireTokens(before limit: Date) {
+    mutating func expireTokens(before limit: Timestamp) {
         while tokenHead < tokenOrder.count, tokenOrder[tokenHead].at <= limit {
             let oldest = tokenOrder[tokenHead]
             tokenHead += 1
@@ -100,7 +96,7 @@ struct TableState {
                     .validation, "One or more parameter values were invalid: Missing the key \(name) in the item")
             }
             switch value {
-            case .s(""), .b(Data()):
+            case .s(""), .b([]):
                 throw TableError(
                     .validation,
                     "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: \(name)"

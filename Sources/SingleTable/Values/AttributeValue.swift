@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// One DynamoDB attribute value, with DynamoDB's ten types.
 ///
 /// Sets keep their elements unique; their order carries no meaning, so two sets with the same
@@ -14,7 +8,7 @@ package enum AttributeValue: Sendable {
     /// A number (`N`), exact to 38 significant digits.
     case n(Number)
     /// Binary data (`B`).
-    case b(Data)
+    case b([UInt8])
     /// A Boolean (`BOOL`).
     case bool(Bool)
     /// The null value (`NULL`).
@@ -28,7 +22,7 @@ package enum AttributeValue: Sendable {
     /// A number set (`NS`).
     case ns([Number])
     /// A binary set (`BS`).
-    case bs([Data])
+    case bs([[UInt8]])
 }
 
 /// An item: attribute names to values.

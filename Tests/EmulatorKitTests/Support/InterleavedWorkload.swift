@@ -21,7 +21,7 @@ struct InterleavedWorkload {
 
     init(count: Int = 400, users: Int = 12, seed: UInt64 = 25) throws {
         var random = SplitMix(state: seed)
-        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        let start = Timestamp(timeIntervalSince1970: 1_795_000_000)
         var tokens: [String] = []
         for user in 0..<users {
             tokens.append(

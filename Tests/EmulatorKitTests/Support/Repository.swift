@@ -1,6 +1,7 @@
 import EmulatorKit
 import Foundation
 import InkraTestSupport
+import InkraTime
 
 /// Paths in the repository, and the emulator binary the test run built.
 enum Repository {
@@ -14,8 +15,8 @@ enum Repository {
     }()
 
     /// Options that trust the development key, as the command line's defaults do.
-    static func options(state: URL? = nil, now: Date? = nil) -> EmulatorOptions {
-        var options = EmulatorOptions(clock: { Date() })
+    static func options(state: URL? = nil, now: Timestamp? = nil) -> EmulatorOptions {
+        var options = EmulatorOptions(clock: { Timestamp.now })
         options.developmentKey = developmentKey
         options.stateFile = state
         options.now = now

@@ -27,7 +27,7 @@ final class FaultyTable: Table {
         fault: @escaping @Sendable (String, Int) -> TableError? = { _, _ in nil },
         updateFault: @escaping @Sendable (UpdateItemRequest) -> TableError? = { _ in nil }
     ) {
-        base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+        base = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
         self.fault = fault
         self.updateFault = updateFault
         calls = Calls()

@@ -3,6 +3,7 @@ import InkraAuth
 import InkraHandlers
 import InkraJSON
 import InkraTesting
+import InkraTime
 
 /// The authorizer events of `Fixtures/` (from `sam local generate-event`), and a REST authorizer's
 /// context for a caller; proxy events come from InkraTesting's `ProxyEvent` as they are.
@@ -29,4 +30,4 @@ enum Fixtures {
 }
 
 /// Parses `2026-03-10T10:00:00Z` for tests.
-func instant(_ text: String) -> Date { Date(iso8601: text) }
+func instant(_ text: String) -> Timestamp { Timestamp(iso8601: text) }

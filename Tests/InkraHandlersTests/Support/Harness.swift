@@ -3,12 +3,13 @@ import InkraHandlers
 import InkraJSON
 import InkraTestSupport
 import InkraTesting
+import InkraTime
 import InkraUsage
 import SingleTable
 
 /// One in-memory table, the usage store over it, and the two proxy functions, on a manual clock.
 struct Harness {
-    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Date() })
+    let table = InMemoryTable(schema: .singleTable(named: "inkra-usage"), now: { Timestamp.now })
     let clock: ManualClock
     var generator: any QuestionGenerator = TemplateQuestionGenerator(seed: 7)
 
