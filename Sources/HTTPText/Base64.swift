@@ -56,9 +56,13 @@ package enum Base64 {
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    private static let values: [UInt8] = {
+    private static let values = decodingTable(alphabet)
+
+    /// Each byte's value in `alphabet` (64 characters); 0xFF for bytes outside it. Base64url's
+    /// decoder in InkraAuth builds its table with it too.
+    package static func decodingTable(_ alphabet: [UInt8]) -> [UInt8] {
         var table = [UInt8](repeating: 0xFF, count: 256)
         for (value, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(value) }
         return table
-    }()
+    }
 }

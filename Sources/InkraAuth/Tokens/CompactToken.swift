@@ -97,11 +97,7 @@ package struct CompactToken {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Each byte's base64url value; 0xFF for bytes outside the alphabet.
-    private static let sextets: [UInt8] = {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (value, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(value) }
-        return table
-    }()
+    private static let sextets = Base64.decodingTable(alphabet)
 
     /// Decodes unpadded base64url. Non-canonical input (a length that leaves 6 bits, or unused
     /// trailing bits that are not zero) is refused, so one token has exactly one spelling.
