@@ -31,7 +31,7 @@ extension UserPool {
         func claims(_ use: TokenUse, lifetime: TimeInterval) -> DevelopmentClaims {
             var claims = DevelopmentClaims(
                 sub: user.sub, tokenUse: use.rawValue, clientId: client.id, issuer: iss, issuedAt: issued,
-                expiresAt: issued + lifetime, using: &generator)
+                expiresAt: issued.addingTimeInterval(lifetime), using: &generator)
             claims.username = user.username
             if let origin { claims.originJti = origin.originJti }
             claims.groups = settings.groups.filter { user.groups.contains($0.name) }.sorted {
@@ -62,14 +62,15 @@ extension UserPool {
             refreshToken = Data(Self.randomBytes(48, &generator)).base64EncodedString()
         }
         let record = UserPoolSnapshot.IssuedToken(
-            username: user.username, clientID: client.id, expires: issued + client.accessTokenValidity,
+            username: user.username, clientID: client.id,
+            expires: issued.addingTimeInterval(client.accessTokenValidity),
             authTime: authTime, originJti: id.originJti)
         try journaled { state in
             state.snapshot.accessTokens = state.snapshot.accessTokens.filter { $0.value.expires > issued }
             state.snapshot.accessTokens[Self.sha256Hex(accessToken)] = record
             if let refreshToken {
                 var refresh = record
-                refresh.expires = issued + client.refreshTokenValidity
+                refresh.expires = issued.addingTimeInterval(client.refreshTokenValidity)
                 state.snapshot.refreshTokens[Self.sha256Hex(refreshToken)] = refresh
             }
         }

@@ -96,7 +96,7 @@ extension UserPool {
             let session = Data(Self.randomBytes(48, &generator)).base64EncodedString()
             let challenge = Challenge(
                 kind: .newPassword, username: user.username, clientID: client.id,
-                expires: now() + settings.challengeLifetime)
+                expires: now().addingTimeInterval(settings.challengeLifetime))
             state.withLock { $0.challenges[session] = challenge }
             let attributes = user.attributes.filter { $0.key != "email_verified" }
                 .map { "\"\($0.key)\":\"\($0.value)\"" }.sorted().joined(separator: ",")
@@ -133,7 +133,8 @@ extension UserPool {
         if let user {
             let challenge = Challenge(
                 kind: .passwordVerifier(secret: secret, serverPublic: serverPublic, clientPublic: clientPublic),
-                username: user.username, clientID: client.id, expires: now() + settings.challengeLifetime)
+                username: user.username, clientID: client.id,
+                expires: now().addingTimeInterval(settings.challengeLifetime))
             state.withLock { state in
                 let instant = now()
                 state.challenges = state.challenges.filter { $0.value.expires > instant }

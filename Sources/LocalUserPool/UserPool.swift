@@ -99,7 +99,8 @@ package final class UserPool: Sendable {
         let code = Self.code(using: &generator)
         let user = try createUser(
             username, attributes, password: password, status: .unconfirmed, writableBy: client,
-            pendingCode: .init(code: code, purpose: .signUp, expires: now() + settings.signUpCodeLifetime))
+            pendingCode: .init(
+                code: code, purpose: .signUp, expires: now().addingTimeInterval(settings.signUpCodeLifetime)))
         logCode(code, for: user, purpose: "sign-up confirmation")
         return (user.sub, CodeDelivery(destination: Self.mask(username.lowercased())))
     }
@@ -180,7 +181,8 @@ package final class UserPool: Sendable {
                 throw CognitoError.userNotFound
             }
             try check(state.snapshot.users[index])
-            state.snapshot.users[index].pendingCode = .init(code: code, purpose: purpose, expires: now() + lifetime)
+            state.snapshot.users[index].pendingCode = .init(
+                code: code, purpose: purpose, expires: now().addingTimeInterval(lifetime))
             return state.snapshot.users[index]
         }
         guard let user else { return CodeDelivery(destination: Self.mask(username)) }

@@ -16,7 +16,7 @@ import Testing
 final class VirtualClock: Sendable {
     private let instant = Mutex(Timestamp(timeIntervalSince1970: 1_800_000_000))
     var now: Timestamp { instant.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { instant.withLock { $0 += seconds } }
+    func advance(_ seconds: TimeInterval) { instant.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }
 
 /// DynamoDB's faults in front of a real endpoint (the emulator's, over an in-memory table), so

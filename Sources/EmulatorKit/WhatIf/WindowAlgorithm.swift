@@ -104,22 +104,19 @@ extension WindowAlgorithm {
     ///   - limits: the limits to decide under.
     package func redecide(_ calls: [MeteredCall], limits: TierLimits) -> [MeteredCall] {
         guard self != .calendar else { return calls }
-        var byUser: [String: [Int]] = [:]
+        var byUser: [String: [(index: Int, at: Timestamp)]] = [:]
         for (index, call) in calls.enumerated() where call.replayed.isDecision {
-            guard let user = call.userID, call.recordedAt != nil else { continue }
-            byUser[user, default: []].append(index)
+            guard let user = call.userID, let at = call.recordedAt else { continue }
+            byUser[user, default: []].append((index, at))
         }
         var result = calls
-        for indexes in byUser.values {
-            let ordered = indexes.sorted { left, right in
-                let (a, b) = (calls[left].recordedAt ?? .distantPast, calls[right].recordedAt ?? .distantPast)
-                return a == b ? left < right : a < b
-            }
-            let first = calls[ordered[0]]
+        for entries in byUser.values {
+            let ordered = entries.sorted { $0.at == $1.at ? $0.index < $1.index : $0.at < $1.at }
+            let first = calls[ordered[0].index]
             var userLimits = limits.limits(forTier: first.tier)
             if let quota = first.monthlyQuota { userLimits = userLimits.withMonthly(quota) }
-            let decisions = decide(ordered.map { calls[$0].recordedAt ?? .distantPast }, limits: userLimits)
-            for (index, decision) in zip(ordered, decisions) { result[index].replayed = decision }
+            let decisions = decide(ordered.map(\.at), limits: userLimits)
+            for (entry, decision) in zip(ordered, decisions) { result[entry.index].replayed = decision }
         }
         return result
     }

@@ -27,27 +27,15 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         return Timestamp(timeIntervalSince1970: Double(reading.tv_sec) + Double(reading.tv_nsec) / 1_000_000_000)
     }
 
-    /// Long before anything this package records.
-    public static let distantPast = Timestamp(timeIntervalSince1970: -62_135_769_600)
-
     /// This instant moved by `seconds` (earlier when negative).
     public func addingTimeInterval(_ seconds: Double) -> Timestamp {
         Timestamp(timeIntervalSince1970: timeIntervalSince1970 + seconds)
     }
 
     /// Seconds from `other` to this instant (negative when `other` is later).
-    public func timeIntervalSince(_ other: Timestamp) -> Double {
+    package func timeIntervalSince(_ other: Timestamp) -> Double {
         timeIntervalSince1970 - other.timeIntervalSince1970
     }
-
-    /// `lhs` moved by `seconds`.
-    public static func + (lhs: Timestamp, seconds: Double) -> Timestamp { lhs.addingTimeInterval(seconds) }
-
-    /// Moves `lhs` by `seconds`.
-    public static func += (lhs: inout Timestamp, seconds: Double) { lhs = lhs.addingTimeInterval(seconds) }
-
-    /// `lhs` moved back by `seconds`.
-    public static func - (lhs: Timestamp, seconds: Double) -> Timestamp { lhs.addingTimeInterval(-seconds) }
 
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         lhs.timeIntervalSince1970 < rhs.timeIntervalSince1970
