@@ -1,3 +1,4 @@
+import InkraCrypto
 import InkraJSON
 import InkraTime
 
@@ -84,9 +85,9 @@ package struct DevelopmentClaims: Sendable, Hashable {
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
         username = sub
-        jti = Self.uuid(using: &generator)
-        originJti = Self.uuid(using: &generator)
-        eventId = Self.uuid(using: &generator)
+        jti = RandomUUID.string(using: &generator)
+        originJti = RandomUUID.string(using: &generator)
+        eventId = RandomUUID.string(using: &generator)
     }
 
     /// The payload: Cognito's claim set for ``tokenUse``.
@@ -135,21 +136,6 @@ package struct DevelopmentClaims: Sendable, Hashable {
         }
         if !groups.isEmpty { payload["cognito:groups"] = .array(groups.map(JSONValue.string)) }
         return .object(payload)
-    }
-
-    /// A random (version 4) UUID in lower case, as Cognito writes `jti`.
-    static func uuid(using generator: inout some RandomNumberGenerator) -> String {
-        var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        let digits = Array("0123456789abcdef")
-        var text = ""
-        for (index, byte) in bytes.enumerated() {
-            if [4, 6, 8, 10].contains(index) { text.append("-") }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return text
     }
 }
 
