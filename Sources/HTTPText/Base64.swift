@@ -1,8 +1,10 @@
 /// Base64 with the standard alphabet and `=` padding (RFC 4648, section 4): API Gateway's
-/// `isBase64Encoded` bodies, DynamoDB's binary attributes, the idempotency seal.
+/// `isBase64Encoded` bodies, DynamoDB's binary attributes, the idempotency seal; and, to write,
+/// base64url without padding (section 5), a token's parts and a JWK's numbers.
 package enum Base64 {
-    /// `bytes` in base64, padded.
-    package static func encode(_ bytes: some Collection<UInt8>) -> String {
+    /// `bytes` in base64, padded; with `url`, in base64url without padding.
+    package static func encode(_ bytes: some Collection<UInt8>, url: Bool = false) -> String {
+        let alphabet = url ? urlAlphabet : alphabet
         var output: [UInt8] = []
         output.reserveCapacity((bytes.count + 2) / 3 * 4)
         var iterator = bytes.makeIterator()
@@ -12,8 +14,16 @@ package enum Base64 {
             let group = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
             output.append(alphabet[Int(group >> 18 & 0x3F)])
             output.append(alphabet[Int(group >> 12 & 0x3F)])
-            output.append(second == nil ? UInt8(ascii: "=") : alphabet[Int(group >> 6 & 0x3F)])
-            output.append(third == nil ? UInt8(ascii: "=") : alphabet[Int(group & 0x3F)])
+            if second != nil {
+                output.append(alphabet[Int(group >> 6 & 0x3F)])
+            } else if !url {
+                output.append(UInt8(ascii: "="))
+            }
+            if third != nil {
+                output.append(alphabet[Int(group & 0x3F)])
+            } else if !url {
+                output.append(UInt8(ascii: "="))
+            }
         }
         return String(decoding: output, as: UTF8.self)
     }
@@ -55,6 +65,9 @@ package enum Base64 {
     }
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// base64url's alphabet: `-` and `_` in place of `+` and `/`.
+    package static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     private static let values = decodingTable(alphabet)
 

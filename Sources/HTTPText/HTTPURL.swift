@@ -77,8 +77,17 @@ package struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
         return HTTPURL(string: base + separator + component) ?? self
     }
 
-    /// The scheme's port when the URL names none: 443 for `https`, 80 otherwise.
-    package var portOrDefault: Int { port ?? (scheme == "https" ? 443 : 80) }
+    /// The `Host` field a request to this URL sends (and SigV4 signs).
+    package var hostHeader: String { Self.hostHeader(host: host, port: port, https: scheme == "https") }
+
+    /// The `Host` field for `host` and `port`: an IPv6 address in brackets, the port only when it
+    /// is not the scheme's default (`https://dynamodb.us-east-1.amazonaws.com:443` is
+    /// `dynamodb.us-east-1.amazonaws.com`).
+    package static func hostHeader(host: String, port: Int?, https: Bool) -> String {
+        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
+        guard let port, port != (https ? 443 : 80) else { return name }
+        return "\(name):\(port)"
+    }
 
     package var description: String { absoluteString }
 

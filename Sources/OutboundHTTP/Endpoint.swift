@@ -32,10 +32,7 @@ struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The `Host` header: the port only when it is not the scheme's default; IPv6 in brackets.
-    var hostHeader: String {
-        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
-        return port == (secure ? 443 : 80) ? name : "\(name):\(port)"
-    }
+    var hostHeader: String { HTTPURL.hostHeader(host: host, port: port, https: secure) }
 
     var description: String { "\(secure ? "https" : "http")://\(hostHeader)" }
 

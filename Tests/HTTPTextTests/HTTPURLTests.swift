@@ -46,7 +46,7 @@ struct HTTPURLTests {
         #expect(HTTPURL(string: text) == nil, "\(text)")
     }
 
-    @Test("Appends a path component with one slash, and knows each scheme's port")
+    @Test("Appends a path component with one slash; the Host field drops the scheme's own port")
     func appendingAndPorts() throws {
         let base = try #require(HTTPURL(string: "http://127.0.0.1:8080/v1"))
         #expect(
@@ -56,9 +56,11 @@ struct HTTPURLTests {
         #expect(
             slash.appendingPathComponent("chat/completions").absoluteString == "https://api.example/v1/chat/completions"
         )
-        #expect(slash.portOrDefault == 443)
-        #expect(base.portOrDefault == 8080)
-        #expect(try #require(HTTPURL(string: "http://h")).portOrDefault == 80)
+        #expect(slash.hostHeader == "api.example")
+        #expect(base.hostHeader == "127.0.0.1:8080")
+        #expect(try #require(HTTPURL(string: "HTTPS://Dynamo.Example:443/")).hostHeader == "dynamo.example")
+        #expect(try #require(HTTPURL(string: "http://[::1]:80/")).hostHeader == "[::1]")
+        #expect(try #require(HTTPURL(string: "http://[::1]:8000/")).hostHeader == "[::1]:8000")
         #expect("\(base)" == "http://127.0.0.1:8080/v1")
     }
 }

@@ -49,7 +49,7 @@ package struct SigV4Signer: Sendable {
         var added: [(String, String)] = []
         if !signed.contains(where: { $0.0.lowercased() == "host" }) {
             // Signed and sent as one value, so the signature covers the Host the server reads.
-            let host = Self.hostHeader(of: url)
+            let host = url.hostHeader  // as botocore derives it (`_host_from_url`)
             signed.append(("Host", host))
             added.append(("Host", host))
         }
@@ -94,17 +94,6 @@ package struct SigV4Signer: Sendable {
             signedHeaders: signedHeaders,
             authorization: authorization
         )
-    }
-
-    /// The `Host` of a request to `url`, as botocore derives it (`_host_from_url`): the host in
-    /// lower case, IPv6 in brackets, and the port only when it is not the scheme's default, so
-    /// `https://dynamodb.us-east-1.amazonaws.com:443` is signed and sent as
-    /// `dynamodb.us-east-1.amazonaws.com`.
-    package static func hostHeader(of url: HTTPURL) -> String {
-        let host = url.host.utf8.contains(UInt8(ascii: ":")) ? "[\(url.host)]" : url.host
-        let defaultPort = url.scheme == "https" ? 443 : 80
-        guard let port = url.port, port != defaultPort else { return host }
-        return "\(host):\(port)"
     }
 
     /// The derived signing key for a day (`yyyyMMdd`): 32 bytes.

@@ -94,10 +94,8 @@ package struct CompactToken {
         return object
     }
 
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
     /// Each byte's base64url value; 0xFF for bytes outside the alphabet.
-    private static let sextets = Base64.decodingTable(alphabet)
+    private static let sextets = Base64.decodingTable(Base64.urlAlphabet)
 
     /// Decodes unpadded base64url. Non-canonical input (a length that leaves 6 bits, or unused
     /// trailing bits that are not zero) is refused, so one token has exactly one spelling.
@@ -156,24 +154,5 @@ package struct CompactToken {
             }
         }
         return valid ? output : nil
-    }
-
-    /// Encodes bytes as unpadded base64url.
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var accumulator: UInt32 = 0
-        var bits: UInt32 = 0
-        for byte in bytes {
-            accumulator = (accumulator << 8) | UInt32(byte)
-            bits += 8
-            while bits >= 6 {
-                bits -= 6
-                output.append(alphabet[Int((accumulator >> bits) & 63)])
-            }
-            accumulator &= (1 << bits) - 1
-        }
-        if bits > 0 { output.append(alphabet[Int((accumulator << (6 - bits)) & 63)]) }
-        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -1,3 +1,4 @@
+import HTTPText
 import InkraCrypto
 import InkraJSON
 
@@ -31,8 +32,8 @@ package struct TokenSigner: Sendable {
             "kid": .string(kid),
             "alg": "RS256",
             "use": "sig",
-            "n": .string(CompactToken.encode(key.modulus)),
-            "e": .string(CompactToken.encode(key.publicExponent)),
+            "n": .string(Base64.encode(key.modulus, url: true)),
+            "e": .string(Base64.encode(key.publicExponent, url: true)),
         ]
         let document: JSONValue = ["keys": [entry]]
         return Array(document.jsonString.utf8)
@@ -49,9 +50,9 @@ package struct TokenSigner: Sendable {
         var header: JSONObject = ["kid": .string(kid), "alg": "RS256"]
         for (name, value) in extra.pairs { header[name] = value }
         let input =
-            CompactToken.encode(Array(JSONValue.object(header).jsonString.utf8)) + "."
-            + CompactToken.encode(Array(payload.jsonString.utf8))
+            Base64.encode(JSONValue.object(header).jsonString.utf8, url: true) + "."
+            + Base64.encode(payload.jsonString.utf8, url: true)
         let signature = try key.signature(for: input.utf8, hash: .sha256)
-        return input + "." + CompactToken.encode(signature)
+        return input + "." + Base64.encode(signature, url: true)
     }
 }
