@@ -42,9 +42,7 @@ public struct JSONObject: Sendable, Hashable {
     /// The position of a key in `entries`.
     private func position(of key: String) -> Int? {
         if let index { return index[key] }
-        // Lengths first: unequal ones settle most keys without the string comparison's call.
-        let length = key.utf8.count
-        return entries.firstIndex { $0.key.utf8.count == length && $0.key == key }
+        return entries.firstIndex { $0.key == key }
     }
 
     /// The value of a key; setting `nil` removes the key.

@@ -36,6 +36,18 @@ struct JSONObjectTests {
         #expect(Set([forward, backward, changed]).count == 2)
     }
 
+    @Test(
+        "Keys compare as Swift's strings do, small objects and indexed ones alike: the Kelvin sign is K",
+        arguments: [1, 30])
+    func canonicalKeys(members: Int) {
+        var object = JSONObject((0..<members - 1).map { ("k\($0)", JSONValue.number("\($0)")) })
+        object["\u{212A}"] = .number("-1")
+        #expect(object["K"] == .number("-1"))
+        object["K"] = .number("-2")
+        #expect(object.keys.count == members)
+        #expect(object["\u{212A}"] == .number("-2"))
+    }
+
     @Test("A repeated key in the pairs keeps its last value at its first place")
     func repeatedKey() {
         let object = JSONObject([("a", .number("1")), ("b", .number("2")), ("a", .number("3"))])
