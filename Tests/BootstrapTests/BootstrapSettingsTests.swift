@@ -59,6 +59,29 @@ struct BootstrapSettingsTests {
     }
 
     @Test(
+        "A limits or JWKS file that cannot be read stops start-up, naming the setting, the path and the reason",
+        arguments: [
+            ("checkUsage", "INKRA_LIMITS_FILE", "/nonexistent/limits.json", "No such file or directory"),
+            ("checkUsage", "INKRA_LIMITS_FILE", "/", "Is a directory"),
+            ("authorizer", "INKRA_JWKS_FILE", "/nonexistent/jwks.json", "No such file or directory"),
+        ])
+    func unreadableFile(function: String, setting: String, path: String, reason: String) async throws {
+        var settings = [setting: path]
+        if function == "authorizer" {
+            settings["COGNITO_USER_POOL_ID"] = "us-east-1_InkraTest"
+            settings["COGNITO_CLIENT_IDS"] = "client"
+            settings["INKRA_COGNITO_ISSUER"] = "ORIGINAL"
+        }
+        let (outcome, log) = try await Self.run(function, settings, event: Self.usageEvent())
+        guard case .initializationFailed(_, let error) = outcome else {
+            Issue.record("\(setting)=\(path) did not stop start-up: \(outcome) \(log)")
+            return
+        }
+        let message = try JSONParser.parse(error)["errorMessage"]?.string ?? ""
+        #expect(message.contains(setting) && message.contains(path) && message.contains(reason), "\(message)")
+    }
+
+    @Test(
         "INKRA_LIMITS_PARAMETER reads the limits from SSM at start; a missing parameter stops start-up",
         .enabled(if: MotoEndpoint.isAvailable, Comment(rawValue: MotoEndpoint.skipReason)))
     func limitsFromSSM() async throws {
